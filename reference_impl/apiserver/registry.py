@@ -1,0 +1,106 @@
+"""Hooks that other packages register for each kind: defaulting, validation, admission.
+
+Models the per-resource ``rest.RESTCreateStrategy`` (PrepareForCreate, Validate,
+ValidateUpdate) and the admission chain of ``k8s.io/apiserver/pkg/admission``. A hook
+returns field causes; the server joins them into one ``Invalid``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+from reference_impl.api.resources import ResourceInfo
+from reference_impl.errors import Cause
+from reference_impl.features import FeatureGates
+
+__all__ = [
+    "AdmissionPlugin",
+    "Context",
+    "Operation",
+    "Strategy",
+    "Validator",
+    "defaulter",
+    "strategy_for",
+    "validator",
+]
+
+Obj = dict[str, Any]
+
+
+class Operation(Enum):
+    """The admission operation."""
+
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a hook may consult besides the object: the gates and a read-only view of storage."""
+
+    gates: FeatureGates
+    get: Callable[[str, str, str, str | None], Obj | None]
+    list: Callable[[str, str, str | None], list[Obj]]
+    subresource: str = ""
+
+
+Validator = Callable[[Obj, Obj | None, Context], list[Cause]]
+Defaulter = Callable[[Obj, Context], None]
+
+
+@dataclass(slots=True)
+class Strategy:
+    """The hooks registered for one kind (keyed by kind, so every version shares them)."""
+
+    defaulters: list[Defaulter] = field(default_factory=list)
+    validators: list[Validator] = field(default_factory=list)
+    status_validators: list[Validator] = field(default_factory=list)
+
+
+_STRATEGIES: dict[str, Strategy] = {}
+
+
+def strategy_for(kind: str) -> Strategy:
+    """The hooks of ``kind`` (an empty strategy when none were registered)."""
+    return _STRATEGIES.setdefault(kind, Strategy())
+
+
+def defaulter(*kinds: str) -> Callable[[Defaulter], Defaulter]:
+    """Register a defaulting function for ``kinds``."""
+
+    def deco(fn: Defaulter) -> Defaulter:
+        for k in kinds:
+            strategy_for(k).defaulters.append(fn)
+        return fn
+
+    return deco
+
+
+def validator(*kinds: str, status: bool = False) -> Callable[[Validator], Validator]:
+    """Register a validation function for ``kinds`` (``status=True``: for /status writes)."""
+
+    def deco(fn: Validator) -> Validator:
+        for k in kinds:
+            s = strategy_for(k)
+            (s.status_validators if status else s.validators).append(fn)
+        return fn
+
+    return deco
+
+
+class AdmissionPlugin(Protocol):
+    """An admission plugin: may mutate the object, then may reject it with causes."""
+
+    name: str
+
+    def admit(self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context) -> None:
+        """Mutate ``obj`` in place (mutating admission)."""
+
+    def validate(
+        self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
+    ) -> list[Cause]:
+        """Reject with causes, or return [] (validating admission)."""

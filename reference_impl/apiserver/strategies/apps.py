@@ -1,0 +1,71 @@
+"""Defaulting and validation for apps/v1 Deployment and ReplicaSet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.api.meta import selector_from_label_selector
+from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.strategies.core import default_pod, validate_pod
+from reference_impl.errors import Cause
+
+__all__ = ["template_causes"]
+
+Obj = dict[str, Any]
+
+
+@defaulter("Deployment", "ReplicaSet")
+def default_workload(obj: Obj, ctx: Context) -> None:
+    """replicas 1; for Deployments the RollingUpdate 25%/25% strategy and history limit 10."""
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("replicas", 1)
+    if obj["kind"] == "Deployment":
+        strategy = spec.setdefault("strategy", {"type": "RollingUpdate"})
+        if strategy.get("type", "RollingUpdate") == "RollingUpdate":
+            strategy.setdefault("type", "RollingUpdate")
+            ru = strategy.setdefault("rollingUpdate", {})
+            ru.setdefault("maxUnavailable", "25%")
+            ru.setdefault("maxSurge", "25%")
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("progressDeadlineSeconds", 600)
+    template = spec.get("template")
+    if isinstance(template, dict):
+        _default_template(template, ctx)
+
+
+def _default_template(template: Obj, ctx: Context) -> None:
+    pod = {"kind": "Pod", "metadata": template.setdefault("metadata", {}), "spec": template.setdefault("spec", {})}
+    default_pod(pod, ctx)
+
+
+def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -> list[Cause]:
+    """The pod template must be a valid pod whose labels match ``spec.selector``."""
+    spec = obj.get("spec") or {}
+    template = spec.get("template") or {}
+    causes: list[Cause] = []
+    pod = {"kind": "Pod", "metadata": template.get("metadata") or {}, "spec": template.get("spec") or {}}
+    for c in validate_pod(pod, None, ctx):
+        causes.append(Cause(f"spec.template.{c.field}", c.reason, c.message))
+    rp = pod["spec"].get("restartPolicy")
+    if rp in ("Always", "OnFailure", "Never") and rp not in restart_policies:
+        allowed = ", ".join(f'"{p}"' for p in restart_policies)
+        causes.append(Cause("spec.template.spec.restartPolicy", "FieldValueNotSupported", f'Unsupported value: "{rp}": supported values: {allowed}'))
+    return causes
+
+
+@validator("Deployment", "ReplicaSet")
+def validate_workload(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """Selector required and matching the template; replicas non-negative; selector immutable."""
+    spec = obj.get("spec") or {}
+    causes: list[Cause] = []
+    sel = spec.get("selector")
+    if not sel or not (sel.get("matchLabels") or sel.get("matchExpressions")):
+        causes.append(Cause("spec.selector", "FieldValueRequired", "Required value"))
+    elif not selector_from_label_selector(sel).matches((spec.get("template") or {}).get("metadata", {}).get("labels")):
+        causes.append(Cause("spec.template.metadata.labels", "FieldValueInvalid", "`selector` does not match template `labels`"))
+    if int(spec.get("replicas", 0)) < 0:
+        causes.append(Cause("spec.replicas", "FieldValueInvalid", "must be greater than or equal to 0"))
+    causes += template_causes(obj, ("Always",), ctx)
+    if old is not None and (old.get("spec") or {}).get("selector") != sel:
+        causes.append(Cause("spec.selector", "FieldValueInvalid", "field is immutable"))
+    return causes

@@ -1,0 +1,233 @@
+"""Defaulting and validation for core/v1 kinds: Pod, Node, Namespace.
+
+Models ``pkg/apis/core/v1/defaults.go`` and ``pkg/apis/core/validation/validation.go`` for
+the fields the reference acts on; enums and limits that the OpenAPI schema leaves to the
+server (taint effects, toleration operators, restart policies) are enforced here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from reference_impl.api.meta import (
+    dns1123_label_errors,
+    label_key_errors,
+    label_value_errors,
+    parse_quantity,
+)
+from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.errors import Cause
+
+__all__ = ["pod_qos_class", "toleration_causes"]
+
+Obj = dict[str, Any]
+TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+RESTART_POLICIES: Final = ("Always", "OnFailure", "Never")
+POD_PHASES: Final = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+_CONTAINER_LISTS: Final = ("initContainers", "containers")
+
+
+def _containers(spec: Obj) -> list[tuple[str, int, Obj]]:
+    return [(lst, i, c) for lst in _CONTAINER_LISTS for i, c in enumerate(spec.get(lst) or [])]
+
+
+def _image_pull_policy(image: str) -> str:
+    tail = image.rsplit("/", 1)[-1]
+    if "@" in tail:
+        return "IfNotPresent"
+    tag = tail.rpartition(":")[2] if ":" in tail else ""
+    return "Always" if tag in ("", "latest") else "IfNotPresent"
+
+
+def pod_qos_class(spec: Obj) -> str:
+    """The QoS class of a pod spec (``pkg/apis/core/helper/qos``)."""
+    requests_seen = limits_seen = False
+    guaranteed = True
+    for _, _, c in _containers(spec):
+        res = c.get("resources") or {}
+        req, lim = res.get("requests") or {}, res.get("limits") or {}
+        requests_seen |= any(k in req for k in ("cpu", "memory"))
+        limits_seen |= any(k in lim for k in ("cpu", "memory"))
+        for r in ("cpu", "memory"):
+            if r not in lim or (r in req and parse_quantity(req[r]) != parse_quantity(lim[r])):
+                guaranteed = False
+    if not requests_seen and not limits_seen:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+@defaulter("Pod")
+def default_pod(pod: Obj, ctx: Context) -> None:
+    """Fill the fields the apiserver defaults, so the reference stores what upstream stores."""
+    spec = pod.setdefault("spec", {})
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("securityContext", {})
+    spec.setdefault("enableServiceLinks", True)
+    for _, _, c in _containers(spec):
+        if not isinstance(c, dict):
+            continue
+        c.setdefault("terminationMessagePath", "/dev/termination-log")
+        c.setdefault("terminationMessagePolicy", "File")
+        if isinstance(c.get("image"), str):
+            c.setdefault("imagePullPolicy", _image_pull_policy(c["image"]))
+        res = c.setdefault("resources", {})
+        for name, value in (res.get("limits") or {}).items():
+            res.setdefault("requests", {}).setdefault(name, value)
+    status = pod.setdefault("status", {})
+    status.setdefault("phase", "Pending")
+    try:
+        status.setdefault("qosClass", pod_qos_class(spec))
+    except ValueError:
+        pass  # validation reports the bad quantity
+
+
+def toleration_causes(tolerations: list[Obj], path: str) -> list[Cause]:
+    """Server-side rules of ``[]Toleration`` (operator, effect, value, tolerationSeconds)."""
+    causes: list[Cause] = []
+    for i, t in enumerate(tolerations):
+        p = f"{path}[{i}]"
+        op = t.get("operator", "Equal")
+        if op not in ("Equal", "Exists"):
+            causes.append(Cause(f"{p}.operator", "FieldValueNotSupported", f'Unsupported value: "{op}": supported values: "Equal", "Exists"'))
+        if op == "Exists" and t.get("value"):
+            causes.append(Cause(f"{p}.operator", "FieldValueInvalid", "value must be empty when `operator` is 'Exists'"))
+        if not t.get("key") and op != "Exists":
+            causes.append(Cause(f"{p}.operator", "FieldValueInvalid", "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+        if t.get("key"):
+            causes += [Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t["key"])]
+        effect = t.get("effect")
+        if effect and effect not in TAINT_EFFECTS:
+            causes.append(Cause(f"{p}.effect", "FieldValueNotSupported", f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'))
+        if t.get("tolerationSeconds") is not None and effect != "NoExecute":
+            causes.append(Cause(f"{p}.effect", "FieldValueInvalid", "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+    return causes
+
+
+def _resource_causes(c: Obj, path: str) -> list[Cause]:
+    causes: list[Cause] = []
+    res = c.get("resources") or {}
+    parsed: dict[str, dict[str, Any]] = {}
+    for kind in ("requests", "limits"):
+        for name, value in sorted((res.get(kind) or {}).items()):
+            try:
+                q = parse_quantity(value)
+            except ValueError as e:
+                causes.append(Cause(f"{path}.resources.{kind}[{name}]", "FieldValueInvalid", str(e)))
+                continue
+            if q < 0:
+                causes.append(Cause(f"{path}.resources.{kind}[{name}]", "FieldValueInvalid", "must be greater than or equal to 0"))
+            parsed.setdefault(kind, {})[name] = q
+    for name, req in sorted(parsed.get("requests", {}).items()):
+        lim = parsed.get("limits", {}).get(name)
+        if lim is not None and req > lim:
+            causes.append(Cause(f"{path}.resources.requests[{name}]", "FieldValueInvalid", f"must be less than or equal to {name} limit of {res['limits'][name]}"))
+    return causes
+
+
+@validator("Pod")
+def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """PodSpec rules on create, and the update restrictions on update."""
+    spec = pod.get("spec") or {}
+    causes: list[Cause] = []
+    if not spec.get("containers"):
+        causes.append(Cause("spec.containers", "FieldValueRequired", "Required value"))
+    seen: set[str] = set()
+    for lst, i, c in _containers(spec):
+        p = f"spec.{lst}[{i}]"
+        name = c.get("name", "")
+        causes += [Cause(f"{p}.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}") for e in dns1123_label_errors(name)]
+        if name in seen:
+            causes.append(Cause(f"{p}.name", "FieldValueDuplicate", f'Duplicate value: "{name}"'))
+        seen.add(name)
+        if not c.get("image"):
+            causes.append(Cause(f"{p}.image", "FieldValueRequired", "Required value"))
+        causes += _resource_causes(c, p)
+    rp = spec.get("restartPolicy")
+    if rp not in RESTART_POLICIES:
+        causes.append(Cause("spec.restartPolicy", "FieldValueNotSupported", f'Unsupported value: "{rp}": supported values: "Always", "OnFailure", "Never"'))
+    causes += toleration_causes(spec.get("tolerations") or [], "spec.tolerations")
+    for k, v in sorted((spec.get("nodeSelector") or {}).items()):
+        causes += [Cause("spec.nodeSelector", "FieldValueInvalid", e) for e in label_key_errors(k) + label_value_errors(str(v))]
+    for i, g in enumerate(spec.get("schedulingGates") or []):
+        causes += [Cause(f"spec.schedulingGates[{i}].name", "FieldValueInvalid", e) for e in label_key_errors(g.get("name", ""))]
+    if spec.get("nodeName") and spec.get("schedulingGates") and old is None:
+        causes.append(Cause("spec.nodeName", "FieldValueForbidden", "cannot be set until all schedulingGates have been cleared"))
+    if old is not None:
+        causes += _pod_update_causes(spec, old.get("spec") or {})
+    return causes
+
+
+def _pod_update_causes(spec: Obj, old: Obj) -> list[Cause]:
+    # Only images, activeDeadlineSeconds, added tolerations and removed gates may change.
+    def mutable_view(s: Obj) -> Obj:
+        v = {k: x for k, x in s.items() if k not in ("activeDeadlineSeconds", "tolerations", "schedulingGates")}
+        for lst in _CONTAINER_LISTS:
+            if lst in v:
+                v[lst] = [{k: x for k, x in c.items() if k != "image"} for c in v[lst]]
+        return v
+
+    causes: list[Cause] = []
+    if mutable_view(spec) != mutable_view(old):
+        causes.append(Cause("spec", "FieldValueForbidden", "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.schedulingGates` (only removals)"))
+    old_tol = old.get("tolerations") or []
+    if any(t not in (spec.get("tolerations") or []) for t in old_tol):
+        causes.append(Cause("spec.tolerations", "FieldValueForbidden", "existing toleration can not be modified except its tolerationSeconds"))
+    new_gates = [g.get("name") for g in spec.get("schedulingGates") or []]
+    old_gates = [g.get("name") for g in old.get("schedulingGates") or []]
+    if any(g not in old_gates for g in new_gates):
+        causes.append(Cause("spec.schedulingGates", "FieldValueForbidden", "only deletion is allowed, but found new scheduling gate"))
+    return causes
+
+
+@validator("Pod", status=True)
+def validate_pod_status(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """Phase must be known; nodeName cannot change through /status."""
+    phase = (pod.get("status") or {}).get("phase")
+    if phase is not None and phase not in POD_PHASES:
+        return [Cause("status.phase", "FieldValueNotSupported", f'Unsupported value: "{phase}"')]
+    return []
+
+
+def taint_causes(taints: list[Obj], path: str) -> list[Cause]:
+    """Node taint rules: a qualified key, a known effect, no duplicate key+effect."""
+    causes: list[Cause] = []
+    seen: set[tuple[str, str]] = set()
+    for i, t in enumerate(taints):
+        p = f"{path}[{i}]"
+        causes += [Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t.get("key", ""))]
+        if t.get("value"):
+            causes += [Cause(f"{p}.value", "FieldValueInvalid", e) for e in label_value_errors(t["value"])]
+        effect = t.get("effect")
+        if not effect:
+            causes.append(Cause(f"{p}.effect", "FieldValueRequired", "Required value"))
+        elif effect not in TAINT_EFFECTS:
+            causes.append(Cause(f"{p}.effect", "FieldValueNotSupported", f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'))
+        pair = (t.get("key", ""), str(effect))
+        if pair in seen:
+            causes.append(Cause(p, "FieldValueDuplicate", f"taints must be unique by key and effect pair: {pair}"))
+        seen.add(pair)
+    return causes
+
+
+@validator("Node")
+def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """Taints and capacity quantities."""
+    causes = taint_causes((node.get("spec") or {}).get("taints") or [], "spec.taints")
+    for field in ("capacity", "allocatable"):
+        for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
+            try:
+                parse_quantity(v)
+            except ValueError as e:
+                causes.append(Cause(f"status.{field}[{name}]", "FieldValueInvalid", str(e)))
+    return causes
+
+
+@defaulter("Namespace")
+def default_namespace(ns: Obj, ctx: Context) -> None:
+    """New namespaces carry the ``kubernetes`` finalizer and are Active."""
+    ns.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    ns.setdefault("status", {}).setdefault("phase", "Active")
+    ns["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = ns["metadata"].get("name", "")

@@ -1,0 +1,206 @@
+"""The composition root: one simulated Kubernetes 1.37 control plane in-process.
+
+``Cluster`` wires storage, the apiserver, controllers, the scheduler and the kubelet model
+onto one SimClock and one seed. Every write settles the reactions due at the same instant
+before returning, so a caller sees a consistent state; anything that takes simulated time
+(pod start-up, backoff, tolerationSeconds) happens only through ``advance``, ``run_until``
+or ``watch(..., timeout=...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from reference_impl.api.builders import make_namespace, make_node
+from reference_impl.api.watch import WatchEvent
+from reference_impl.apiserver.component import ComponentContext, Trace
+from reference_impl.apiserver.informers import InformerFactory
+from reference_impl.apiserver.server import APIServer
+from reference_impl.clock import Duration, Instant, Priority, SimClock, seconds
+from reference_impl.controllers import Controller, start_controllers
+from reference_impl.features import FeatureGates
+from reference_impl.kubelet import Kubelet, KubeletConfig
+from reference_impl.rng import Rng
+from reference_impl.scheduler import Scheduler
+from reference_impl.storage.mvcc import MVCCStore
+
+__all__ = ["Cluster", "ClusterConfig"]
+
+Obj = dict[str, Any]
+SYSTEM_NAMESPACES: Final = ("default", "kube-node-lease", "kube-public", "kube-system")
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterConfig:
+    """Knobs of the simulated control plane; the defaults follow upstream's."""
+
+    kubelet: KubeletConfig = field(default_factory=KubeletConfig)
+    # Fake nodes registered at start, like the KWOK nodes of the local live cluster.
+    nodes: int = 3
+    node_capacity: Mapping[str, str] = field(
+        default_factory=lambda: {"cpu": "32", "memory": "256Gi", "pods": "110"}
+    )
+    # kube-apiserver --etcd-compaction-interval (5m)
+    compaction_interval_seconds: float = 300.0
+
+
+class Cluster:
+    """A seeded, deterministic 1.37 control plane: ``apply``, ``get``, ``list``, ``advance``..."""
+
+    def __init__(
+        self,
+        feature_gates: Mapping[str, bool] | None = None,
+        seed: int = 0,
+        config: ClusterConfig | None = None,
+    ) -> None:
+        self.feature_gates = FeatureGates(feature_gates)
+        self.seed = seed
+        self.config = config or ClusterConfig()
+        self.clock = SimClock()
+        self.rng = Rng(seed)
+        self.store = MVCCStore()
+        self.trace = Trace(self.clock)
+        self.api = APIServer(self.store, self.clock, self.rng.child("apiserver"), self.feature_gates)
+        for ns in SYSTEM_NAMESPACES:
+            self.api.create(make_namespace(ns).build())
+        self.informers = InformerFactory(self.api)
+        self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        ctx = ComponentContext(
+            self.api, self.informers, self.clock, self.rng, self.feature_gates, self.trace
+        )
+        self.context = ctx
+        self.controllers: list[Controller] = start_controllers(ctx)
+        self.scheduler = Scheduler(ctx)
+        self.scheduler.start()
+        self.kubelet = Kubelet(ctx, self.config.kubelet)
+        self.kubelet.start()
+        for i in range(self.config.nodes):
+            self.api.create(make_node(f"kwok-node-{i}").capacity(**self.config.node_capacity).build())
+        self._schedule_compaction()
+        self.settle()
+
+    # -- the Target-facing API ----------------------------------------------------------
+
+    @property
+    def now(self) -> Instant:
+        """The simulated time, in nanoseconds since the cluster started."""
+        return self.clock.now()
+
+    def apply(self, manifest: Obj) -> Obj:
+        """Create or update ``manifest``; returns the object as stored."""
+        return self._settled(self.api.apply(manifest))
+
+    def create(self, manifest: Obj) -> Obj:
+        """Create ``manifest``; AlreadyExists when the name is taken."""
+        return self._settled(self.api.create(manifest))
+
+    def update(self, manifest: Obj) -> Obj:
+        """Replace an existing object (optimistic concurrency on resourceVersion)."""
+        return self._settled(self.api.update(manifest))
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Obj:
+        """The stored object; NotFound when absent."""
+        return self.api.get(api_version, kind, name, namespace)
+
+    def list(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+    ) -> list[Obj]:
+        """Objects of a kind, optionally in one namespace and matching a label selector."""
+        return self.api.list(api_version, kind, namespace, label_selector)
+
+    def delete(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        propagation_policy: str = "Background",
+        grace_period_seconds: int | None = None,
+    ) -> None:
+        """Delete (gracefully for bound pods; dependents go through the garbage collector)."""
+        self.api.delete(
+            api_version,
+            kind,
+            name,
+            namespace,
+            propagation_policy=propagation_policy,
+            grace_period_seconds=grace_period_seconds,
+        )
+        self.settle()
+
+    def patch_status(self, manifest: Obj) -> Obj:
+        """Write ``status`` through the /status subresource."""
+        return self._settled(self.api.update_status(manifest))
+
+    def resize(self, pod: Obj) -> Obj:
+        """Write container resources through the pods/resize subresource."""
+        return self._settled(self.api.resize(pod))
+
+    def watch(
+        self,
+        api_version: str,
+        kind: str,
+        since: str | None = None,
+        namespace: str | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[WatchEvent]:
+        """Events of a kind. Without ``timeout`` it yields what has happened and stops;
+        with one it runs simulated time until events arrive, up to ``timeout`` seconds."""
+        it = self.api.watch(api_version, kind, since, namespace)
+        deadline = Instant(self.clock.now() + seconds(timeout or 0))
+        return self._watch_loop(it, deadline, timeout is not None)
+
+    def _watch_loop(self, it: Any, deadline: Instant, wait: bool) -> Iterator[WatchEvent]:
+        while True:
+            yield from it
+            if not wait or self.clock.now() >= deadline:
+                return
+            self.clock.run_until(deadline, stop=it.has_pending)
+
+    def advance(self, seconds_: float) -> None:
+        """Run simulated time forward by ``seconds_``, firing every event on the way."""
+        self.clock.run_until(Instant(self.clock.now() + seconds(seconds_)))
+        self.settle()
+
+    def settle(self) -> None:
+        """Run every reaction due now, until the control plane is quiet at this instant."""
+        self.clock.settle()
+
+    def run_until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Run simulated time until ``condition()`` holds or ``timeout`` seconds pass."""
+        self.settle()
+        deadline = Instant(self.clock.now() + seconds(timeout))
+        ok = self.clock.run_until(deadline, stop=condition)
+        self.settle()
+        return ok or condition()
+
+    def set_external_metric(
+        self, name: str, value: float, labels: Mapping[str, str] | None = None
+    ) -> None:
+        """Set an external metric as an external-metrics adapter would serve it."""
+        self.external_metrics[(name, tuple(sorted((labels or {}).items())))] = float(value)
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _settled(self, obj: Obj) -> Obj:
+        self.settle()
+        return obj
+
+    def _schedule_compaction(self) -> None:
+        interval = Duration(seconds(self.config.compaction_interval_seconds))
+
+        def compact() -> None:
+            # Keep the last interval's history, as the apiserver compacts every 5 minutes.
+            self.store.compact(self._last_rev)
+            self._last_rev = self.store.revision
+            self.clock.call_later(interval, compact, priority=Priority.LATE)
+
+        self._last_rev = 0
+        self.clock.call_later(interval, compact, priority=Priority.LATE)
