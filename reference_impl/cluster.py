@@ -62,10 +62,13 @@ class Cluster:
         self.rng = Rng(seed)
         self.store = MVCCStore()
         self.trace = Trace(self.clock)
-        self.api = APIServer(self.store, self.clock, self.rng.child("apiserver"), self.feature_gates)
+        self.api = APIServer(
+            self.store, self.clock, self.rng.child("apiserver"), self.feature_gates
+        )
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
         self.informers = InformerFactory(self.api)
+        self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
         ctx = ComponentContext(
             self.api, self.informers, self.clock, self.rng, self.feature_gates, self.trace
@@ -77,7 +80,9 @@ class Cluster:
         self.kubelet = Kubelet(ctx, self.config.kubelet)
         self.kubelet.start()
         for i in range(self.config.nodes):
-            self.api.create(make_node(f"kwok-node-{i}").capacity(**self.config.node_capacity).build())
+            self.api.create(
+                make_node(f"kwok-node-{i}").capacity(**self.config.node_capacity).build()
+            )
         self._schedule_compaction()
         self.settle()
 
@@ -202,5 +207,4 @@ class Cluster:
             self._last_rev = self.store.revision
             self.clock.call_later(interval, compact, priority=Priority.LATE)
 
-        self._last_rev = 0
         self.clock.call_later(interval, compact, priority=Priority.LATE)

@@ -28,7 +28,9 @@ Obj = dict[str, Any]
 class ManifestBuilder:
     """Common metadata setters; ``build()`` returns a deep copy."""
 
-    def __init__(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+    def __init__(
+        self, api_version: str, kind: str, name: str, namespace: str | None = None
+    ) -> None:
         self._obj: Obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}}
         if namespace:
             self._obj["metadata"]["namespace"] = namespace
@@ -80,7 +82,9 @@ class PodBuilder(ManifestBuilder):
 
     def __init__(self, name: str, namespace: str | None = None) -> None:
         super().__init__("v1", "Pod", name, namespace)
-        self._obj["spec"] = {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]}
+        self._obj["spec"] = {
+            "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]
+        }
 
     @property
     def _c0(self) -> Obj:
@@ -92,7 +96,9 @@ class PodBuilder(ManifestBuilder):
         self._c0["image"] = image
         return self
 
-    def container(self, name: str, image: str = "registry.k8s.io/pause:3.10", **resources: str) -> Self:
+    def container(
+        self, name: str, image: str = "registry.k8s.io/pause:3.10", **resources: str
+    ) -> Self:
         """Append a container with optional requests (``cpu="1"``)."""
         c: Obj = {"name": name, "image": image}
         if resources:
@@ -127,7 +133,14 @@ class PodBuilder(ManifestBuilder):
         self._obj["spec"].setdefault("nodeSelector", {}).update(labels)
         return self
 
-    def toleration(self, key: str, operator: str = "Equal", value: str | None = None, effect: str | None = None, seconds: int | None = None) -> Self:
+    def toleration(
+        self,
+        key: str,
+        operator: str = "Equal",
+        value: str | None = None,
+        effect: str | None = None,
+        seconds: int | None = None,
+    ) -> Self:
         """Add a toleration."""
         t: Obj = {"key": key, "operator": operator}
         if value is not None:
@@ -176,13 +189,24 @@ class NodeBuilder(ManifestBuilder):
 
     def __init__(self, name: str) -> None:
         super().__init__("v1", "Node", name)
-        self._obj["metadata"]["labels"] = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok"}
+        self._obj["metadata"]["labels"] = {
+            "kubernetes.io/hostname": name,
+            "kubernetes.io/os": "linux",
+            "type": "kwok",
+        }
         self._obj["spec"] = {}
         cap = {"cpu": "32", "memory": "256Gi", "pods": "110", "ephemeral-storage": "1Ti"}
         self._obj["status"] = {
             "capacity": dict(cap),
             "allocatable": dict(cap),
-            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status"}],
+            "conditions": [
+                {
+                    "type": "Ready",
+                    "status": "True",
+                    "reason": "KubeletReady",
+                    "message": "kubelet is posting ready status",
+                }
+            ],
             "phase": "Running",
         }
 
@@ -242,23 +266,49 @@ def _template(labels: dict[str, str], pod: PodBuilder | None) -> Obj:
     return {"metadata": meta, "spec": built["spec"]}
 
 
-def make_deployment(name: str, namespace: str | None = None, replicas: int = 1, pod: PodBuilder | None = None) -> ManifestBuilder:
+def make_deployment(
+    name: str, namespace: str | None = None, replicas: int = 1, pod: PodBuilder | None = None
+) -> ManifestBuilder:
     """An apps/v1 Deployment selecting ``app=<name>``."""
     b = ManifestBuilder("apps/v1", "Deployment", name, namespace)
     labels = {"app": name}
-    return b.set("spec", {"replicas": replicas, "selector": {"matchLabels": labels}, "template": _template(labels, pod)})
+    return b.set(
+        "spec",
+        {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": _template(labels, pod),
+        },
+    )
 
 
-def make_replicaset(name: str, namespace: str | None = None, replicas: int = 1, pod: PodBuilder | None = None) -> ManifestBuilder:
+def make_replicaset(
+    name: str, namespace: str | None = None, replicas: int = 1, pod: PodBuilder | None = None
+) -> ManifestBuilder:
     """An apps/v1 ReplicaSet selecting ``app=<name>``."""
     b = ManifestBuilder("apps/v1", "ReplicaSet", name, namespace)
     labels = {"app": name}
-    return b.set("spec", {"replicas": replicas, "selector": {"matchLabels": labels}, "template": _template(labels, pod)})
+    return b.set(
+        "spec",
+        {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": _template(labels, pod),
+        },
+    )
 
 
-def make_job(name: str, namespace: str | None = None, completions: int = 1, parallelism: int = 1, pod: PodBuilder | None = None) -> ManifestBuilder:
+def make_job(
+    name: str,
+    namespace: str | None = None,
+    completions: int = 1,
+    parallelism: int = 1,
+    pod: PodBuilder | None = None,
+) -> ManifestBuilder:
     """A batch/v1 Job; its pods restart Never."""
     b = ManifestBuilder("batch/v1", "Job", name, namespace)
     template = _template({"app": name}, pod)
     template["spec"]["restartPolicy"] = "Never"
-    return b.set("spec", {"completions": completions, "parallelism": parallelism, "template": template})
+    return b.set(
+        "spec", {"completions": completions, "parallelism": parallelism, "template": template}
+    )

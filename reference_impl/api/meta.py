@@ -28,7 +28,9 @@ __all__ = [
 ]
 
 _DNS1123_LABEL: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUB: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS1123_SUB: Final = re.compile(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+)
 _QUALIFIED: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _LABEL_VALUE: Final = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
@@ -223,7 +225,9 @@ def selector_from_label_selector(sel: Mapping[str, Any] | None) -> Selector:
         return Selector(nothing=True)
     reqs = [Requirement(k, "=", (v,)) for k, v in sorted((sel.get("matchLabels") or {}).items())]
     for expr in sel.get("matchExpressions") or []:
-        reqs.append(Requirement(expr["key"], _OPS[expr["operator"]], tuple(expr.get("values") or ())))
+        reqs.append(
+            Requirement(expr["key"], _OPS[expr["operator"]], tuple(expr.get("values") or ()))
+        )
     return Selector(tuple(reqs))
 
 

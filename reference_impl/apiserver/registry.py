@@ -97,7 +97,9 @@ class AdmissionPlugin(Protocol):
 
     name: str
 
-    def admit(self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context) -> None:
+    def admit(
+        self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
+    ) -> None:
         """Mutate ``obj`` in place (mutating admission)."""
 
     def validate(

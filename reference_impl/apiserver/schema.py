@@ -34,7 +34,8 @@ def _registry() -> Registry[Any]:
     defs = json.loads(_schema_dir().joinpath("_definitions.json").read_text("utf-8"))
     # The kind files point at "/api/_definitions.json#/$defs/..."; register it under that URI.
     resource: Resource[Any] = Resource.from_contents(defs)
-    return Registry().with_resource("/api/_definitions.json", resource)
+    registry: Registry[Any] = Registry().with_resource("/api/_definitions.json", resource)
+    return registry
 
 
 def _file_name(api_version: str, kind: str) -> str:
@@ -118,7 +119,9 @@ def _path(parts: Any) -> str:
 def _cause(err: jsonschema.ValidationError) -> Cause:
     field = _path(err.absolute_path)
     if err.validator == "additionalProperties":
-        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+        known: Any = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+        instance: Any = err.instance
+        extra = sorted(set(instance) - set(known))
         name = extra[0] if extra else "?"
         full = f"{field}.{name}" if field else name
         return Cause(full, "FieldValueUnknown", f'unknown field "{full}"')
@@ -130,7 +133,9 @@ def _cause(err: jsonschema.ValidationError) -> Cause:
         want = err.validator_value
         want_s = "/".join(w for w in want if w != "null") if isinstance(want, list) else want
         got = type(err.instance).__name__
-        return Cause(field, "FieldValueTypeInvalid", f"expected {want_s}, got {got} {err.instance!r}")
+        return Cause(
+            field, "FieldValueTypeInvalid", f"expected {want_s}, got {got} {err.instance!r}"
+        )
     if err.validator == "enum":
         return Cause(field, "FieldValueNotSupported", f"supported values: {err.validator_value}")
     return Cause(field, "FieldValueInvalid", err.message)

@@ -8,6 +8,7 @@ resource, not version, so versions with identical shapes read each other's objec
 
 from __future__ import annotations
 
+import builtins
 import copy
 import json
 from collections.abc import Callable, Iterator
@@ -19,14 +20,14 @@ from reference_impl.api.meta import parse_selector
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.api.watch import WatchEvent, WatchEventType
 from reference_impl.apiserver import schema, strategies
-from reference_impl.apiserver.strategies.core import pod_qos_class
-from reference_impl.apiserver.strategies.meta import meta_causes
 from reference_impl.apiserver.registry import (
     AdmissionPlugin,
     Context,
     Operation,
     strategy_for,
 )
+from reference_impl.apiserver.strategies.core import pod_qos_class
+from reference_impl.apiserver.strategies.meta import meta_causes
 from reference_impl.clock import SimClock, rfc3339
 from reference_impl.errors import (
     AlreadyExists,
@@ -126,7 +127,9 @@ class APIServer:
             raise NotFound(f'{info.group_resource} "{name}" not found')
         return self._out(kv, api_version)
 
-    def try_get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+    def try_get(
+        self, api_version: str, kind: str, name: str, namespace: str | None = None
+    ) -> Obj | None:
         """Like ``get`` but None when absent."""
         try:
             return self.get(api_version, kind, name, namespace)
@@ -140,7 +143,7 @@ class APIServer:
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: Callable[[Obj], bool] | None = None,
-    ) -> list[Obj]:
+    ) -> builtins.list[Obj]:
         """Objects in key order (namespace, then name), filtered by a label selector."""
         info = self.resource(api_version, kind)
         try:
@@ -150,7 +153,9 @@ class APIServer:
         out = []
         for kv in self.store.range(self._prefix(info, namespace)).kvs:
             obj = self._out(kv, api_version)
-            if sel.matches(obj["metadata"].get("labels")) and (field_selector is None or field_selector(obj)):
+            if sel.matches(obj["metadata"].get("labels")) and (
+                field_selector is None or field_selector(obj)
+            ):
                 out.append(obj)
         return out
 
@@ -163,7 +168,7 @@ class APIServer:
     def _context(self, subresource: str = "") -> Context:
         return Context(self.gates, self.try_get, self._list_any, subresource)
 
-    def _list_any(self, api_version: str, kind: str, namespace: str | None) -> list[Obj]:
+    def _list_any(self, api_version: str, kind: str, namespace: str | None) -> builtins.list[Obj]:
         return self.list(api_version, kind, namespace)
 
     # -- writes -----------------------------------------------------------------------
@@ -177,7 +182,11 @@ class APIServer:
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = f"{meta['generateName']}{self._rng.suffix()}"
         if not meta.get("name"):
-            raise Invalid(obj["kind"], "", [Cause("metadata.name", "FieldValueRequired", "name or generateName is required")])
+            raise Invalid(
+                obj["kind"],
+                "",
+                [Cause("metadata.name", "FieldValueRequired", "name or generateName is required")],
+            )
         ns = self._ns(info, meta.get("namespace"))
         if ns is not None:
             meta["namespace"] = ns
@@ -187,7 +196,13 @@ class APIServer:
         key = self._key(info, meta["name"], ns)
         if self.store.get(key) is not None:
             raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists')
-        for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+        for k in (
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+        ):
             meta.pop(k, None)
         meta["uid"] = self._uid()
         meta["creationTimestamp"] = rfc3339(self.clock.now())
@@ -213,8 +228,12 @@ class APIServer:
             obj["status"] = old["status"]
         elif info.status:
             obj.pop("status", None)
-        if old["metadata"].get("deletionTimestamp") and len(obj["metadata"].get("finalizers") or []) > len(old["metadata"].get("finalizers") or []):
-            raise Forbidden(f'no new finalizers can be added if the object is being deleted: {info.group_resource} "{meta["name"]}"')
+        if old["metadata"].get("deletionTimestamp") and len(
+            obj["metadata"].get("finalizers") or []
+        ) > len(old["metadata"].get("finalizers") or []):
+            raise Forbidden(
+                f'no new finalizers can be added if the object is being deleted: {info.group_resource} "{meta["name"]}"'
+            )
         self._prepare(info, obj, old)
         if _spec_part(obj) != _spec_part(old):
             meta["generation"] = int(old["metadata"].get("generation", 1)) + 1
@@ -223,8 +242,9 @@ class APIServer:
     def apply(self, manifest: Obj) -> Obj:
         """Create, or update when the object exists (a whole-object apply)."""
         info = self.resource(str(manifest.get("apiVersion")), str(manifest.get("kind")))
-        meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-        name = meta.get("name") if isinstance(meta, dict) else None
+        raw = manifest.get("metadata")
+        meta: Obj = raw if isinstance(raw, dict) else {}
+        name = meta.get("name")
         if isinstance(name, str) and name:
             kv = self.store.get(self._key(info, name, self._ns(info, meta.get("namespace"))))
             if kv is not None:
@@ -253,7 +273,7 @@ class APIServer:
         else:
             new.pop("status", None)
         ctx = self._context("status")
-        causes = self._schema_causes(new)
+        causes: builtins.list[Cause] = self._schema_causes(new)
         for v in strategy_for(info.kind).status_validators:
             causes += v(new, old, ctx)
         if causes:
@@ -278,7 +298,9 @@ class APIServer:
         for i, c in enumerate((obj.get("spec") or {}).get("containers") or []):
             target = old_cs.get(c.get("name", ""))
             if target is None:
-                causes.append(Cause(f"spec.containers[{i}].name", "FieldValueNotFound", "container not found"))
+                causes.append(
+                    Cause(f"spec.containers[{i}].name", "FieldValueNotFound", "container not found")
+                )
                 continue
             for f in ("resources", "resizePolicy"):
                 if f in c:
@@ -306,7 +328,13 @@ class APIServer:
         pod["spec"]["nodeName"] = node_name
         status = pod.setdefault("status", {})
         conds = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
-        conds.append({"type": "PodScheduled", "status": "True", "lastTransitionTime": rfc3339(self.clock.now())})
+        conds.append(
+            {
+                "type": "PodScheduled",
+                "status": "True",
+                "lastTransitionTime": rfc3339(self.clock.now()),
+            }
+        )
         status["conditions"] = conds
         info = self.resource("v1", "Pod")
         return self._commit(kv.key, info, pod, old=kv.decode())
@@ -336,14 +364,20 @@ class APIServer:
         obj = kv.decode()
         meta = obj["metadata"]
         if uid is not None and meta.get("uid") != uid:
-            raise Conflict(f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}")
+            raise Conflict(
+                f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}"
+            )
         finalizers: list[str] = list(meta.get("finalizers") or [])
         if propagation_policy == "Foreground" and "foregroundDeletion" not in finalizers:
             finalizers.append("foregroundDeletion")
         elif propagation_policy == "Orphan" and "orphan" not in finalizers:
             finalizers.append("orphan")
         grace = self._grace(info, obj, grace_period_seconds)
-        if finalizers or grace or (info.kind == "Namespace" and obj.get("spec", {}).get("finalizers")):
+        if (
+            finalizers
+            or grace
+            or (info.kind == "Namespace" and obj.get("spec", {}).get("finalizers"))
+        ):
             if meta.get("deletionTimestamp") and finalizers == list(meta.get("finalizers") or []):
                 current_grace = meta.get("deletionGracePeriodSeconds")
                 if grace is None or (current_grace is not None and grace >= current_grace):
@@ -411,23 +445,32 @@ class APIServer:
         if not isinstance(manifest, dict):
             raise BadRequest(f"the object must be a mapping, got {type(manifest).__name__}")
         api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
-        missing = [Cause(f, "FieldValueRequired", "Required value") for f, v in (("apiVersion", api_version), ("kind", kind)) if not v]
+        missing = [
+            Cause(f, "FieldValueRequired", "Required value")
+            for f, v in (("apiVersion", api_version), ("kind", kind))
+            if not v
+        ]
         if missing:
             raise Invalid(str(kind or "Object"), "", missing)
         info = self.resource(str(api_version), str(kind))
         if info.virtual:
-            raise MethodNotAllowed(f"{kind} is a request body, not a stored object; use its subresource")
+            raise MethodNotAllowed(
+                f"{kind} is a request body, not a stored object; use its subresource"
+            )
         obj = json.loads(json.dumps(manifest))  # a private copy the caller cannot alias
-        name = (obj.get("metadata") or {}).get("name", "") if isinstance(obj.get("metadata"), dict) else ""
+        name = (
+            (obj.get("metadata") or {}).get("name", "")
+            if isinstance(obj.get("metadata"), dict)
+            else ""
+        )
         causes = self._schema_causes(obj)
         if causes:
             raise Invalid(info.kind, str(name), causes)
-        obj.setdefault("metadata", {})
-        if obj["metadata"] is None:
+        if not isinstance(obj.get("metadata"), dict):
             obj["metadata"] = {}
         return info, obj
 
-    def _schema_causes(self, obj: Obj) -> list[Cause]:
+    def _schema_causes(self, obj: Obj) -> builtins.list[Cause]:
         return schema.schema_errors(obj) or []
 
     def _prepare(self, info: ResourceInfo, obj: Obj, old: Obj | None) -> None:
@@ -466,22 +509,38 @@ class APIServer:
 
     def _carry_meta(self, old: Obj, obj: Obj) -> None:
         om, nm = old["metadata"], obj["metadata"]
-        for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+        for k in (
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+        ):
             if k in om:
                 nm[k] = om[k]
             else:
                 nm.pop(k, None)
 
-    def _finish_update(self, key: str, info: ResourceInfo, obj: Obj, old: Obj, admit: bool = True) -> Obj:
+    def _finish_update(
+        self, key: str, info: ResourceInfo, obj: Obj, old: Obj, admit: bool = True
+    ) -> Obj:
         meta = obj["metadata"]
-        if meta.get("deletionTimestamp") and not meta.get("finalizers") and not self._awaits_kubelet(info, obj):
+        if (
+            meta.get("deletionTimestamp")
+            and not meta.get("finalizers")
+            and not self._awaits_kubelet(info, obj)
+        ):
             if info.kind != "Namespace" or not (obj.get("spec") or {}).get("finalizers"):
                 self.store.delete(key)
                 self.writes += 1
                 out = copy.deepcopy(obj)
                 out["metadata"].pop("resourceVersion", None)
                 return out
-        if obj == {**old, "apiVersion": obj["apiVersion"], "metadata": {**old["metadata"], "resourceVersion": meta.get("resourceVersion")}}:
+        if obj == {
+            **old,
+            "apiVersion": obj["apiVersion"],
+            "metadata": {**old["metadata"], "resourceVersion": meta.get("resourceVersion")},
+        }:
             kv = self.store.get(key)
             assert kv is not None
             return self._out(kv, obj["apiVersion"])  # a no-op write does not bump the revision
@@ -489,7 +548,11 @@ class APIServer:
 
     def _awaits_kubelet(self, info: ResourceInfo, obj: Obj) -> bool:
         # A bound pod marked for graceful deletion stays until its kubelet confirms with grace 0.
-        return info.kind == "Pod" and bool(obj["spec"].get("nodeName")) and bool(obj["metadata"].get("deletionGracePeriodSeconds"))
+        return (
+            info.kind == "Pod"
+            and bool(obj["spec"].get("nodeName"))
+            and bool(obj["metadata"].get("deletionGracePeriodSeconds"))
+        )
 
     def _grace(self, info: ResourceInfo, obj: Obj, requested: int | None) -> int | None:
         if info.kind != "Pod":
@@ -499,7 +562,11 @@ class APIServer:
         phase = (obj.get("status") or {}).get("phase")
         if phase in ("Succeeded", "Failed"):
             return None
-        grace = requested if requested is not None else obj["spec"].get("terminationGracePeriodSeconds", 30)
+        grace = (
+            requested
+            if requested is not None
+            else obj["spec"].get("terminationGracePeriodSeconds", 30)
+        )
         return int(grace) if grace else None
 
     def _commit(self, key: str, info: ResourceInfo, obj: Obj, old: Obj | None = None) -> Obj:

@@ -171,6 +171,6 @@ def _load() -> tuple[FeatureTable, dict[str, GateSpec]]:
     return FeatureTable(features), gates
 
 
-FEATURES: Final[FeatureTable]
-GATES: Final[dict[str, GateSpec]]
-FEATURES, GATES = _load()
+_TABLE = _load()
+FEATURES: Final[FeatureTable] = _TABLE[0]
+GATES: Final[dict[str, GateSpec]] = _TABLE[1]

@@ -9,7 +9,24 @@ from pathlib import Path
 import pytest
 
 SUITES = Path(__file__).resolve().parents[1]
-ALLOWED = ("pytest", "hypothesis", "fixtures", "reference_impl.api", "reference_impl.errors", "__future__", "typing", "collections", "dataclasses", "itertools", "functools", "math", "re", "json", "base64", "ipaddress")
+ALLOWED = (
+    "pytest",
+    "hypothesis",
+    "fixtures",
+    "reference_impl.api",
+    "reference_impl.errors",
+    "__future__",
+    "typing",
+    "collections",
+    "dataclasses",
+    "itertools",
+    "functools",
+    "math",
+    "re",
+    "json",
+    "base64",
+    "ipaddress",
+)
 
 
 def _modules(tree: ast.AST) -> list[str]:
@@ -27,5 +44,9 @@ FILES = sorted(p for p in SUITES.rglob("*.py") if "selftest" not in p.parts)
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(SUITES)) for p in FILES])
 def test_suite_module_imports_only_the_black_box_surface(path: Path) -> None:
-    bad = [m for m in _modules(ast.parse(path.read_text())) if not any(m == a or m.startswith(a + ".") for a in ALLOWED)]
+    bad = [
+        m
+        for m in _modules(ast.parse(path.read_text()))
+        if not any(m == a or m.startswith(a + ".") for a in ALLOWED)
+    ]
     assert not bad, f"{path.name} imports {bad}; suites may import only {ALLOWED}"

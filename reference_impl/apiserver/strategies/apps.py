@@ -34,7 +34,11 @@ def default_workload(obj: Obj, ctx: Context) -> None:
 
 
 def _default_template(template: Obj, ctx: Context) -> None:
-    pod = {"kind": "Pod", "metadata": template.setdefault("metadata", {}), "spec": template.setdefault("spec", {})}
+    pod: Obj = {
+        "kind": "Pod",
+        "metadata": template.setdefault("metadata", {}),
+        "spec": template.setdefault("spec", {}),
+    }
     default_pod(pod, ctx)
 
 
@@ -43,13 +47,24 @@ def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -
     spec = obj.get("spec") or {}
     template = spec.get("template") or {}
     causes: list[Cause] = []
-    pod = {"kind": "Pod", "metadata": template.get("metadata") or {}, "spec": template.get("spec") or {}}
+    pod: Obj = {
+        "kind": "Pod",
+        "metadata": template.get("metadata") or {},
+        "spec": template.get("spec") or {},
+    }
     for c in validate_pod(pod, None, ctx):
         causes.append(Cause(f"spec.template.{c.field}", c.reason, c.message))
-    rp = pod["spec"].get("restartPolicy")
+    pod_spec: Obj = pod["spec"]
+    rp = pod_spec.get("restartPolicy")
     if rp in ("Always", "OnFailure", "Never") and rp not in restart_policies:
         allowed = ", ".join(f'"{p}"' for p in restart_policies)
-        causes.append(Cause("spec.template.spec.restartPolicy", "FieldValueNotSupported", f'Unsupported value: "{rp}": supported values: {allowed}'))
+        causes.append(
+            Cause(
+                "spec.template.spec.restartPolicy",
+                "FieldValueNotSupported",
+                f'Unsupported value: "{rp}": supported values: {allowed}',
+            )
+        )
     return causes
 
 
@@ -61,10 +76,20 @@ def validate_workload(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     sel = spec.get("selector")
     if not sel or not (sel.get("matchLabels") or sel.get("matchExpressions")):
         causes.append(Cause("spec.selector", "FieldValueRequired", "Required value"))
-    elif not selector_from_label_selector(sel).matches((spec.get("template") or {}).get("metadata", {}).get("labels")):
-        causes.append(Cause("spec.template.metadata.labels", "FieldValueInvalid", "`selector` does not match template `labels`"))
+    elif not selector_from_label_selector(sel).matches(
+        (spec.get("template") or {}).get("metadata", {}).get("labels")
+    ):
+        causes.append(
+            Cause(
+                "spec.template.metadata.labels",
+                "FieldValueInvalid",
+                "`selector` does not match template `labels`",
+            )
+        )
     if int(spec.get("replicas", 0)) < 0:
-        causes.append(Cause("spec.replicas", "FieldValueInvalid", "must be greater than or equal to 0"))
+        causes.append(
+            Cause("spec.replicas", "FieldValueInvalid", "must be greater than or equal to 0")
+        )
     causes += template_causes(obj, ("Always",), ctx)
     if old is not None and (old.get("spec") or {}).get("selector") != sel:
         causes.append(Cause("spec.selector", "FieldValueInvalid", "field is immutable"))

@@ -47,9 +47,17 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     for f in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"):
         v = spec.get(f)
         if v is not None and int(v) < 0:
-            causes.append(Cause(f"spec.{f}", "FieldValueInvalid", "must be greater than or equal to 0"))
+            causes.append(
+                Cause(f"spec.{f}", "FieldValueInvalid", "must be greater than or equal to 0")
+            )
     if spec.get("completionMode") not in ("NonIndexed", "Indexed"):
-        causes.append(Cause("spec.completionMode", "FieldValueNotSupported", 'supported values: "NonIndexed", "Indexed"'))
+        causes.append(
+            Cause(
+                "spec.completionMode",
+                "FieldValueNotSupported",
+                'supported values: "NonIndexed", "Indexed"',
+            )
+        )
     causes += template_causes(job, ("OnFailure", "Never"), ctx)
     if old is not None:
         for f in ("template", "selector", "completionMode"):

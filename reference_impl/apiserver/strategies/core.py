@@ -67,8 +67,6 @@ def default_pod(pod: Obj, ctx: Context) -> None:
     spec.setdefault("securityContext", {})
     spec.setdefault("enableServiceLinks", True)
     for _, _, c in _containers(spec):
-        if not isinstance(c, dict):
-            continue
         c.setdefault("terminationMessagePath", "/dev/termination-log")
         c.setdefault("terminationMessagePolicy", "File")
         if isinstance(c.get("image"), str):
@@ -91,18 +89,50 @@ def toleration_causes(tolerations: list[Obj], path: str) -> list[Cause]:
         p = f"{path}[{i}]"
         op = t.get("operator", "Equal")
         if op not in ("Equal", "Exists"):
-            causes.append(Cause(f"{p}.operator", "FieldValueNotSupported", f'Unsupported value: "{op}": supported values: "Equal", "Exists"'))
+            causes.append(
+                Cause(
+                    f"{p}.operator",
+                    "FieldValueNotSupported",
+                    f'Unsupported value: "{op}": supported values: "Equal", "Exists"',
+                )
+            )
         if op == "Exists" and t.get("value"):
-            causes.append(Cause(f"{p}.operator", "FieldValueInvalid", "value must be empty when `operator` is 'Exists'"))
+            causes.append(
+                Cause(
+                    f"{p}.operator",
+                    "FieldValueInvalid",
+                    "value must be empty when `operator` is 'Exists'",
+                )
+            )
         if not t.get("key") and op != "Exists":
-            causes.append(Cause(f"{p}.operator", "FieldValueInvalid", "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+            causes.append(
+                Cause(
+                    f"{p}.operator",
+                    "FieldValueInvalid",
+                    'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+                )
+            )
         if t.get("key"):
-            causes += [Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t["key"])]
+            causes += [
+                Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t["key"])
+            ]
         effect = t.get("effect")
         if effect and effect not in TAINT_EFFECTS:
-            causes.append(Cause(f"{p}.effect", "FieldValueNotSupported", f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'))
+            causes.append(
+                Cause(
+                    f"{p}.effect",
+                    "FieldValueNotSupported",
+                    f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+                )
+            )
         if t.get("tolerationSeconds") is not None and effect != "NoExecute":
-            causes.append(Cause(f"{p}.effect", "FieldValueInvalid", "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+            causes.append(
+                Cause(
+                    f"{p}.effect",
+                    "FieldValueInvalid",
+                    "effect must be 'NoExecute' when `tolerationSeconds` is set",
+                )
+            )
     return causes
 
 
@@ -115,15 +145,29 @@ def _resource_causes(c: Obj, path: str) -> list[Cause]:
             try:
                 q = parse_quantity(value)
             except ValueError as e:
-                causes.append(Cause(f"{path}.resources.{kind}[{name}]", "FieldValueInvalid", str(e)))
+                causes.append(
+                    Cause(f"{path}.resources.{kind}[{name}]", "FieldValueInvalid", str(e))
+                )
                 continue
             if q < 0:
-                causes.append(Cause(f"{path}.resources.{kind}[{name}]", "FieldValueInvalid", "must be greater than or equal to 0"))
+                causes.append(
+                    Cause(
+                        f"{path}.resources.{kind}[{name}]",
+                        "FieldValueInvalid",
+                        "must be greater than or equal to 0",
+                    )
+                )
             parsed.setdefault(kind, {})[name] = q
     for name, req in sorted(parsed.get("requests", {}).items()):
         lim = parsed.get("limits", {}).get(name)
         if lim is not None and req > lim:
-            causes.append(Cause(f"{path}.resources.requests[{name}]", "FieldValueInvalid", f"must be less than or equal to {name} limit of {res['limits'][name]}"))
+            causes.append(
+                Cause(
+                    f"{path}.resources.requests[{name}]",
+                    "FieldValueInvalid",
+                    f"must be less than or equal to {name} limit of {res['limits'][name]}",
+                )
+            )
     return causes
 
 
@@ -138,7 +182,10 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     for lst, i, c in _containers(spec):
         p = f"spec.{lst}[{i}]"
         name = c.get("name", "")
-        causes += [Cause(f"{p}.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}") for e in dns1123_label_errors(name)]
+        causes += [
+            Cause(f"{p}.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}")
+            for e in dns1123_label_errors(name)
+        ]
         if name in seen:
             causes.append(Cause(f"{p}.name", "FieldValueDuplicate", f'Duplicate value: "{name}"'))
         seen.add(name)
@@ -147,14 +194,32 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         causes += _resource_causes(c, p)
     rp = spec.get("restartPolicy")
     if rp not in RESTART_POLICIES:
-        causes.append(Cause("spec.restartPolicy", "FieldValueNotSupported", f'Unsupported value: "{rp}": supported values: "Always", "OnFailure", "Never"'))
+        causes.append(
+            Cause(
+                "spec.restartPolicy",
+                "FieldValueNotSupported",
+                f'Unsupported value: "{rp}": supported values: "Always", "OnFailure", "Never"',
+            )
+        )
     causes += toleration_causes(spec.get("tolerations") or [], "spec.tolerations")
     for k, v in sorted((spec.get("nodeSelector") or {}).items()):
-        causes += [Cause("spec.nodeSelector", "FieldValueInvalid", e) for e in label_key_errors(k) + label_value_errors(str(v))]
+        causes += [
+            Cause("spec.nodeSelector", "FieldValueInvalid", e)
+            for e in label_key_errors(k) + label_value_errors(str(v))
+        ]
     for i, g in enumerate(spec.get("schedulingGates") or []):
-        causes += [Cause(f"spec.schedulingGates[{i}].name", "FieldValueInvalid", e) for e in label_key_errors(g.get("name", ""))]
+        causes += [
+            Cause(f"spec.schedulingGates[{i}].name", "FieldValueInvalid", e)
+            for e in label_key_errors(g.get("name", ""))
+        ]
     if spec.get("nodeName") and spec.get("schedulingGates") and old is None:
-        causes.append(Cause("spec.nodeName", "FieldValueForbidden", "cannot be set until all schedulingGates have been cleared"))
+        causes.append(
+            Cause(
+                "spec.nodeName",
+                "FieldValueForbidden",
+                "cannot be set until all schedulingGates have been cleared",
+            )
+        )
     if old is not None:
         causes += _pod_update_causes(spec, old.get("spec") or {})
     return causes
@@ -163,7 +228,11 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
 def _pod_update_causes(spec: Obj, old: Obj) -> list[Cause]:
     # Only images, activeDeadlineSeconds, added tolerations and removed gates may change.
     def mutable_view(s: Obj) -> Obj:
-        v = {k: x for k, x in s.items() if k not in ("activeDeadlineSeconds", "tolerations", "schedulingGates")}
+        v = {
+            k: x
+            for k, x in s.items()
+            if k not in ("activeDeadlineSeconds", "tolerations", "schedulingGates")
+        }
         for lst in _CONTAINER_LISTS:
             if lst in v:
                 v[lst] = [{k: x for k, x in c.items() if k != "image"} for c in v[lst]]
@@ -171,14 +240,32 @@ def _pod_update_causes(spec: Obj, old: Obj) -> list[Cause]:
 
     causes: list[Cause] = []
     if mutable_view(spec) != mutable_view(old):
-        causes.append(Cause("spec", "FieldValueForbidden", "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.schedulingGates` (only removals)"))
+        causes.append(
+            Cause(
+                "spec",
+                "FieldValueForbidden",
+                "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.schedulingGates` (only removals)",
+            )
+        )
     old_tol = old.get("tolerations") or []
     if any(t not in (spec.get("tolerations") or []) for t in old_tol):
-        causes.append(Cause("spec.tolerations", "FieldValueForbidden", "existing toleration can not be modified except its tolerationSeconds"))
+        causes.append(
+            Cause(
+                "spec.tolerations",
+                "FieldValueForbidden",
+                "existing toleration can not be modified except its tolerationSeconds",
+            )
+        )
     new_gates = [g.get("name") for g in spec.get("schedulingGates") or []]
     old_gates = [g.get("name") for g in old.get("schedulingGates") or []]
     if any(g not in old_gates for g in new_gates):
-        causes.append(Cause("spec.schedulingGates", "FieldValueForbidden", "only deletion is allowed, but found new scheduling gate"))
+        causes.append(
+            Cause(
+                "spec.schedulingGates",
+                "FieldValueForbidden",
+                "only deletion is allowed, but found new scheduling gate",
+            )
+        )
     return causes
 
 
@@ -197,17 +284,33 @@ def taint_causes(taints: list[Obj], path: str) -> list[Cause]:
     seen: set[tuple[str, str]] = set()
     for i, t in enumerate(taints):
         p = f"{path}[{i}]"
-        causes += [Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t.get("key", ""))]
+        causes += [
+            Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t.get("key", ""))
+        ]
         if t.get("value"):
-            causes += [Cause(f"{p}.value", "FieldValueInvalid", e) for e in label_value_errors(t["value"])]
+            causes += [
+                Cause(f"{p}.value", "FieldValueInvalid", e) for e in label_value_errors(t["value"])
+            ]
         effect = t.get("effect")
         if not effect:
             causes.append(Cause(f"{p}.effect", "FieldValueRequired", "Required value"))
         elif effect not in TAINT_EFFECTS:
-            causes.append(Cause(f"{p}.effect", "FieldValueNotSupported", f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'))
+            causes.append(
+                Cause(
+                    f"{p}.effect",
+                    "FieldValueNotSupported",
+                    f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+                )
+            )
         pair = (t.get("key", ""), str(effect))
         if pair in seen:
-            causes.append(Cause(p, "FieldValueDuplicate", f"taints must be unique by key and effect pair: {pair}"))
+            causes.append(
+                Cause(
+                    p,
+                    "FieldValueDuplicate",
+                    f"taints must be unique by key and effect pair: {pair}",
+                )
+            )
         seen.add(pair)
     return causes
 
@@ -230,4 +333,6 @@ def default_namespace(ns: Obj, ctx: Context) -> None:
     """New namespaces carry the ``kubernetes`` finalizer and are Active."""
     ns.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
     ns.setdefault("status", {}).setdefault("phase", "Active")
-    ns["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = ns["metadata"].get("name", "")
+    ns["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = ns["metadata"].get(
+        "name", ""
+    )

@@ -26,21 +26,49 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
     causes: list[Cause] = []
     name = str(meta.get("name", ""))
     check = dns1123_label_errors if info.kind in _LABEL_NAMED else dns1123_subdomain_errors
-    causes += [Cause("metadata.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}") for e in check(name)]
+    causes += [
+        Cause("metadata.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}")
+        for e in check(name)
+    ]
     for k, v in sorted((meta.get("labels") or {}).items()):
-        causes += [Cause("metadata.labels", "FieldValueInvalid", f"Invalid value: {k!r}: {e}") for e in label_key_errors(k)]
-        causes += [Cause(f"metadata.labels[{k}]", "FieldValueInvalid", f"Invalid value: {v!r}: {e}") for e in label_value_errors(str(v))]
+        causes += [
+            Cause("metadata.labels", "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
+            for e in label_key_errors(k)
+        ]
+        causes += [
+            Cause(f"metadata.labels[{k}]", "FieldValueInvalid", f"Invalid value: {v!r}: {e}")
+            for e in label_value_errors(str(v))
+        ]
     annotations = meta.get("annotations") or {}
     for k in sorted(annotations):
-        causes += [Cause("metadata.annotations", "FieldValueInvalid", f"Invalid value: {k!r}: {e}") for e in label_key_errors(k)]
+        causes += [
+            Cause("metadata.annotations", "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
+            for e in label_key_errors(k)
+        ]
     if sum(len(k) + len(str(v)) for k, v in annotations.items()) > _ANNOTATIONS_MAX:
-        causes.append(Cause("metadata.annotations", "FieldValueTooLong", "Too long: must have at most 262144 bytes"))
+        causes.append(
+            Cause(
+                "metadata.annotations",
+                "FieldValueTooLong",
+                "Too long: must have at most 262144 bytes",
+            )
+        )
     for i, ref in enumerate(meta.get("ownerReferences") or []):
         for f in ("apiVersion", "kind", "name", "uid"):
             if not ref.get(f):
-                causes.append(Cause(f"metadata.ownerReferences[{i}].{f}", "FieldValueRequired", "Required value"))
+                causes.append(
+                    Cause(
+                        f"metadata.ownerReferences[{i}].{f}", "FieldValueRequired", "Required value"
+                    )
+                )
     if sum(1 for r in meta.get("ownerReferences") or [] if r.get("controller")) > 1:
-        causes.append(Cause("metadata.ownerReferences", "FieldValueInvalid", "Only one reference can have Controller set to true"))
+        causes.append(
+            Cause(
+                "metadata.ownerReferences",
+                "FieldValueInvalid",
+                "Only one reference can have Controller set to true",
+            )
+        )
     if old is not None:
         om = old["metadata"]
         for f in ("name", "namespace", "uid", "creationTimestamp"):

@@ -30,7 +30,9 @@ def test_deployment_runs_its_replicas_through_a_replicaset(target: Target, names
     """
     pod = make_pod("x").req(cpu="100m", memory="64Mi")
     target.apply(make_deployment("web", namespace, replicas=3, pod=pod).build())
-    target.wait_until(lambda: len(_ready_pods(target, namespace, "web")) == 3, timeout=120, what="3 ready pods")
+    target.wait_until(
+        lambda: len(_ready_pods(target, namespace, "web")) == 3, timeout=120, what="3 ready pods"
+    )
     dep = target.get("apps/v1", "Deployment", "web", namespace)
     rs = target.list("apps/v1", "ReplicaSet", namespace, label_selector="app=web")
     assert len(rs) == 1
@@ -39,7 +41,12 @@ def test_deployment_runs_its_replicas_through_a_replicaset(target: Target, names
         assert p["spec"]["nodeName"]
         assert p["metadata"]["ownerReferences"][0]["uid"] == rs[0]["metadata"]["uid"]
     target.wait_until(
-        lambda: target.get("apps/v1", "Deployment", "web", namespace).get("status", {}).get("availableReplicas") == 3,
+        lambda: (
+            target.get("apps/v1", "Deployment", "web", namespace)
+            .get("status", {})
+            .get("availableReplicas")
+            == 3
+        ),
         timeout=60,
         what="deployment reports 3 available",
     )
@@ -51,7 +58,9 @@ def test_scaling_a_deployment_down_removes_pods(target: Target, namespace: str) 
     Scaling a Ready Deployment from 3 to 1 replica MUST leave exactly one pod.
     """
     target.apply(make_deployment("api", namespace, replicas=3).build())
-    target.wait_until(lambda: len(_ready_pods(target, namespace, "api")) == 3, timeout=120, what="3 ready")
+    target.wait_until(
+        lambda: len(_ready_pods(target, namespace, "api")) == 3, timeout=120, what="3 ready"
+    )
     target.apply(make_deployment("api", namespace, replicas=1).build())
 
     def one_left() -> bool:
@@ -61,19 +70,23 @@ def test_scaling_a_deployment_down_removes_pods(target: Target, namespace: str) 
     assert len(_ready_pods(target, namespace, "api")) == 1
 
 
-def test_deleting_a_deployment_removes_its_replicasets_and_pods(target: Target, namespace: str) -> None:
+def test_deleting_a_deployment_removes_its_replicasets_and_pods(
+    target: Target, namespace: str
+) -> None:
     """Deployment deletion.
 
     Deleting a Deployment MUST, through the garbage collector, remove its ReplicaSet and
     all of its pods.
     """
     target.apply(make_deployment("tmp", namespace, replicas=2).build())
-    target.wait_until(lambda: len(_ready_pods(target, namespace, "tmp")) == 2, timeout=120, what="2 ready")
+    target.wait_until(
+        lambda: len(_ready_pods(target, namespace, "tmp")) == 2, timeout=120, what="2 ready"
+    )
     target.delete("apps/v1", "Deployment", "tmp", namespace)
 
     def all_gone() -> bool:
-        return not target.list("apps/v1", "ReplicaSet", namespace, label_selector="app=tmp") and not target.list(
-            "v1", "Pod", namespace, label_selector="app=tmp"
-        )
+        return not target.list(
+            "apps/v1", "ReplicaSet", namespace, label_selector="app=tmp"
+        ) and not target.list("v1", "Pod", namespace, label_selector="app=tmp")
 
     target.wait_until(all_gone, timeout=180, what="replicasets and pods collected")

@@ -45,10 +45,14 @@ def test_a_dependent_with_a_live_owner_is_kept(target: Target, namespace: str) -
     """
     a = target.apply(make_configmap("owner-a", namespace).build())
     b = target.apply(make_configmap("owner-b", namespace).build())
-    child = make_configmap("shared", namespace).owner(a, controller=False).owner(b, controller=False)
+    child = (
+        make_configmap("shared", namespace).owner(a, controller=False).owner(b, controller=False)
+    )
     target.apply(child.build())
     target.delete("v1", "ConfigMap", "owner-a", namespace)
-    target.wait_until(lambda: not _exists(target, "owner-a", namespace), timeout=30, what="owner-a gone")
+    target.wait_until(
+        lambda: not _exists(target, "owner-a", namespace), timeout=30, what="owner-a gone"
+    )
     assert _exists(target, "shared", namespace)
     target.delete("v1", "ConfigMap", "owner-b", namespace)
     target.wait_until(

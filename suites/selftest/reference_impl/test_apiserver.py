@@ -34,15 +34,41 @@ def test_pod_defaults_match_the_apiserver(server: APIServer) -> None:
 @pytest.mark.parametrize(
     ("manifest", "field"),
     [
-        pytest.param(make_pod("p", "default").set("spec.bogus", 1).build(), "spec.bogus", id="unknown field"),
-        pytest.param(make_pod("p", "default").set("spec.hostNetwork", "yes").build(), "spec.hostNetwork", id="wrong type"),
-        pytest.param(make_node("n").taint("k", "Never").build(), "spec.taints[0].effect", id="bad taint effect"),
-        pytest.param(make_pod("p", "default").req(cpu="lots").build(), "spec.containers[0].resources.requests[cpu]", id="bad quantity"),
-        pytest.param(make_pod("p", "default").req(cpu="2").lim(cpu="1").build(), "spec.containers[0].resources.requests[cpu]", id="request above limit"),
-        pytest.param(make_deployment("d", "default").set("spec.selector", {"matchLabels": {"app": "other"}}).build(), "spec.template.metadata.labels", id="selector mismatch"),
+        pytest.param(
+            make_pod("p", "default").set("spec.bogus", 1).build(), "spec.bogus", id="unknown field"
+        ),
+        pytest.param(
+            make_pod("p", "default").set("spec.hostNetwork", "yes").build(),
+            "spec.hostNetwork",
+            id="wrong type",
+        ),
+        pytest.param(
+            make_node("n").taint("k", "Never").build(),
+            "spec.taints[0].effect",
+            id="bad taint effect",
+        ),
+        pytest.param(
+            make_pod("p", "default").req(cpu="lots").build(),
+            "spec.containers[0].resources.requests[cpu]",
+            id="bad quantity",
+        ),
+        pytest.param(
+            make_pod("p", "default").req(cpu="2").lim(cpu="1").build(),
+            "spec.containers[0].resources.requests[cpu]",
+            id="request above limit",
+        ),
+        pytest.param(
+            make_deployment("d", "default")
+            .set("spec.selector", {"matchLabels": {"app": "other"}})
+            .build(),
+            "spec.template.metadata.labels",
+            id="selector mismatch",
+        ),
     ],
 )
-def test_invalid_writes_name_the_field_and_store_nothing(server: APIServer, manifest: dict, field: str) -> None:
+def test_invalid_writes_name_the_field_and_store_nothing(
+    server: APIServer, manifest: dict, field: str
+) -> None:
     rev = server.store.revision
     with pytest.raises(Invalid) as err:
         server.create(manifest)
@@ -52,12 +78,29 @@ def test_invalid_writes_name_the_field_and_store_nothing(server: APIServer, mani
 
 def test_unknown_and_gated_kinds_are_not_found(server: APIServer) -> None:
     with pytest.raises(NotFound, match="1.37 does not serve"):
-        server.create({"apiVersion": "resource.k8s.io/v1alpha1", "kind": "ResourceClaim", "metadata": {"name": "x"}})
+        server.create(
+            {
+                "apiVersion": "resource.k8s.io/v1alpha1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": "x"},
+            }
+        )
     with pytest.raises(NotFound, match="GenericWorkload"):
-        server.create({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", "metadata": {"name": "w", "namespace": "default"}})
+        server.create(
+            {
+                "apiVersion": "scheduling.k8s.io/v1beta1",
+                "kind": "Workload",
+                "metadata": {"name": "w", "namespace": "default"},
+            }
+        )
     gated = APIServer(MVCCStore(), SimClock(), Rng(0), FeatureGates({"GenericWorkload": True}))
     gated.create(make_namespace("default").build())
-    wl = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", "metadata": {"name": "w", "namespace": "default"}, "spec": {"podGroupTemplates": [{"name": "g", "schedulingPolicy": {"basic": {}}}]}}
+    wl = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "Workload",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"podGroupTemplates": [{"name": "g", "schedulingPolicy": {"basic": {}}}]},
+    }
     assert gated.create(wl)["metadata"]["uid"]
 
 

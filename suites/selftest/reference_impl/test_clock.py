@@ -39,7 +39,9 @@ def test_run_until_stops_at_the_first_instant_the_condition_holds() -> None:
 def test_settle_runs_only_what_is_due_now() -> None:
     clock = SimClock()
     seen: list[str] = []
-    clock.call_later(seconds(0), lambda: clock.call_later(seconds(0), lambda: seen.append("chained")))
+    clock.call_later(
+        seconds(0), lambda: clock.call_later(seconds(0), lambda: seen.append("chained"))
+    )
     clock.call_later(seconds(1), lambda: seen.append("later"))
     assert clock.settle() == 2
     assert seen == ["chained"] and clock.now() == 0

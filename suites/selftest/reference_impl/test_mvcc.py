@@ -49,7 +49,10 @@ def test_watch_replays_from_a_revision_then_streams() -> None:
     w = s.watch("/r/", start_revision=2)
     s.delete("/r/a")
     events = list(w.drain())
-    assert [(e.type, e.kv.mod_revision) for e in events] == [(EventType.PUT, 3), (EventType.DELETE, 4)]
+    assert [(e.type, e.kv.mod_revision) for e in events] == [
+        (EventType.PUT, 3),
+        (EventType.DELETE, 4),
+    ]
 
 
 def test_compaction_makes_old_revisions_gone_but_keeps_current_values() -> None:
@@ -66,7 +69,10 @@ def test_compaction_makes_old_revisions_gone_but_keeps_current_values() -> None:
     assert kv is not None and kv.decode() == {"v": 2}
 
 
-@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(0, 3)), max_size=40), st.integers(1, 5))
+@given(
+    st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(0, 3)), max_size=40),
+    st.integers(1, 5),
+)
 def test_paginated_range_equals_unary_range(ops: list[tuple[str, int]], limit: int) -> None:
     s = MVCCStore()
     for key, v in ops:
