@@ -1,4 +1,18 @@
-"""In-repo runs load the garhwal plugin from the checkout (the installed entry point does
-the same for ``pip install``); the guard keeps it from registering twice."""
+"""Loads the garhwal plugin for in-repo runs.
 
-pytest_plugins: list[str] = []
+When garhwal is pip-installed, its ``pytest11`` entry point has registered the plugin
+already, and ``pytest_plugins = ["fixtures.plugin"]`` would register the same module a
+second time, which pluggy refuses. So register it here only when nobody has.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Register ``fixtures.plugin`` as "garhwal" unless it is registered or blocked."""
+    import fixtures.plugin
+
+    if not pluginmanager.is_registered(fixtures.plugin) and not pluginmanager.is_blocked("garhwal"):
+        pluginmanager.register(fixtures.plugin, "garhwal")

@@ -44,6 +44,11 @@ class Rng:
         """``n`` random lowercase hex digits, for uids and generated names."""
         return "".join("0123456789abcdef"[self._random.randrange(16)] for _ in range(n))
 
+    def uuid4(self) -> str:
+        """A random (version 4) UUID string, drawn in one call."""
+        h = f"{self._random.getrandbits(128):032x}"
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:]}"
+
     def suffix(self, n: int = 5) -> str:
         """A generateName suffix from the apiserver's alphabet (no vowels, no look-alikes)."""
         alphabet = "bcdfghjklmnpqrstvwxz2456789"

@@ -26,6 +26,8 @@ class Outcome(Enum):
 class TestResult:
     """The facts a verdict needs about one test."""
 
+    __test__ = False  # a data class, not a pytest test class
+
     nodeid: str
     feature: str | None
     outcome: Outcome

@@ -65,6 +65,13 @@ def _qos(containers: dict[str, Obj]) -> str:
     return pod_qos_class({"containers": list(containers.values())})
 
 
+def _annotations_bump(info: ResourceInfo, obj: Obj, old: Obj) -> bool:
+    # Upstream's Deployment strategy also bumps generation when annotations change.
+    if info.kind != "Deployment":
+        return False
+    return bool(obj["metadata"].get("annotations") != old["metadata"].get("annotations"))
+
+
 def _spec_part(obj: Obj) -> Obj:
     return {k: v for k, v in obj.items() if k not in ("metadata", "status")}
 
@@ -235,7 +242,7 @@ class APIServer:
                 f'no new finalizers can be added if the object is being deleted: {info.group_resource} "{meta["name"]}"'
             )
         self._prepare(info, obj, old)
-        if _spec_part(obj) != _spec_part(old):
+        if _spec_part(obj) != _spec_part(old) or _annotations_bump(info, obj, old):
             meta["generation"] = int(old["metadata"].get("generation", 1)) + 1
         return self._finish_update(key, info, obj, old)
 
@@ -562,11 +569,9 @@ class APIServer:
         phase = (obj.get("status") or {}).get("phase")
         if phase in ("Succeeded", "Failed"):
             return None
-        grace = (
-            requested
-            if requested is not None
-            else obj["spec"].get("terminationGracePeriodSeconds", 30)
-        )
+        if requested is not None:
+            return int(requested)  # an explicit 0 is recorded, as upstream does
+        grace = obj["spec"].get("terminationGracePeriodSeconds", 30)
         return int(grace) if grace else None
 
     def _commit(self, key: str, info: ResourceInfo, obj: Obj, old: Obj | None = None) -> Obj:
@@ -576,8 +581,7 @@ class APIServer:
         return self._out(kv, obj["apiVersion"])
 
     def _uid(self) -> str:
-        h = self._rng.hex(32)
-        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
+        return self._rng.uuid4()
 
     def _on_store_event(self, ev: StoreEvent) -> None:
         if not self._handlers:

@@ -76,6 +76,11 @@ def default_pod(pod: Obj, ctx: Context) -> None:
             res.setdefault("requests", {}).setdefault(name, value)
     status = pod.setdefault("status", {})
     status.setdefault("phase", "Pending")
+    if spec.get("schedulingGates") and not status.get("conditions"):
+        # As upstream's pod strategy does on create: a gated pod says why it waits.
+        status["conditions"] = [
+            {"type": "PodScheduled", "status": "False", "reason": "SchedulingGated", "message": "Scheduling is blocked due to non-empty scheduling gates"}
+        ]
     try:
         status.setdefault("qosClass", pod_qos_class(spec))
     except ValueError:
@@ -318,7 +323,9 @@ def taint_causes(taints: list[Obj], path: str) -> list[Cause]:
 @validator("Node")
 def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """Taints and capacity quantities."""
-    causes = taint_causes((node.get("spec") or {}).get("taints") or [], "spec.taints")
+    # Upstream reports node taint errors under "metadata.taints" (validateNodeTaints is
+    # called with that path), and clients match on it, so the reference does too.
+    causes = taint_causes((node.get("spec") or {}).get("taints") or [], "metadata.taints")
     for field in ("capacity", "allocatable"):
         for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fixtures import Target
-from reference_impl.api import make_configmap, make_deployment
+from reference_impl.api import make_configmap, make_replicaset
 from reference_impl.errors import Conflict, NotFound
 
 pytestmark = pytest.mark.conformance
@@ -59,14 +59,14 @@ def test_stale_resource_version_is_a_conflict(target: Target, namespace: str) ->
 def test_generation_moves_only_with_the_spec(target: Target, namespace: str) -> None:
     """API machinery, metadata.generation.
 
-    A Deployment starts at generation 1. A label change MUST NOT bump the
-    generation; a spec change MUST bump it by one.
+    A ReplicaSet starts at generation 1. A label change MUST NOT bump the generation; a
+    spec change MUST bump it by one.
     """
-    d = target.apply(make_deployment("web", namespace, replicas=0).build())
-    assert d["metadata"]["generation"] == 1
-    labelled = make_deployment("web", namespace, replicas=0).label("tier", "front").build()
+    rs = target.apply(make_replicaset("web", namespace, replicas=0).build())
+    assert rs["metadata"]["generation"] == 1
+    labelled = make_replicaset("web", namespace, replicas=0).label("tier", "front").build()
     assert target.apply(labelled)["metadata"]["generation"] == 1
-    scaled = make_deployment("web", namespace, replicas=2).label("tier", "front").build()
+    scaled = make_replicaset("web", namespace, replicas=2).label("tier", "front").build()
     assert target.apply(scaled)["metadata"]["generation"] == 2
 
 

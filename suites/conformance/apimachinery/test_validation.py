@@ -72,12 +72,13 @@ def test_bad_taint_effect_on_a_node_is_invalid(target: Target) -> None:
     """API machinery, validation of node taints.
 
     A Node whose taint effect is not NoSchedule, PreferNoSchedule or NoExecute MUST be
-    rejected as Invalid naming spec.taints[0].effect, and MUST NOT be stored.
+    rejected as Invalid naming the taint's effect, and MUST NOT be stored. (Upstream names
+    the field metadata.taints[0].effect although it lives in spec.)
     """
     node = make_node("garhwal-bad-taint").taint("example.com/flaky", "Sometimes").build()
     with pytest.raises(Invalid) as err:
         target.apply(node)
-    assert "spec.taints[0].effect" in err.value.fields
+    assert "metadata.taints[0].effect" in err.value.fields
     with pytest.raises(NotFound):
         target.get("v1", "Node", "garhwal-bad-taint")
 

@@ -44,7 +44,7 @@ def test_pod_defaults_match_the_apiserver(server: APIServer) -> None:
         ),
         pytest.param(
             make_node("n").taint("k", "Never").build(),
-            "spec.taints[0].effect",
+            "metadata.taints[0].effect",
             id="bad taint effect",
         ),
         pytest.param(

@@ -1,0 +1,150 @@
+"""Helpers shared by the workload controllers (``pkg/controller/controller_utils.go``).
+
+Expectations, pod filters, the ranking used to pick pods to delete, and building a pod
+from a template with a controller ownerReference.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from reference_impl.api.meta import condition
+from reference_impl.clock import Instant, parse_rfc3339
+
+__all__ = [
+    "ControllerExpectations",
+    "controller_ref",
+    "deletion_rank",
+    "is_pod_active",
+    "is_pod_available",
+    "is_pod_ready",
+    "owner_reference",
+    "pod_from_template",
+]
+
+Obj = dict[str, Any]
+# kube-controller-manager's burstReplicas: the most pods one sync creates or deletes.
+BURST_REPLICAS: Final = 500
+
+
+@dataclass(slots=True)
+class ControllerExpectations:
+    """Creations and deletions a controller has asked for but not yet observed.
+
+    Informers here are fed synchronously at commit, so expectations are usually met by
+    the time a create returns; they still guard a sync that runs between a request and
+    its event (e.g. a retried write), exactly as upstream uses them.
+    """
+
+    _adds: dict[str, int] = field(default_factory=dict)
+    _dels: dict[str, int] = field(default_factory=dict)
+
+    def expect(self, key: str, adds: int = 0, dels: int = 0) -> None:
+        """Record that ``adds`` creations and ``dels`` deletions are on their way."""
+        self._adds[key] = self._adds.get(key, 0) + adds
+        self._dels[key] = self._dels.get(key, 0) + dels
+
+    def creation_observed(self, key: str) -> None:
+        """An informer saw one of the expected creations (or the create failed)."""
+        if self._adds.get(key, 0) > 0:
+            self._adds[key] -= 1
+
+    def deletion_observed(self, key: str) -> None:
+        """An informer saw one of the expected deletions (or the delete failed)."""
+        if self._dels.get(key, 0) > 0:
+            self._dels[key] -= 1
+
+    def satisfied(self, key: str) -> bool:
+        """Whether every expected event has been observed."""
+        return self._adds.get(key, 0) <= 0 and self._dels.get(key, 0) <= 0
+
+    def forget(self, key: str) -> None:
+        """Drop a controller's expectations (its object was deleted)."""
+        self._adds.pop(key, None)
+        self._dels.pop(key, None)
+
+
+def controller_ref(obj: Mapping[str, Any]) -> Obj | None:
+    """The ownerReference with ``controller: true``, or None (``metav1.GetControllerOf``)."""
+    for ref in obj["metadata"].get("ownerReferences") or []:
+        if ref.get("controller"):
+            out: Obj = ref
+            return out
+    return None
+
+
+def owner_reference(owner: Mapping[str, Any]) -> Obj:
+    """A controller ownerReference to ``owner`` that blocks its foreground deletion."""
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def is_pod_active(pod: Mapping[str, Any]) -> bool:
+    """Not terminal and not being deleted (``controller.IsPodActive``)."""
+    phase = (pod.get("status") or {}).get("phase")
+    return phase not in ("Succeeded", "Failed") and not pod["metadata"].get("deletionTimestamp")
+
+
+def is_pod_ready(pod: Mapping[str, Any]) -> bool:
+    """The Ready condition is True."""
+    return (condition(pod, "Ready") or {}).get("status") == "True"
+
+
+def is_pod_available(pod: Mapping[str, Any], min_ready_seconds: int, now: Instant) -> bool:
+    """Ready for at least ``min_ready_seconds`` (``podutil.IsPodAvailable``)."""
+    cond = condition(pod, "Ready")
+    if not cond or cond.get("status") != "True":
+        return False
+    if min_ready_seconds <= 0:
+        return True
+    since = parse_rfc3339(str(cond.get("lastTransitionTime")))
+    return now - since >= min_ready_seconds * 1_000_000_000
+
+
+def deletion_rank(pod: Mapping[str, Any]) -> tuple[int, int, int, int, str]:
+    """Sort key putting the best pods to delete first (``controller.ActivePods`` Less).
+
+    Unassigned < assigned, Pending < Unknown < Running, not ready < ready, newer first
+    (by creationTimestamp, descending); the name breaks remaining ties deterministically.
+    """
+    status = pod.get("status") or {}
+    assigned = 1 if pod["spec"].get("nodeName") else 0
+    phase = {"Pending": 0, "Unknown": 1, "Running": 2}.get(status.get("phase", "Pending"), 0)
+    ready = 1 if is_pod_ready(pod) else 0
+    created = -parse_rfc3339(str(pod["metadata"].get("creationTimestamp")))
+    return (assigned, phase, ready, created, str(pod["metadata"]["name"]))
+
+
+def pod_from_template(
+    template: Mapping[str, Any], owner: Mapping[str, Any], generate_name: str
+) -> Obj:
+    """A Pod manifest from a pod template, owned by ``owner`` (``GetPodFromTemplate``)."""
+    tmeta = template.get("metadata") or {}
+    meta: Obj = {
+        "generateName": generate_name,
+        "namespace": owner["metadata"].get("namespace"),
+        "ownerReferences": [owner_reference(owner)],
+    }
+    for key in ("labels", "annotations", "finalizers"):
+        if tmeta.get(key):
+            meta[key] = copy.deepcopy(tmeta[key])
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": copy.deepcopy(template.get("spec") or {}),
+    }
+
+
+def sorted_by_key(objs: Iterable[Obj]) -> list[Obj]:
+    """Objects in ``namespace/name`` order, so iteration never depends on insertion order."""
+    return sorted(objs, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))

@@ -1,0 +1,5 @@
+"""The Deployment controller (``pkg/controller/deployment``)."""
+
+from reference_impl.controllers.deployment.controller import DeploymentController
+
+__all__ = ["DeploymentController"]

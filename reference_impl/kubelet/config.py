@@ -1,0 +1,53 @@
+"""Knobs of the fake kubelet, after KWOK's stage delays and node settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+__all__ = [
+    "ANN_EXIT_CODE",
+    "ANN_IMAGE_PULL",
+    "ANN_MODEL_LOAD",
+    "ANN_RUN",
+    "ANN_START",
+    "KubeletConfig",
+    "ManagedNodes",
+]
+
+ANN_START: Final = "garhwal.dev/start-seconds"
+ANN_IMAGE_PULL: Final = "garhwal.dev/image-pull-seconds"
+ANN_MODEL_LOAD: Final = "garhwal.dev/model-load-seconds"
+ANN_RUN: Final = "garhwal.dev/run-seconds"
+ANN_EXIT_CODE: Final = "garhwal.dev/exit-code"
+KWOK_NODE_ANNOTATION: Final = "kwok.x-k8s.io/node"
+
+
+class ManagedNodes(Enum):
+    """Which nodes the fake kubelet runs: every node, or only KWOK-marked ones."""
+
+    ALL = "all"
+    # Label ``type=kwok`` or annotation ``kwok.x-k8s.io/node=fake``, as kwok's --manage-* flags.
+    KWOK = "kwok"
+
+
+@dataclass(frozen=True, slots=True)
+class KubeletConfig:
+    """Delays (simulated seconds) and node selection for the fake kubelet.
+
+    ``pod_start_seconds`` is the default Pending→Running delay (annotation
+    ``garhwal.dev/start-seconds`` overrides it); image pull and model load come on top
+    from their annotations. A deleted pod stops after
+    ``min(deletionGracePeriodSeconds, termination_seconds)``.
+    """
+
+    pod_start_seconds: float = 1.0
+    termination_seconds: float = 0.0
+    managed_nodes: ManagedNodes = ManagedNodes.ALL
+    # An extra label selector ANDed with ``managed_nodes`` (None: no extra filter).
+    node_label_selector: str | None = None
+    node_lease: bool = True
+    # Lease renewal period; None renews never, which keeps quiet clusters quiet.
+    lease_renew_seconds: float | None = None
+    kubelet_version: str = "v1.37.2"

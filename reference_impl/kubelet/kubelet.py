@@ -1,0 +1,266 @@
+"""A KWOK-like fake kubelet for every managed node (``pkg/kubelet`` as KWOK stages model it).
+
+Pods bound to a managed node go Pending → Running after the start delay plus image pull,
+→ Ready after model load, and (restartPolicy Never/OnFailure with ``run-seconds``) →
+Succeeded or Failed. A pod marked for deletion is stopped after
+``min(deletionGracePeriodSeconds, termination_seconds)`` and deleted with grace 0. Every
+transition is a deadline per pod; timers only wake the work queue, whose sync compares
+deadlines with the clock, so the kubelet runs as ordered clock events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference_impl.api.meta import parse_selector
+from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.clock import Duration, Instant, Priority, rfc3339, seconds
+from reference_impl.errors import AlreadyExists, Conflict, NotFound
+from reference_impl.kubelet import config as cfg
+from reference_impl.kubelet.ipam import NodeAddresses
+from reference_impl.kubelet.node_status import initialized_status, lease_manifest, micro_time
+from reference_impl.kubelet.pod_status import Placement, running_status, terminated_status
+
+__all__ = ["Kubelet"]
+
+Obj = dict[str, Any]
+_TERMINAL: Final = ("Succeeded", "Failed")
+
+
+@dataclass(slots=True)
+class _PodState:
+    """Stage deadlines for one pod, fixed when the kubelet first sees it bound."""
+
+    uid: str
+    node: str
+    accepted: Instant
+    start_at: Instant
+    ready_at: Instant
+    complete_at: Instant | None
+    stop_at: Instant | None = None
+    wake_at: Instant | None = None
+
+
+def _ann_seconds(pod: Obj, key: str, default: float) -> float:
+    raw = (pod["metadata"].get("annotations") or {}).get(key)
+    try:
+        return float(raw) if raw is not None else default
+    except ValueError:
+        return default
+
+
+class Kubelet:
+    """Runs the pod and node lifecycles of every managed node."""
+
+    name: Final = "kubelet"
+
+    def __init__(self, ctx: ComponentContext, config: cfg.KubeletConfig | None = None) -> None:
+        self._ctx = ctx
+        self._server = ctx.server
+        self.config = config or cfg.KubeletConfig()
+        self._selector = parse_selector(self.config.node_label_selector)
+        self._queue = WorkQueue(ctx.clock, self._sync_pod, name="kubelet", priority=Priority.LATE)
+        self._nodes_q = WorkQueue(
+            ctx.clock, self._sync_node, name="kubelet-nodes", priority=Priority.LATE
+        )
+        self._states: dict[str, _PodState] = {}  # pod key -> state
+        self._paused: set[str] = set()
+        self.addresses = NodeAddresses()
+        self._pods: SharedInformer | None = None
+        self._nodes: SharedInformer | None = None
+
+    def start(self) -> None:
+        """Register the Node and Pod informers and take over existing nodes and pods."""
+        self._nodes = self._ctx.informers.informer("v1", "Node")
+        self._pods = self._ctx.informers.informer("v1", "Pod")
+        self._nodes.add_handler(self._on_node)
+        self._pods.add_handler(lambda ev: self._queue.add(object_key(ev.obj)))
+        for node in self._nodes.items():
+            self._nodes_q.add(object_key(node))
+        for pod in self._pods.items():
+            self._queue.add(object_key(pod))
+
+    # -- node selection ---------------------------------------------------------------
+
+    def manages(self, node_name: str) -> bool:
+        """Whether ``node_name`` exists and is run by this fake kubelet."""
+        assert self._nodes is not None
+        node = self._nodes.get(node_name)
+        if node is None or node_name in self._paused:
+            return False
+        meta = node["metadata"]
+        if not self._selector.matches(meta.get("labels")):
+            return False
+        if self.config.managed_nodes is cfg.ManagedNodes.ALL:
+            return True
+        return (meta.get("labels") or {}).get("type") == "kwok" or (
+            meta.get("annotations") or {}
+        ).get(cfg.KWOK_NODE_ANNOTATION) == "fake"
+
+    def pause_node(self, name: str) -> None:
+        """Stop running ``name`` (a crashed kubelet): no status is written for it."""
+        self._paused.add(name)
+
+    def resume_node(self, name: str) -> None:
+        """Run ``name`` again; its node and pods are re-synced."""
+        self._paused.discard(name)
+        self._nodes_q.add(name)
+        assert self._pods is not None
+        for pod in self._pods.items():
+            if pod["spec"].get("nodeName") == name:
+                self._queue.add(object_key(pod))
+
+    def actuate_resize(self, pod: Obj) -> None:
+        """Extension point: apply an in-place resize (``pods/resize``) to container status.
+
+        A later change sets ``status.containerStatuses[*].resources`` and the
+        PodResizePending/PodResizeInProgress conditions here; today nothing happens.
+        """
+
+    # -- nodes ------------------------------------------------------------------------
+
+    def _on_node(self, ev: ObjectEvent) -> None:
+        if ev.type != "DELETED":
+            self._nodes_q.add(object_key(ev.obj))
+
+    def _sync_node(self, name: str) -> None:
+        assert self._nodes is not None
+        node = self._nodes.get(name)
+        if node is None or not self.manages(name):
+            return
+        self.addresses.register(name, (node.get("spec") or {}).get("podCIDR"))
+        now = rfc3339(self._ctx.clock.now())
+        status = initialized_status(node, self.addresses.host_ip(name), self.config, now)
+        if status != node.get("status"):
+            self._server.update_status({**node, "status": status})
+        if self.config.node_lease:
+            self._renew_lease(node, now)
+
+    def _renew_lease(self, node: Obj, now: str) -> None:
+        name = str(node["metadata"]["name"])
+        lease = self._server.try_get("coordination.k8s.io/v1", "Lease", name, "kube-node-lease")
+        try:
+            if lease is None:
+                self._server.create(lease_manifest(node, now))
+            elif self.config.lease_renew_seconds is not None:
+                lease["spec"]["renewTime"] = micro_time(now)
+                self._server.update(lease)
+        except (NotFound, AlreadyExists, Conflict):
+            return  # no kube-node-lease namespace, or a race: leases are best effort
+        if self.config.lease_renew_seconds is not None:
+            self._nodes_q.add_after(name, seconds(self.config.lease_renew_seconds))
+
+    # -- pods -------------------------------------------------------------------------
+
+    def _sync_pod(self, key: str) -> None:
+        assert self._pods is not None
+        pod = self._pods.get(key)
+        st = self._states.get(key)
+        if pod is None or (st is not None and st.uid != pod["metadata"]["uid"]):
+            if st is not None:
+                self.addresses.release(st.node, st.uid)
+                del self._states[key]
+            if pod is None:
+                return
+        node = pod["spec"].get("nodeName")
+        if not node or not self.manages(node):
+            return
+        st = self._states.get(key) or self._accept(key, pod, node)
+        now = self._ctx.clock.now()
+        if pod["metadata"].get("deletionTimestamp"):
+            self._terminate(key, pod, st, now)
+            return
+        phase = (pod.get("status") or {}).get("phase", "Pending")
+        if phase in _TERMINAL:
+            return
+        self._advance(key, pod, st, now)
+
+    def _accept(self, key: str, pod: Obj, node: str) -> _PodState:
+        now = self._ctx.clock.now()
+        start = _ann_seconds(pod, cfg.ANN_START, self.config.pod_start_seconds)
+        pull = _ann_seconds(pod, cfg.ANN_IMAGE_PULL, 0.0)
+        load = _ann_seconds(pod, cfg.ANN_MODEL_LOAD, 0.0)
+        start_at = Instant(now + seconds(start) + seconds(pull))
+        complete_at = None
+        run = (pod["metadata"].get("annotations") or {}).get(cfg.ANN_RUN)
+        if run is not None and pod["spec"].get("restartPolicy") in ("Never", "OnFailure"):
+            complete_at = Instant(start_at + seconds(float(run)))
+        st = _PodState(
+            pod["metadata"]["uid"],
+            node,
+            now,
+            start_at,
+            Instant(start_at + seconds(load)),
+            complete_at,
+        )
+        self._states[key] = st
+        self._ctx.trace.record(self.name, "accept", key, node)
+        return st
+
+    def _placement(self, pod: Obj, st: _PodState) -> Placement:
+        return Placement(
+            self.addresses.host_ip(st.node),
+            self.addresses.pod_ip(st.node, st.uid),
+            rfc3339(st.accepted),
+            rfc3339(st.start_at),
+        )
+
+    def _advance(self, key: str, pod: Obj, st: _PodState, now: Instant) -> None:
+        stamp = rfc3339(now)
+        if st.complete_at is not None and now >= st.complete_at:
+            code = int(_ann_seconds(pod, cfg.ANN_EXIT_CODE, 0))
+            self._write(
+                key, pod, terminated_status(pod, self._placement(pod, st), code, stamp), "complete"
+            )
+            return
+        if now >= st.start_at:
+            ready = now >= st.ready_at
+            status = running_status(pod, self._placement(pod, st), ready, stamp)
+            self._write(key, pod, status, "ready" if ready else "running")
+        pending = [
+            t for t in (st.start_at, st.ready_at, st.complete_at) if t is not None and t > now
+        ]
+        if pending:
+            self._wake(key, st, min(pending))
+
+    def _terminate(self, key: str, pod: Obj, st: _PodState, now: Instant) -> None:
+        if st.stop_at is None:
+            grace = int(pod["metadata"].get("deletionGracePeriodSeconds") or 0)
+            st.stop_at = Instant(now + seconds(min(float(grace), self.config.termination_seconds)))
+        if now < st.stop_at:
+            self._wake(key, st, st.stop_at)
+            return
+        phase = (pod.get("status") or {}).get("phase", "Pending")
+        if pod["metadata"].get("finalizers") and phase not in _TERMINAL:
+            # Someone (the Job controller) waits to see how the pod ended before letting go.
+            status = terminated_status(pod, self._placement(pod, st), 143, rfc3339(now))
+            pod = self._write(key, pod, status, "stop") or pod
+        meta = pod["metadata"]
+        try:
+            # While finalizers remain this is a no-op; the next update retries it.
+            self._server.delete(
+                "v1",
+                "Pod",
+                meta["name"],
+                meta["namespace"],
+                grace_period_seconds=0,
+                uid=meta["uid"],
+            )
+        except (NotFound, Conflict):
+            pass
+
+    def _wake(self, key: str, st: _PodState, when: Instant) -> None:
+        if st.wake_at is not None and self._ctx.clock.now() < st.wake_at <= when:
+            return
+        st.wake_at = when
+        delay = Duration(when - self._ctx.clock.now())
+        self._ctx.clock.call_later(delay, lambda: self._queue.add(key), priority=Priority.LATE)
+
+    def _write(self, key: str, pod: Obj, status: Obj, stage: str) -> Obj | None:
+        if status == pod.get("status"):
+            return None
+        self._ctx.trace.record(self.name, stage, key, status.get("phase", ""))
+        return self._server.update_status({**pod, "status": status})

@@ -1,0 +1,103 @@
+"""Fake node status and lease (KWOK's ``node-initialize`` stage and ``--node-lease``)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from reference_impl.kubelet.config import KubeletConfig
+
+__all__ = ["initialized_status", "lease_manifest", "micro_time"]
+
+Obj = dict[str, Any]
+
+_HEALTHY = (
+    (
+        "MemoryPressure",
+        "False",
+        "KubeletHasSufficientMemory",
+        "kubelet has sufficient memory available",
+    ),
+    ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+    ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+    ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+)
+
+
+def micro_time(rfc: str) -> str:
+    """An RFC 3339 second-precision stamp as a metav1.MicroTime."""
+    return f"{rfc[:-1]}.000000Z"
+
+
+def _node_info(name: str, cfg: KubeletConfig) -> Obj:
+    h = hashlib.sha256(name.encode()).hexdigest()
+    return {
+        "architecture": "amd64",
+        "bootID": "",
+        "containerRuntimeVersion": "kwok-v0.7.0",
+        "kernelVersion": "",
+        "kubeProxyVersion": "",
+        "kubeletVersion": cfg.kubelet_version,
+        "machineID": h[:32],
+        "operatingSystem": "linux",
+        "osImage": "",
+        "systemUUID": f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}",
+    }
+
+
+def initialized_status(node: Mapping[str, Any], host_ip: str, cfg: KubeletConfig, now: str) -> Obj:
+    """The node's status with healthy conditions, addresses and nodeInfo filled in.
+
+    Conditions already in the wanted state keep their timestamps, so re-applying this to
+    an initialized node is a no-op write (which the apiserver skips).
+    """
+    status: Obj = {**(node.get("status") or {})}
+    old = {c["type"]: c for c in status.get("conditions") or []}
+    conds = []
+    for ctype, cstatus, reason, msg in _HEALTHY:
+        prev = old.pop(ctype, None)
+        if prev is not None and prev.get("status") == cstatus:
+            conds.append(prev)
+            continue
+        conds.append(
+            {
+                "type": ctype,
+                "status": cstatus,
+                "reason": reason,
+                "message": msg,
+                "lastHeartbeatTime": now,
+                "lastTransitionTime": now,
+            }
+        )
+    status["conditions"] = conds + list(old.values())
+    name = str(node["metadata"]["name"])
+    status.setdefault(
+        "addresses",
+        [{"type": "InternalIP", "address": host_ip}, {"type": "Hostname", "address": name}],
+    )
+    status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 10250}})
+    status.setdefault("nodeInfo", _node_info(name, cfg))
+    status["phase"] = "Running"
+    return status
+
+
+def lease_manifest(node: Mapping[str, Any], renew: str) -> Obj:
+    """The node's Lease in kube-node-lease, owned by the Node as the kubelet makes it."""
+    name = node["metadata"]["name"]
+    return {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {
+            "name": name,
+            "namespace": "kube-node-lease",
+            "ownerReferences": [
+                {"apiVersion": "v1", "kind": "Node", "name": name, "uid": node["metadata"]["uid"]}
+            ],
+        },
+        "spec": {
+            "holderIdentity": name,
+            "leaseDurationSeconds": 40,
+            "renewTime": micro_time(renew),
+        },
+    }

@@ -1,0 +1,113 @@
+"""Models pkg/scheduler/eventhandlers.go: informer events into the cache and the queue.
+
+Handlers run synchronously inside apiserver writes, so they only update the cache and
+move pods between sub-queues; scheduling itself always happens on a later clock event.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.scheduler.framework.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    NODE_ADD,
+    node_update_events,
+    pod_update_events,
+)
+from reference_impl.scheduler.framework.interface import EventResource
+from reference_impl.scheduler.framework.types import pod_key
+
+if TYPE_CHECKING:
+    from reference_impl.scheduler.scheduler import Scheduler
+
+__all__ = ["EventHandlers"]
+
+Obj = dict[str, Any]
+_TERMINAL: Final = ("Succeeded", "Failed")
+
+
+def _assigned(pod: Obj | None) -> bool:
+    return pod is not None and bool(pod["spec"].get("nodeName"))
+
+
+def _terminal(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in _TERMINAL
+
+
+class EventHandlers:
+    """``addAllEventHandlers``: one handler per informer."""
+
+    def __init__(self, sched: Scheduler) -> None:
+        self._s = sched
+
+    def _responsible(self, pod: Obj) -> bool:
+        return (
+            pod["spec"].get("schedulerName") == self._s.profile.scheduler_name
+            and not pod["metadata"].get("deletionTimestamp")
+        )
+
+    def on_node(self, ev: ObjectEvent) -> None:
+        """Node add/update/delete: keep the cache current and requeue what might now fit."""
+        cache, queue = self._s.cache, self._s.queue
+        if ev.type == "DELETED":
+            cache.remove_node(ev.obj)
+        elif ev.type == "ADDED" or ev.old is None:
+            cache.add_node(ev.obj)
+            queue.move_all_to_active_or_backoff(NODE_ADD, None, ev.obj)
+        else:
+            cache.update_node(ev.obj)
+            for event in node_update_events(ev.old, ev.obj):
+                queue.move_all_to_active_or_backoff(event, ev.old, ev.obj)
+
+    def on_pod(self, ev: ObjectEvent) -> None:
+        """Route pod events by assignment: assigned pods feed the cache, others the queue."""
+        new = None if ev.type == "DELETED" else ev.obj
+        old = ev.obj if ev.type == "DELETED" else ev.old
+        if _assigned(new):
+            assert new is not None
+            if not _assigned(old):
+                self._unassigned_gone(old or new)
+            self._assigned_changed(old if _assigned(old) else None, new)
+        elif _assigned(old):
+            assert old is not None
+            self._assigned_gone(old)
+        elif new is None:
+            assert old is not None
+            self._unassigned_gone(old)
+        else:
+            self._unassigned_changed(old, new)
+
+    def _assigned_changed(self, old: Obj | None, new: Obj) -> None:
+        cache, queue = self._s.cache, self._s.queue
+        if _terminal(new):
+            # A finished pod frees its node, as upstream drops terminal pods from the cache.
+            if old is not None and not _terminal(old):
+                self._assigned_gone(old)
+            return
+        if old is None:
+            cache.add_pod(new)
+            queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, new)
+            return
+        cache.update_pod(new)
+        for event in pod_update_events(EventResource.ASSIGNED_POD, old, new):
+            queue.move_all_to_active_or_backoff(event, old, new)
+
+    def _assigned_gone(self, old: Obj) -> None:
+        self._s.cache.remove_pod(old)
+        self._s.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, old, None)
+
+    def _unassigned_changed(self, old: Obj | None, new: Obj) -> None:
+        queue = self._s.queue
+        if not self._responsible(new):
+            queue.delete(new)
+            self._s.reject_waiting(pod_key(new), "pod is being deleted")
+        elif old is None:
+            queue.add(new)
+        else:
+            queue.update(old, new, pod_update_events(EventResource.UNSCHEDULED_POD, old, new))
+
+    def _unassigned_gone(self, pod: Obj) -> None:
+        self._s.queue.delete(pod)
+        self._s.reject_waiting(pod_key(pod), "pod was deleted")

@@ -1,0 +1,1 @@
+"""The scheduling framework: statuses, extension points, cycle state, queue and runtime."""

@@ -1,0 +1,108 @@
+"""Models k8s.io/component-helpers/resource/helpers.go (``PodRequests``).
+
+A pod's effective request is the larger of its app containers' sum (plus sidecars) and
+its largest init container, then pod-level requests where set, then the RuntimeClass
+overhead. In-place resize: a container counts the larger of its spec and its actual
+(status) requests, or only the actual ones while the resize is infeasible.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_CEILING
+from functools import lru_cache
+from typing import Any, Final
+
+from reference_impl.api.meta import parse_quantity
+
+__all__ = ["DEFAULT_MEMORY_REQUEST", "DEFAULT_MILLI_CPU_REQUEST", "pod_requests", "to_int"]
+
+Obj = dict[str, Any]
+Requests = dict[str, int]
+
+# schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what scoring assumes for a
+# container that requests nothing, so best-effort pods still spread.
+DEFAULT_MILLI_CPU_REQUEST: Final = 100
+DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
+_POD_LEVEL: Final = ("cpu", "memory")
+
+
+@lru_cache(maxsize=16_384)
+def to_int(resource: str, quantity: str | int | float) -> int:
+    """A quantity as the scheduler's integer: milli-CPU for cpu, else the value, rounded up."""
+    d = parse_quantity(quantity)
+    if resource == "cpu":
+        d *= 1000
+    return int(d.to_integral_value(rounding=ROUND_CEILING))
+
+
+def _as_ints(raw: Obj | None) -> Requests:
+    return {k: to_int(k, v) for k, v in (raw or {}).items()}
+
+
+def _add(into: Requests, other: Requests) -> None:
+    for k, v in other.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _max_into(into: Requests, other: Requests) -> None:
+    for k, v in other.items():
+        if v > into.get(k, 0):
+            into[k] = v
+
+
+def _resize_infeasible(pod: Obj) -> bool:
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible":
+            return True
+    return False
+
+
+def _container_requests(
+    c: Obj, status: Obj | None, infeasible: bool, defaults: Requests | None
+) -> Requests:
+    req = _as_ints((c.get("resources") or {}).get("requests"))
+    actual = (status or {}).get("resources") or {}
+    if "requests" in actual:
+        got = _as_ints(actual["requests"])
+        if infeasible:
+            req = got
+        else:
+            _max_into(req, got)
+    if defaults:
+        for k, v in defaults.items():
+            req.setdefault(k, v)
+    return req
+
+
+def _statuses(pod: Obj, field: str) -> dict[str, Obj]:
+    return {s["name"]: s for s in (pod.get("status") or {}).get(field) or () if "name" in s}
+
+
+def pod_requests(pod: Obj, non_missing: Requests | None = None) -> Requests:
+    """The pod's effective requests; ``non_missing`` fills per-container gaps (scoring)."""
+    spec = pod.get("spec") or {}
+    infeasible = _resize_infeasible(pod)
+    app_status = _statuses(pod, "containerStatuses")
+    reqs: Requests = {}
+    for c in spec.get("containers") or ():
+        _add(reqs, _container_requests(c, app_status.get(c["name"]), infeasible, non_missing))
+    init_status = _statuses(pod, "initContainerStatuses")
+    sidecars: Requests = {}
+    init_max: Requests = {}
+    for c in spec.get("initContainers") or ():
+        one = _container_requests(c, init_status.get(c["name"]), infeasible, non_missing)
+        if c.get("restartPolicy") == "Always":
+            # A sidecar keeps running next to the app containers, so it adds to the sum.
+            _add(reqs, one)
+            _add(sidecars, one)
+            one = dict(sidecars)
+        else:
+            _add(one, sidecars)
+        _max_into(init_max, one)
+    _max_into(reqs, init_max)
+    pod_level = _as_ints((spec.get("resources") or {}).get("requests"))
+    for k in _POD_LEVEL:
+        if k in pod_level:
+            reqs[k] = pod_level[k]
+    _add(reqs, _as_ints(spec.get("overhead")))
+    return reqs

@@ -1,0 +1,343 @@
+"""Models pkg/scheduler/backend/queue/scheduling_queue.go (the PriorityQueue).
+
+Three places a pending pod can be: activeQ (a heap by the profile's QueueSort), backoffQ
+(by backoff expiry, 1s doubling to 10s of simulated time) and the unschedulable pool.
+PreEnqueue plugins gate entry to activeQ. Cluster events move pods out of the pool only
+when a queueing hint of a plugin that rejected them says QUEUE; pods left in the pool for
+5 minutes are flushed back. As upstream's SchedulerPopFromBackoffQ, a pod backing off after
+an unschedulable verdict may be popped early when activeQ is empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Protocol
+
+from reference_impl.clock import Duration, Instant, SimClock, seconds
+from reference_impl.scheduler.framework.heap import KeyedHeap
+from reference_impl.scheduler.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    Status,
+)
+from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
+
+__all__ = ["QueueFramework", "SchedulingQueue"]
+
+Obj = dict[str, Any]
+INITIAL_BACKOFF: Final = seconds(1)
+MAX_BACKOFF: Final = seconds(10)
+MAX_IN_UNSCHEDULABLE_PODS: Final = seconds(300)
+
+
+class QueueFramework(Protocol):
+    """What the queue needs from the profile's framework."""
+
+    def queue_sort_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        """The QueueSort plugin's order."""
+        ...
+
+    def run_pre_enqueue_plugins(self, pod: Obj) -> Status:
+        """The first non-success PreEnqueue status, or OK."""
+        ...
+
+    def events_for(self, plugin: str) -> Sequence[ClusterEventWithHint]:
+        """The events ``plugin`` registered, with their hints."""
+        ...
+
+    def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
+        """Plugins with a registration matching ``event``."""
+        ...
+
+
+def _key(p: QueuedPodInfo) -> str:
+    return p.info.key
+
+
+class SchedulingQueue:
+    """The scheduling queue; ``on_ready`` is called whenever a pod may be popped."""
+
+    def __init__(
+        self,
+        clock: SimClock,
+        framework: QueueFramework,
+        on_ready: Callable[[], None],
+        *,
+        hints_enabled: bool = True,
+    ) -> None:
+        self._clock = clock
+        self._fw = framework
+        self._on_ready = on_ready
+        self._hints_enabled = hints_enabled
+        self._active: KeyedHeap[QueuedPodInfo] = KeyedHeap(framework.queue_sort_less)
+        self._backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(self._backoff_less)
+        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._in_flight: dict[str, tuple[QueuedPodInfo, int]] = {}
+        self._seq = 0
+        self.scheduling_cycle = 0
+        self._move_request_cycle = -1
+        self._backoff_timer: Instant | None = None
+        self._leftover_timer: Instant | None = None
+        self._errored: set[str] = set()
+
+    # -- sizes and lookups ------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._active) + len(self._backoff) + len(self._unschedulable)
+
+    def counts(self) -> dict[str, int]:
+        """Pods per sub-queue, like the scheduler_pending_pods metric."""
+        gated = sum(1 for p in self._unschedulable.values() if p.gated)
+        return {
+            "active": len(self._active),
+            "backoff": len(self._backoff),
+            "unschedulable": len(self._unschedulable) - gated,
+            "gated": gated,
+        }
+
+    def has_ready(self) -> bool:
+        """Whether ``pop`` would return a pod now."""
+        return bool(self._active) or self._poppable_backoff() is not None
+
+    def where(self, key: str) -> str:
+        """Which sub-queue holds ``key`` ("active", "backoff", "unschedulable", "" if none)."""
+        if key in self._active:
+            return "active"
+        if key in self._backoff:
+            return "backoff"
+        if key in self._unschedulable:
+            return "gated" if self._unschedulable[key].gated else "unschedulable"
+        return "in-flight" if key in self._in_flight else ""
+
+    # -- informer-driven changes ------------------------------------------------------
+
+    def add(self, pod: Obj) -> None:
+        """A new pending pod: PreEnqueue decides between activeQ and the pool."""
+        self._seq += 1
+        pinfo = QueuedPodInfo(PodInfo(pod), self._clock.now(), seq=self._seq)
+        self._move_to_active(pinfo)
+
+    def update(self, old: Obj, new: Obj, events: Sequence[ClusterEvent]) -> None:
+        """A pending pod changed; a pool pod is re-checked against ``events``' hints."""
+        key = pod_key(new)
+        found = self._find(key)
+        if found is None:
+            self.add(new)
+            return
+        found.info = PodInfo(new)
+        if key not in self._unschedulable or not _spec_changed(old, new):
+            return
+        if found.gated:
+            del self._unschedulable[key]
+            self._move_to_active(found)
+            return
+        for ev in events:
+            hint = self._worth_requeuing(found, ev, old, new)
+            if hint is not None:
+                self._requeue(found, immediate=hint)
+                return
+
+    def delete(self, pod: Obj) -> None:
+        """A pending pod went away (deleted, or bound by someone else)."""
+        key = pod_key(pod)
+        self._active.delete(key)
+        self._backoff.delete(key)
+        self._unschedulable.pop(key, None)
+        self._in_flight.pop(key, None)
+        self._errored.discard(key)
+
+    def move_all_to_active_or_backoff(
+        self, event: ClusterEvent, old: Obj | None, new: Obj | None
+    ) -> None:
+        """Requeue pool pods for which a rejecting plugin's hint says QUEUE (in key order)."""
+        self._move_request_cycle = self.scheduling_cycle
+        wildcard = event.resource is EventResource.WILDCARD
+        interested = self._fw.plugins_interested_in(event)
+        if not interested and not wildcard:
+            # Cheap exit: only pods with no recorded rejector could still move.
+            candidates = [k for k, p in self._unschedulable.items() if not p.unschedulable_plugins
+                          and not p.pending_plugins]
+        else:
+            candidates = [
+                k for k, p in self._unschedulable.items()
+                if wildcard or not (p.unschedulable_plugins or p.pending_plugins)
+                or (p.unschedulable_plugins | p.pending_plugins) & interested
+            ]
+        for key in sorted(candidates):
+            pinfo = self._unschedulable[key]
+            hint = self._worth_requeuing(pinfo, event, old, new)
+            if hint is not None:
+                self._requeue(pinfo, immediate=hint)
+
+    # -- the scheduling loop's side ---------------------------------------------------
+
+    def pop(self) -> QueuedPodInfo | None:
+        """The next pod to schedule, marked in flight; None when nothing is ready."""
+        pinfo = self._active.pop(_key)
+        if pinfo is None:
+            pinfo = self._poppable_backoff()
+            if pinfo is None:
+                return None
+            self._backoff.delete(pinfo.key)
+        self.scheduling_cycle += 1
+        pinfo.attempts += 1
+        if pinfo.initial_attempt_timestamp is None:
+            pinfo.initial_attempt_timestamp = self._clock.now()
+        self._in_flight[pinfo.key] = (pinfo, self.scheduling_cycle)
+        return pinfo
+
+    def done(self, key: str) -> None:
+        """The pod's cycle ended without a requeue (bound, or gone)."""
+        self._in_flight.pop(key, None)
+        self._errored.discard(key)
+
+    def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, *, error: bool) -> None:
+        """Return a failed pod: to backoffQ if something moved meanwhile or it errored,
+        else to the unschedulable pool."""
+        entry = self._in_flight.pop(pinfo.key, None)
+        if entry is None or self._find(pinfo.key) is not None:
+            return  # deleted while in flight, or already re-added by an update
+        pinfo.timestamp = self._clock.now()
+        if error:
+            self._errored.add(pinfo.key)
+            self._push_backoff(pinfo)
+        elif self._move_request_cycle >= entry[1]:
+            self._requeue(pinfo, immediate=False)
+        else:
+            self._unschedulable[pinfo.key] = pinfo
+            self._arm_leftover_timer()
+
+    # -- internals --------------------------------------------------------------------
+
+    def _find(self, key: str) -> QueuedPodInfo | None:
+        found = self._active.get(key) or self._backoff.get(key) or self._unschedulable.get(key)
+        if found is None and key in self._in_flight:
+            return self._in_flight[key][0]
+        return found
+
+    def _move_to_active(self, pinfo: QueuedPodInfo) -> None:
+        status = self._fw.run_pre_enqueue_plugins(pinfo.pod)
+        if not status.is_success():
+            pinfo.gating_plugin = status.plugin or "PreEnqueue"
+            pinfo.gating_message = status.message()
+            pinfo.unschedulable_plugins = {pinfo.gating_plugin}
+            self._unschedulable[pinfo.key] = pinfo
+            return
+        pinfo.gating_plugin = pinfo.gating_message = ""
+        self._backoff.delete(pinfo.key)
+        self._unschedulable.pop(pinfo.key, None)
+        self._active.push(pinfo.key, pinfo)
+        self._on_ready()
+
+    def _requeue(self, pinfo: QueuedPodInfo, *, immediate: bool) -> None:
+        self._unschedulable.pop(pinfo.key, None)
+        if pinfo.gated or immediate or self._backoff_expiry(pinfo) <= self._clock.now():
+            self._move_to_active(pinfo)
+        else:
+            self._push_backoff(pinfo)
+
+    def _worth_requeuing(
+        self, pinfo: QueuedPodInfo, event: ClusterEvent, old: Obj | None, new: Obj | None
+    ) -> bool | None:
+        """None: QUEUE_SKIP; False: queue after backoff; True: queue immediately."""
+        rejectors = pinfo.unschedulable_plugins | pinfo.pending_plugins
+        if not rejectors or event.resource is EventResource.WILDCARD:
+            return False
+        for plugin in sorted(rejectors):
+            for reg in self._fw.events_for(plugin):
+                if reg.event.matches(event) and self._hint(reg, pinfo.pod, old, new):
+                    return plugin in pinfo.pending_plugins
+        return None
+
+    def _hint(self, reg: ClusterEventWithHint, pod: Obj, old: Obj | None, new: Obj | None) -> bool:
+        if reg.hint is None or not self._hints_enabled:
+            return True
+        try:
+            return reg.hint(pod, old, new) is QueueingHint.QUEUE
+        except Exception:  # noqa: BLE001 - upstream queues the pod when a hint fails
+            return True
+
+    def _backoff_expiry(self, pinfo: QueuedPodInfo) -> Instant:
+        d = INITIAL_BACKOFF
+        for _ in range(1, pinfo.attempts):
+            if d > MAX_BACKOFF - d:
+                d = MAX_BACKOFF
+                break
+            d = Duration(d * 2)
+        return Instant(pinfo.timestamp + d)
+
+    def _backoff_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return self._backoff_expiry(a) < self._backoff_expiry(b)
+
+    def _push_backoff(self, pinfo: QueuedPodInfo) -> None:
+        self._backoff.push(pinfo.key, pinfo)
+        self._arm_backoff_timer()
+        if not self._active and pinfo.key not in self._errored:
+            self._on_ready()
+
+    def _poppable_backoff(self) -> QueuedPodInfo | None:
+        head = self._backoff.peek(_key)
+        if head is None or head.key in self._errored:
+            return None
+        return head
+
+    def _arm_backoff_timer(self) -> None:
+        head = self._backoff.peek(_key)
+        if head is None:
+            return
+        when = self._backoff_expiry(head)
+        if self._backoff_timer is None or when < self._backoff_timer:
+            self._backoff_timer = when
+            self._clock.call_at(when, self._flush_backoff)
+
+    def _flush_backoff(self) -> None:
+        """``flushBackoffQCompleted``: pods whose backoff expired go to activeQ."""
+        if self._backoff_timer is not None and self._backoff_timer > self._clock.now():
+            return  # a stale timer; a newer one is armed
+        self._backoff_timer = None
+        now = self._clock.now()
+        while (head := self._backoff.peek(_key)) is not None and self._backoff_expiry(head) <= now:
+            self._backoff.delete(head.key)
+            self._errored.discard(head.key)
+            self._move_to_active(head)
+        self._arm_backoff_timer()
+
+    def _arm_leftover_timer(self, earliest: Instant | None = None) -> None:
+        # Pods join the pool in time order, so without a timer the newcomer is the earliest.
+        if self._leftover_timer is not None:
+            return
+        if earliest is None:
+            earliest = self._clock.now()
+        self._leftover_timer = Instant(earliest + MAX_IN_UNSCHEDULABLE_PODS)
+        self._clock.call_at(self._leftover_timer, self._flush_leftover)
+
+    def _flush_leftover(self) -> None:
+        """``flushUnschedulablePodsLeftover``: pods pooled for 5 minutes are retried.
+
+        Gated pods stay: only a pod update can lift a gate, and that re-runs PreEnqueue.
+        """
+        self._leftover_timer = None
+        cutoff = self._clock.now() - MAX_IN_UNSCHEDULABLE_PODS
+        for key in sorted(self._unschedulable):
+            pinfo = self._unschedulable[key]
+            if not pinfo.gated and pinfo.timestamp <= cutoff:
+                self._requeue(pinfo, immediate=False)
+        waiting = [p.timestamp for p in self._unschedulable.values() if not p.gated]
+        if waiting:
+            self._arm_leftover_timer(min(waiting))
+
+
+def _strip(pod: Obj) -> Obj:
+    meta = {
+        k: v
+        for k, v in pod["metadata"].items()
+        if k not in ("resourceVersion", "generation", "managedFields", "finalizers")
+    }
+    return {**{k: v for k, v in pod.items() if k != "status"}, "metadata": meta}
+
+
+def _spec_changed(old: Obj, new: Obj) -> bool:
+    # ``isPodUpdated``: status-only writes (ours included) never requeue a pod.
+    return _strip(old) != _strip(new)

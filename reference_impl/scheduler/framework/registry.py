@@ -1,0 +1,84 @@
+"""Models pkg/scheduler/framework/runtime/registry.go and plugins/feature/feature.go.
+
+A Registry maps a plugin name to a factory ``(args, handle, features) -> Plugin``.
+``SchedulerFeatures`` is a frozen struct of bools derived from the gates once, so plugins
+never consult global feature gates (upstream's ``feature.Features``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from reference_impl.features import FeatureGates
+from reference_impl.scheduler.framework.interface import Plugin
+from reference_impl.scheduler.framework.types import NodeInfo
+
+if TYPE_CHECKING:
+    from reference_impl.apiserver.component import ComponentContext
+    from reference_impl.scheduler.framework.waiting_pods import WaitingPod
+
+__all__ = ["Handle", "PluginFactory", "Registry", "SchedulerFeatures", "SharedLister"]
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerFeatures:
+    """The gates plugins may branch on (``feature.Features``)."""
+
+    enable_scheduling_queue_hint: bool = True
+    enable_in_place_pod_vertical_scaling: bool = True
+    enable_dynamic_resource_allocation: bool = True
+    enable_generic_workload: bool = False
+
+    @classmethod
+    def from_gates(cls, gates: FeatureGates) -> SchedulerFeatures:
+        """Read the relevant gates once."""
+        return cls(
+            enable_scheduling_queue_hint=gates.get("SchedulerQueueingHints", True),
+            enable_in_place_pod_vertical_scaling=gates.get("InPlacePodVerticalScaling", True),
+            enable_dynamic_resource_allocation=gates.get("DynamicResourceAllocation", True),
+            enable_generic_workload=gates.get("GenericWorkload", False),
+        )
+
+
+class SharedLister(Protocol):
+    """The cycle's view of nodes (``framework.SharedLister`` over the snapshot)."""
+
+    def node_infos(self) -> Sequence[NodeInfo]:
+        """Every node, sorted by name."""
+        ...
+
+    def get(self, node_name: str) -> NodeInfo | None:
+        """One node, or None."""
+        ...
+
+
+class Handle(Protocol):
+    """What plugins get from the framework (``framework.Handle``)."""
+
+    @property
+    def ctx(self) -> ComponentContext:
+        """The apiserver, informers, clock, seed and trace."""
+        ...
+
+    @property
+    def features(self) -> SchedulerFeatures:
+        """The scheduler's feature switches."""
+        ...
+
+    def snapshot_shared_lister(self) -> SharedLister:
+        """The node snapshot of the current cycle."""
+        ...
+
+    def get_waiting_pod(self, key: str) -> WaitingPod | None:
+        """A pod parked at Permit, by ``namespace/name``."""
+        ...
+
+    def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]:
+        """Every pod parked at Permit, in key order."""
+        ...
+
+
+PluginFactory = Callable[[object | None, Handle, SchedulerFeatures], Plugin]
+Registry = Mapping[str, PluginFactory]

@@ -1,0 +1,320 @@
+"""Models pkg/scheduler/framework/runtime/framework.go: running a profile's plugins.
+
+Plugins are instantiated from the registry in profile order and, as upstream's
+"multiPoint" expansion does, enabled at every extension point they implement. Each
+``run_*`` method aggregates plugin statuses exactly as upstream: the first rejection wins
+at Filter, SKIP disables a plugin for the cycle, Bind stops at the first non-SKIP binder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from reference_impl.clock import Duration
+from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.interface import (
+    MAX_NODE_SCORE,
+    OK,
+    ActionType,
+    BindPlugin,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    NodeScore,
+    NodeToStatusReader,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+    Status,
+)
+from reference_impl.scheduler.framework.registry import Registry, SchedulerFeatures, SharedLister
+from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
+from reference_impl.scheduler.framework.waiting_pods import WaitingPod
+
+if TYPE_CHECKING:
+    from reference_impl.apiserver.component import ComponentContext
+    from reference_impl.scheduler.profile import Profile
+
+__all__ = ["Framework"]
+
+Obj = dict[str, Any]
+_ALL_EVENTS = (ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL)),)
+
+
+def _error(point: str, plugin: str, status: Status) -> Status:
+    return Status(Code.ERROR, (f'running {point} plugin "{plugin}": {status.message()}',), plugin)
+
+
+class Framework:
+    """One profile's plugins, and the Handle they were built with."""
+
+    def __init__(
+        self,
+        profile: Profile,
+        registry: Registry,
+        ctx: ComponentContext,
+        snapshot: SharedLister,
+        features: SchedulerFeatures,
+    ) -> None:
+        self.profile = profile
+        self._ctx = ctx
+        self._snapshot = snapshot
+        self._features = features
+        self.waiting_pods: dict[str, WaitingPod] = {}
+        self.plugins: list[Plugin] = []
+        self.weights: dict[str, int] = {}
+        for cfg in profile.plugins:
+            if cfg.name not in registry:
+                raise ValueError(f"plugin {cfg.name!r} is not in the registry; known: {sorted(registry)}")
+            self.plugins.append(registry[cfg.name](cfg.args, self, features))
+            self.weights[cfg.name] = cfg.weight
+        ps = self.plugins
+        sorts = [p for p in ps if isinstance(p, QueueSortPlugin)]
+        if len(sorts) != 1:
+            raise ValueError(f"a profile needs exactly one QueueSort plugin, got {len(sorts)}")
+        self.queue_sort = sorts[0]
+        self.pre_enqueue = [p for p in ps if isinstance(p, PreEnqueuePlugin)]
+        self.pre_filter = [p for p in ps if isinstance(p, PreFilterPlugin)]
+        self.filter = [p for p in ps if isinstance(p, FilterPlugin)]
+        self.post_filter = [p for p in ps if isinstance(p, PostFilterPlugin)]
+        self.pre_score = [p for p in ps if isinstance(p, PreScorePlugin)]
+        self.score = [p for p in ps if isinstance(p, ScorePlugin)]
+        self.reserve = [p for p in ps if isinstance(p, ReservePlugin)]
+        self.permit = [p for p in ps if isinstance(p, PermitPlugin)]
+        self.pre_bind = [p for p in ps if isinstance(p, PreBindPlugin)]
+        self.bind = [p for p in ps if isinstance(p, BindPlugin)]
+        self.post_bind = [p for p in ps if isinstance(p, PostBindPlugin)]
+        self._events = {p.name(): self._registrations(p) for p in self.plugins}
+        self._interest: dict[ClusterEvent, frozenset[str]] = {}
+
+    def _registrations(self, p: Plugin) -> Sequence[ClusterEventWithHint]:
+        if isinstance(p, EnqueueExtensions):
+            return tuple(p.events_to_register())
+        rejecting = (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)
+        # Upstream: a rejecting plugin that registers nothing is requeued by every event.
+        return _ALL_EVENTS if isinstance(p, rejecting) else ()
+
+    # -- Handle -------------------------------------------------------------------
+
+    @property
+    def ctx(self) -> ComponentContext:
+        """The component context."""
+        return self._ctx
+
+    @property
+    def features(self) -> SchedulerFeatures:
+        """The scheduler's feature switches."""
+        return self._features
+
+    def snapshot_shared_lister(self) -> SharedLister:
+        """The node snapshot."""
+        return self._snapshot
+
+    def get_waiting_pod(self, key: str) -> WaitingPod | None:
+        """A pod parked at Permit."""
+        return self.waiting_pods.get(key)
+
+    def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]:
+        """Parked pods in key order."""
+        return iter([self.waiting_pods[k] for k in sorted(self.waiting_pods)])
+
+    # -- queue side ---------------------------------------------------------------
+
+    def queue_sort_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        """The QueueSort plugin's order."""
+        return self.queue_sort.less(a, b)
+
+    def run_pre_enqueue_plugins(self, pod: Obj) -> Status:
+        """The first non-success PreEnqueue status (with its plugin), or OK."""
+        for pl in self.pre_enqueue:
+            s = pl.pre_enqueue(pod)
+            if not s.is_success():
+                return s.with_plugin(pl.name())
+        return OK
+
+    def events_for(self, plugin: str) -> Sequence[ClusterEventWithHint]:
+        """The events ``plugin`` registered."""
+        return self._events.get(plugin, ())
+
+    def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
+        """Plugins with a registration matching ``event`` (cached per event)."""
+        hit = self._interest.get(event)
+        if hit is None:
+            hit = frozenset(
+                n for n, regs in self._events.items() if any(r.event.matches(event) for r in regs)
+            )
+            self._interest[event] = hit
+        return hit
+
+    # -- scheduling cycle ---------------------------------------------------------
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status, list[str]]:
+        """Run PreFilter; narrowing results intersect, and an empty one is unresolvable.
+
+        Also returns the plugins that narrowed the node set (for the FitError message).
+        """
+        result: PreFilterResult | None = None
+        narrowing: list[str] = []
+        for pl in self.pre_filter:
+            r, s = pl.pre_filter(state, pod, nodes)
+            if s.is_skip():
+                state.skip_filter_plugins.add(pl.name())
+                continue
+            if not s.is_success():
+                if s.is_rejected():
+                    return None, s.with_plugin(pl.name()), narrowing
+                return None, _error("PreFilter", pl.name(), s), narrowing
+            if r is None or r.all_nodes():
+                continue
+            narrowing.append(pl.name())
+            result = r if result is None else result.merge(r)
+            if result.node_names is not None and not result.node_names:
+                msg = f"node(s) didn't satisfy plugin {narrowing[0]}"
+                if len(narrowing) > 1:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}] simultaneously"
+                status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), narrowing[-1])
+                return None, status, narrowing
+        return result, OK, narrowing
+
+    def active_filters(self, state: CycleState) -> list[FilterPlugin]:
+        """Filter plugins not skipped by their PreFilter this cycle."""
+        return [p for p in self.filter if p.name() not in state.skip_filter_plugins]
+
+    def run_filter_plugins(
+        self, state: CycleState, pod: Obj, node_info: NodeInfo, plugins: Sequence[FilterPlugin]
+    ) -> Status:
+        """The first non-success Filter status for ``node_info``, or OK."""
+        for pl in plugins:
+            s = pl.filter(state, pod, node_info)
+            if s.code is not Code.SUCCESS:
+                return s.with_plugin(pl.name()) if s.is_rejected() else _error("Filter", pl.name(), s)
+        return OK
+
+    def run_post_filter_plugins(
+        self, state: CycleState, pod: Obj, statuses: NodeToStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        """The first successful PostFilter result; else the rejection messages joined."""
+        reasons: list[str] = []
+        plugin = ""
+        for pl in self.post_filter:
+            r, s = pl.post_filter(state, pod, statuses)
+            if s.is_success():
+                return r, s.with_plugin(pl.name())
+            if not s.is_rejected():
+                return None, _error("PostFilter", pl.name(), s)
+            reasons += s.reasons
+            plugin = pl.name()
+        return None, Status(Code.UNSCHEDULABLE, tuple(reasons), plugin)
+
+    def run_pre_score_plugins(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
+        """Run PreScore; SKIP disables the plugin's Score."""
+        for pl in self.pre_score:
+            s = pl.pre_score(state, pod, nodes)
+            if s.is_skip():
+                state.skip_score_plugins.add(pl.name())
+            elif not s.is_success():
+                return _error("PreScore", pl.name(), s)
+        return OK
+
+    def run_score_plugins(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        """Weighted totals per node, in ``nodes`` order, after NormalizeScore."""
+        totals = [0] * len(nodes)
+        for pl in self.score:
+            name = pl.name()
+            if name in state.skip_score_plugins:
+                continue
+            fn = pl.score
+            results = [fn(state, pod, ni) for ni in nodes]  # hot: no per-node branching
+            for _, s in results:
+                if s is not OK and s.code is not Code.SUCCESS:
+                    return totals, _error("Score", name, s)
+            weight = self.weights[name]
+            ext = pl.score_extensions()
+            if ext is None:
+                values = [r[0] for r in results]
+            else:
+                scores = [NodeScore(ni.name, r[0]) for ni, r in zip(nodes, results, strict=True)]
+                s = ext.normalize_score(state, pod, scores)
+                if not s.is_success():
+                    return totals, _error("NormalizeScore", name, s)
+                values = [ns.score for ns in scores]
+            if not 0 <= min(values) <= max(values) <= MAX_NODE_SCORE:
+                bad = next(v for v in values if not 0 <= v <= MAX_NODE_SCORE)
+                return totals, Status(
+                    Code.ERROR,
+                    (f"plugin {name!r} returns an invalid score {bad}, it should in the "
+                     f"range of [0, {MAX_NODE_SCORE}] after normalizing",),
+                    name,
+                )
+            totals = [t + v * weight for t, v in zip(totals, values, strict=True)]
+        return totals, OK
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:
+        """Reserve in order; the caller unreserves on failure."""
+        for pl in self.reserve:
+            s = pl.reserve(state, pod, node_name)
+            if not s.is_success():
+                return s.with_plugin(pl.name()) if s.is_rejected() else _error("Reserve", pl.name(), s)
+        return OK
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        """Unreserve every Reserve plugin, in reverse order."""
+        for pl in reversed(self.reserve):
+            pl.unreserve(state, pod, node_name)
+
+    def run_permit_plugins(
+        self, state: CycleState, pod: Obj, node_name: str
+    ) -> tuple[Status, dict[str, Duration]]:
+        """OK, a rejection, or WAIT with the waiting plugins' timeouts."""
+        waits: dict[str, Duration] = {}
+        for pl in self.permit:
+            s, timeout = pl.permit(state, pod, node_name)
+            if s.is_wait():
+                waits[pl.name()] = timeout
+            elif not s.is_success():
+                return (s.with_plugin(pl.name()) if s.is_rejected() else _error("Permit", pl.name(), s)), {}
+        return (Status(Code.WAIT) if waits else OK), waits
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Obj, node_name: str) -> Status:
+        """PreBind in order; the first failure stops binding."""
+        for pl in self.pre_bind:
+            s = pl.pre_bind(state, pod, node_name)
+            if s.is_skip():
+                continue
+            if not s.is_success():
+                return s.with_plugin(pl.name()) if s.is_rejected() else _error("PreBind", pl.name(), s)
+        return OK
+
+    def run_bind_plugins(self, state: CycleState, pod: Obj, node_name: str) -> Status:
+        """The first binder that does not SKIP; all skipping is SKIP."""
+        for pl in self.bind:
+            s = pl.bind(state, pod, node_name)
+            if s.is_skip():
+                continue
+            return s.with_plugin(pl.name()) if s.is_success() or s.is_rejected() else _error(
+                "Bind", pl.name(), s
+            )
+        return Status(Code.SKIP)
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        """Informational PostBind hooks."""
+        for pl in self.post_bind:
+            pl.post_bind(state, pod, node_name)

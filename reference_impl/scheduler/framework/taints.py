@@ -1,0 +1,78 @@
+"""Models k8s.io/component-helpers/scheduling/corev1 taint helpers and v1 ToleratesTaint.
+
+Taints and tolerations are parsed once per node and per pod into frozen values, so the
+Filter hot path compares tuples instead of walking manifests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Taint", "Toleration", "find_untolerated", "parse_taints", "parse_tolerations"]
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    """A node taint: ``key=value:effect``."""
+
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    """A pod toleration; an empty key with Exists tolerates everything."""
+
+    key: str
+    operator: str
+    value: str
+    effect: str
+
+    def tolerates(self, taint: Taint) -> bool:
+        """``Toleration.ToleratesTaint``: effect, key and value (per operator) match."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        # Equal (the default): an empty key with Equal is rejected by validation.
+        return self.value == taint.value
+
+
+def parse_taints(node: Obj) -> tuple[Taint, ...]:
+    """The node's spec.taints as values, in spec order."""
+    raw = (node.get("spec") or {}).get("taints") or ()
+    return tuple(Taint(t["key"], t.get("value") or "", t["effect"]) for t in raw)
+
+
+def parse_tolerations(pod: Obj) -> tuple[Toleration, ...]:
+    """The pod's spec.tolerations as values."""
+    raw = (pod.get("spec") or {}).get("tolerations") or ()
+    return tuple(
+        Toleration(
+            t.get("key") or "", t.get("operator") or "Equal", t.get("value") or "",
+            t.get("effect") or "",
+        )
+        for t in raw
+    )
+
+
+def tolerated(taint: Taint, tolerations: Iterable[Toleration]) -> bool:
+    """Whether any toleration tolerates ``taint``."""
+    return any(t.tolerates(taint) for t in tolerations)
+
+
+def find_untolerated(
+    taints: Sequence[Taint], tolerations: Sequence[Toleration], effects: frozenset[str]
+) -> Taint | None:
+    """The first taint with an effect in ``effects`` that no toleration tolerates."""
+    for taint in taints:
+        if taint.effect in effects and not tolerated(taint, tolerations):
+            return taint
+    return None

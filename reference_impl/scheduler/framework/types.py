@@ -1,0 +1,203 @@
+"""Models pkg/scheduler/framework/types.go: Resource, PodInfo, NodeInfo, QueuedPodInfo.
+
+These are the scheduler's compact views of manifests, computed once per object version:
+a pod's requests are parsed when it is queued, and a node's allocatable, labels and taints
+when it changes, so the Filter and Score hot paths only compare integers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from reference_impl.clock import Instant
+from reference_impl.scheduler.framework.pod_resources import (
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    pod_requests,
+    to_int,
+)
+from reference_impl.scheduler.framework.taints import (
+    Taint,
+    Toleration,
+    parse_taints,
+    parse_tolerations,
+)
+
+__all__ = ["NodeInfo", "PodInfo", "QueuedPodInfo", "Resource", "pod_key"]
+
+Obj = dict[str, Any]
+_NON_MISSING: Final = {"cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": DEFAULT_MEMORY_REQUEST}
+_BASE: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
+
+
+def pod_key(pod: Obj) -> str:
+    """``namespace/name``, the queue's and the cache's key for a pod."""
+    meta = pod["metadata"]
+    return f"{meta.get('namespace', 'default')}/{meta['name']}"
+
+
+@dataclass(slots=True)
+class Resource:
+    """Integer resources (``framework.Resource``): milli-CPU, bytes, pod slots, scalars."""
+
+    milli_cpu: int = 0
+    memory: int = 0
+    ephemeral_storage: int = 0
+    allowed_pod_number: int = 0
+    scalar: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_requests(cls, reqs: dict[str, int]) -> Resource:
+        """From ``pod_requests`` output (already integers)."""
+        scalar = {k: v for k, v in reqs.items() if k not in _BASE}
+        return cls(
+            reqs.get("cpu", 0), reqs.get("memory", 0), reqs.get("ephemeral-storage", 0),
+            reqs.get("pods", 0), scalar,
+        )
+
+    @classmethod
+    def from_quantities(cls, raw: Obj | None) -> Resource:
+        """From a ResourceList manifest such as ``status.allocatable``."""
+        return cls.from_requests({k: to_int(k, v) for k, v in (raw or {}).items()})
+
+    def is_zero(self) -> bool:
+        """Whether nothing at all is requested."""
+        return not (self.milli_cpu or self.memory or self.ephemeral_storage or self.scalar)
+
+    def add(self, other: Resource, sign: int = 1) -> None:
+        """Add (or with ``sign=-1`` subtract) ``other`` in place."""
+        self.milli_cpu += sign * other.milli_cpu
+        self.memory += sign * other.memory
+        self.ephemeral_storage += sign * other.ephemeral_storage
+        for k, v in other.scalar.items():
+            self.scalar[k] = self.scalar.get(k, 0) + sign * v
+
+    def copy(self) -> Resource:
+        """An independent copy."""
+        return Resource(
+            self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number,
+            dict(self.scalar),
+        )
+
+
+class PodInfo:
+    """A pod plus what the scheduler derives from it once (``framework.PodInfo``)."""
+
+    __slots__ = ("key", "non_zero", "pod", "priority", "requests", "tolerations")
+
+    def __init__(self, pod: Obj) -> None:
+        self.pod = pod
+        self.key = pod_key(pod)
+        self.priority: int = int(pod["spec"].get("priority") or 0)
+        self.requests = Resource.from_requests(pod_requests(pod))
+        # Requests with per-container defaults, which scoring uses (NonZeroRequested).
+        self.non_zero = Resource.from_requests(pod_requests(pod, _NON_MISSING))
+        self.tolerations: tuple[Toleration, ...] = parse_tolerations(pod)
+
+    def on_node(self, node_name: str) -> PodInfo:
+        """A copy whose manifest carries ``spec.nodeName`` (for assuming), sharing the rest."""
+        out = PodInfo.__new__(PodInfo)
+        out.pod = {**self.pod, "spec": {**self.pod["spec"], "nodeName": node_name}}
+        out.key, out.priority, out.requests = self.key, self.priority, self.requests
+        out.non_zero, out.tolerations = self.non_zero, self.tolerations
+        return out
+
+    @property
+    def node_name(self) -> str:
+        """spec.nodeName, or ""."""
+        name: str = self.pod["spec"].get("nodeName") or ""
+        return name
+
+
+class NodeInfo:
+    """A node and the pods on it, with running request totals (``framework.NodeInfo``)."""
+
+    __slots__ = (
+        "allocatable",
+        "generation",
+        "labels",
+        "name",
+        "node",
+        "non_zero_requested",
+        "pods",
+        "requested",
+        "taints",
+        "unschedulable",
+    )
+
+    def __init__(self, name: str, node: Obj | None = None) -> None:
+        self.name = name
+        self.node: Obj | None = None
+        self.pods: dict[str, PodInfo] = {}
+        self.requested = Resource()
+        self.non_zero_requested = Resource()
+        self.allocatable = Resource()
+        self.labels: dict[str, str] = {}
+        self.taints: tuple[Taint, ...] = ()
+        self.unschedulable = False
+        self.generation = 0
+        if node is not None:
+            self.set_node(node)
+
+    def set_node(self, node: Obj) -> None:
+        """Take a new version of the Node, re-deriving allocatable, labels and taints."""
+        self.node = node
+        self.allocatable = Resource.from_quantities((node.get("status") or {}).get("allocatable"))
+        self.labels = dict(node["metadata"].get("labels") or {})
+        self.taints = parse_taints(node)
+        self.unschedulable = bool((node.get("spec") or {}).get("unschedulable"))
+        self.generation += 1
+
+    def add_pod(self, info: PodInfo) -> None:
+        """Account for a pod on this node (replacing an older version with the same key)."""
+        if info.key in self.pods:
+            self.remove_pod(info.key)
+        self.pods[info.key] = info
+        self.requested.add(info.requests)
+        self.non_zero_requested.add(info.non_zero)
+        self.generation += 1
+
+    def remove_pod(self, key: str) -> bool:
+        """Stop accounting for a pod; False when it was not here."""
+        info = self.pods.pop(key, None)
+        if info is None:
+            return False
+        self.requested.add(info.requests, -1)
+        self.non_zero_requested.add(info.non_zero, -1)
+        self.generation += 1
+        return True
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name!r}, pods={len(self.pods)})"
+
+
+@dataclass(slots=True, eq=False)
+class QueuedPodInfo:
+    """A pod in the scheduling queue with its attempt history (``framework.QueuedPodInfo``)."""
+
+    info: PodInfo
+    timestamp: Instant
+    initial_attempt_timestamp: Instant | None = None
+    attempts: int = 0
+    # Plugins that rejected the pod last cycle; only their events requeue it.
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    gating_plugin: str = ""
+    gating_message: str = ""
+    seq: int = 0
+
+    @property
+    def pod(self) -> Obj:
+        """The latest manifest."""
+        return self.info.pod
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return self.info.key
+
+    @property
+    def gated(self) -> bool:
+        """Whether a PreEnqueue plugin holds the pod back."""
+        return bool(self.gating_plugin)

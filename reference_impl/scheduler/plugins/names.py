@@ -1,0 +1,17 @@
+"""Models pkg/scheduler/framework/plugins/names/names.go: the in-tree plugin names."""
+
+from __future__ import annotations
+
+from typing import Final
+
+PRIORITY_SORT: Final = "PrioritySort"
+DEFAULT_BINDER: Final = "DefaultBinder"
+DEFAULT_PREEMPTION: Final = "DefaultPreemption"
+DYNAMIC_RESOURCES: Final = "DynamicResources"
+NODE_AFFINITY: Final = "NodeAffinity"
+NODE_NAME: Final = "NodeName"
+NODE_RESOURCES_FIT: Final = "NodeResourcesFit"
+NODE_UNSCHEDULABLE: Final = "NodeUnschedulable"
+SCHEDULING_GATES: Final = "SchedulingGates"
+TAINT_TOLERATION: Final = "TaintToleration"
+GANG_SCHEDULING: Final = "GangScheduling"

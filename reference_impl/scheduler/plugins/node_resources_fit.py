@@ -1,0 +1,250 @@
+"""Models pkg/scheduler/framework/plugins/noderesources/fit.go and least_allocated.go."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Self, final
+
+from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
+from reference_impl.scheduler.framework.interface import (
+    MAX_NODE_SCORE,
+    OK,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    Plugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueingHint,
+    ScoreExtensions,
+    ScorePlugin,
+    Status,
+)
+from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
+from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, Resource
+from reference_impl.scheduler.plugins import names
+
+__all__ = ["NAME", "NodeResourcesFit", "NodeResourcesFitArgs", "fits_request", "new"]
+
+Obj = dict[str, Any]
+NAME: Final = names.NODE_RESOURCES_FIT
+
+
+@dataclass(frozen=True, slots=True)
+class NodeResourcesFitArgs:
+    """``NodeResourcesFitArgs`` with the default LeastAllocated strategy (cpu 1, memory 1)."""
+
+    strategy: str = "LeastAllocated"
+    resources: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    # The pod's requests, and the non-zero variant scoring uses; computed once per cycle.
+    requests: Resource
+    non_zero: Resource
+
+    def clone(self) -> Self:
+        return self
+
+
+_PRE_FILTER: Final = StateKey[_State]("PreFilter" + NAME)
+
+
+@dataclass(frozen=True, slots=True)
+class InsufficientResource:
+    """One resource the node cannot give; unresolvable when even an empty node could not."""
+
+    name: str
+    reason: str
+    unresolvable: bool
+
+
+def fits_request(req: Resource, node: NodeInfo) -> list[InsufficientResource]:
+    """``fitsRequest``: every resource the pod asks for against what the node has left."""
+    out: list[InsufficientResource] = []
+    alloc, used = node.allocatable, node.requested
+    if len(node.pods) + 1 > alloc.allowed_pod_number:
+        out.append(InsufficientResource("pods", "Too many pods", alloc.allowed_pod_number < 1))
+    if req.is_zero():
+        return out
+    checks = (
+        ("cpu", req.milli_cpu, alloc.milli_cpu, used.milli_cpu),
+        ("memory", req.memory, alloc.memory, used.memory),
+        ("ephemeral-storage", req.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage),
+    )
+    for name, want, have, taken in checks:
+        if want > 0 and want > have - taken:
+            out.append(InsufficientResource(name, f"Insufficient {name}", want > have))
+    for name in sorted(req.scalar):
+        want, have = req.scalar[name], alloc.scalar.get(name, 0)
+        if want > have - used.scalar.get(name, 0):
+            out.append(InsufficientResource(name, f"Insufficient {name}", want > have))
+    return out
+
+
+def _least_requested(requested: int, capacity: int) -> int:
+    if capacity == 0 or requested > capacity:
+        return 0
+    return (capacity - requested) * MAX_NODE_SCORE // capacity
+
+
+@final
+class NodeResourcesFit:
+    """Filters nodes without room for the pod's requests; scores by LeastAllocated."""
+
+    def __init__(self, args: NodeResourcesFitArgs) -> None:
+        if args.strategy != "LeastAllocated":
+            raise ValueError(f"scoring strategy {args.strategy!r} is not supported; use LeastAllocated")
+        self._weights = dict(args.resources)
+        self._weight_sum = sum(self._weights.values())
+        self._default_weights = self._weights == {"cpu": 1, "memory": 1}  # the fast path
+        self._cycle: CycleState | None = None
+        self._req = Resource()
+        self._nz_cpu = self._nz_mem = 0
+
+    def name(self) -> str:
+        """The plugin name."""
+        return NAME
+
+    def _requests(self, state: CycleState) -> Resource:
+        # The cycle's requests, memoised on the plugin: one dict lookup per cycle, not per node.
+        if self._cycle is not state:
+            st = state.read(_PRE_FILTER)
+            self._cycle, self._req = state, st.requests
+            self._nz_cpu, self._nz_mem = st.non_zero.milli_cpu, st.non_zero.memory
+        return self._req
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        """Compute the pod's requests (``resource.PodRequests``) once for the cycle."""
+        info = PodInfo(pod)
+        state.write(_PRE_FILTER, _State(info.requests, info.non_zero))
+        self._cycle = None
+        return None, OK
+
+    def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
+        """UNSCHEDULABLE with every insufficient resource ("Insufficient cpu", ...)."""
+        req = self._req if self._cycle is state else self._requests(state)
+        alloc, used = node_info.allocatable, node_info.requested
+        # Fast path: the common fit needs no list building.
+        if (
+            not req.scalar
+            and len(node_info.pods) < alloc.allowed_pod_number
+            and req.milli_cpu <= alloc.milli_cpu - used.milli_cpu
+            and req.memory <= alloc.memory - used.memory
+            and req.ephemeral_storage <= alloc.ephemeral_storage - used.ephemeral_storage
+        ):
+            return OK
+        insufficient = fits_request(req, node_info)
+        if not insufficient:
+            return OK
+        code = Code.UNSCHEDULABLE
+        if any(i.unresolvable for i in insufficient):
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        return Status(code, tuple(i.reason for i in insufficient), NAME)
+
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
+        """Scoring reuses the PreFilter requests; recompute only if PreFilter did not run."""
+        if state.try_read(_PRE_FILTER) is None:
+            self.pre_filter(state, pod, nodes)
+        return OK
+
+    def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
+        """LeastAllocated: the weighted share of cpu and memory left after placing the pod."""
+        alloc, used = node_info.allocatable, node_info.non_zero_requested
+        if self._default_weights:
+            if self._cycle is not state:
+                self._requests(state)
+            cap_c, cap_m = alloc.milli_cpu, alloc.memory
+            want_c, want_m = used.milli_cpu + self._nz_cpu, used.memory + self._nz_mem
+            # _least_requested inlined for cpu and memory: this runs once per feasible node.
+            c = (cap_c - want_c) * MAX_NODE_SCORE // cap_c if 0 < cap_c and want_c <= cap_c else 0
+            m = (cap_m - want_m) * MAX_NODE_SCORE // cap_m if 0 < cap_m and want_m <= cap_m else 0
+            return (c + m) // 2, OK
+        req = state.read(_PRE_FILTER).non_zero
+        total = 0
+        for name, weight in self._weights.items():
+            if name == "cpu":
+                s = _least_requested(used.milli_cpu + req.milli_cpu, alloc.milli_cpu)
+            elif name == "memory":
+                s = _least_requested(used.memory + req.memory, alloc.memory)
+            else:
+                s = _least_requested(
+                    used.scalar.get(name, 0) + req.scalar.get(name, 0), alloc.scalar.get(name, 0)
+                )
+            total += s * weight
+        return (total // self._weight_sum if self._weight_sum else 0), OK
+
+    def score_extensions(self) -> ScoreExtensions | None:
+        """Scores are already in [0, 100]."""
+        return None
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """Room appearing: an assigned pod deleted or scaled down, a node added or grown."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
+                ),
+                _pod_freed,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+                ),
+                _node_changed,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_SCALE_DOWN), None
+            ),
+        )
+
+
+def _pod_freed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    freed = old if new is None else new
+    if freed is None or not freed["spec"].get("nodeName"):
+        return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE
+
+
+def _fits_empty(pod: Obj, node: Obj) -> bool:
+    return not fits_request(PodInfo(pod).requests, NodeInfo(node["metadata"]["name"], node))
+
+
+def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    if new is None or not _fits_empty(pod, new):
+        return QueueingHint.QUEUE_SKIP
+    if old is None:
+        return QueueingHint.QUEUE
+    before = NodeInfo(old["metadata"]["name"], old).allocatable
+    after = NodeInfo(new["metadata"]["name"], new).allocatable
+    grew = (
+        after.milli_cpu > before.milli_cpu
+        or after.memory > before.memory
+        or after.ephemeral_storage > before.ephemeral_storage
+        or after.allowed_pod_number > before.allowed_pod_number
+        or any(v > before.scalar.get(k, 0) for k, v in after.scalar.items())
+    )
+    return QueueingHint.QUEUE if grew else QueueingHint.QUEUE_SKIP
+
+
+def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
+    """The registry factory; ``args`` is a NodeResourcesFitArgs or None."""
+    if args is not None and not isinstance(args, NodeResourcesFitArgs):
+        raise TypeError(f"NodeResourcesFit takes NodeResourcesFitArgs, not {type(args).__name__}")
+    return NodeResourcesFit(args or NodeResourcesFitArgs())
+
+
+_: type[FilterPlugin] = NodeResourcesFit
+_f: type[PreFilterPlugin] = NodeResourcesFit
+_s: type[ScorePlugin] = NodeResourcesFit
+_p: type[PreScorePlugin] = NodeResourcesFit
+_e: type[EnqueueExtensions] = NodeResourcesFit

@@ -1,0 +1,87 @@
+"""Models pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final, final
+
+from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.interface import (
+    OK,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    Plugin,
+    QueueingHint,
+    Status,
+)
+from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
+from reference_impl.scheduler.framework.taints import Taint, parse_tolerations, tolerated
+from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.plugins import names
+
+__all__ = ["ERR_REASON_UNSCHEDULABLE", "NAME", "NodeUnschedulable", "new"]
+
+Obj = dict[str, Any]
+NAME: Final = names.NODE_UNSCHEDULABLE
+ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
+# A cordoned node behaves as if it had this taint; tolerating it lets a pod in.
+UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+_REJECT: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNSCHEDULABLE,), NAME)
+
+
+@final
+class NodeUnschedulable:
+    """Keeps pods off nodes with ``spec.unschedulable`` unless they tolerate it."""
+
+    def name(self) -> str:
+        """The plugin name."""
+        return NAME
+
+    def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
+        """Reject a cordoned node unless the pod tolerates the unschedulable taint."""
+        if not node_info.unschedulable:
+            return OK
+        return OK if tolerated(UNSCHEDULABLE_TAINT, parse_tolerations(pod)) else _REJECT
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """A node becoming schedulable, or the pod gaining the toleration."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                _node_changed,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_TOLERATIONS),
+                _pod_tolerations_changed,
+            ),
+        )
+
+
+def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    if new is None:
+        return QueueingHint.QUEUE_SKIP
+    cordoned = bool((new.get("spec") or {}).get("unschedulable"))
+    was = old is not None and bool((old.get("spec") or {}).get("unschedulable"))
+    if not cordoned and (old is None or was):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def _pod_tolerations_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    if new is None or not tolerated(UNSCHEDULABLE_TAINT, parse_tolerations(new)):
+        return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE
+
+
+def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
+    """The registry factory."""
+    return NodeUnschedulable()
+
+
+_: type[FilterPlugin] = NodeUnschedulable
+_e: type[EnqueueExtensions] = NodeUnschedulable

@@ -1,0 +1,35 @@
+"""Models pkg/scheduler/framework/plugins/registry.go (``NewInTreeRegistry``)."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from reference_impl.scheduler.framework.registry import PluginFactory, Registry
+from reference_impl.scheduler.plugins import (
+    default_binder,
+    names,
+    node_affinity,
+    node_name,
+    node_resources_fit,
+    node_unschedulable,
+    queue_sort,
+    scheduling_gates,
+    taint_toleration,
+)
+
+__all__ = ["in_tree_registry"]
+
+
+def in_tree_registry() -> Registry:
+    """Every in-tree plugin by name; out-of-tree plugins merge their own on top."""
+    factories: dict[str, PluginFactory] = {
+        names.PRIORITY_SORT: queue_sort.new,
+        names.SCHEDULING_GATES: scheduling_gates.new,
+        names.NODE_UNSCHEDULABLE: node_unschedulable.new,
+        names.NODE_NAME: node_name.new,
+        names.TAINT_TOLERATION: taint_toleration.new,
+        names.NODE_AFFINITY: node_affinity.new,
+        names.NODE_RESOURCES_FIT: node_resources_fit.new,
+        names.DEFAULT_BINDER: default_binder.new,
+    }
+    return MappingProxyType(factories)

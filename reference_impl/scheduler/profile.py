@@ -1,0 +1,58 @@
+"""Models pkg/scheduler/apis/config/v1/default_plugins.go: the default profile.
+
+Upstream enables every in-tree plugin at all the extension points it implements
+("multiPoint") in this order; only the plugins the reference has are listed, with
+upstream's score weights (TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Final
+
+from reference_impl.scheduler.plugins import names
+
+__all__ = ["DEFAULT_PLUGINS", "DEFAULT_SCHEDULER_NAME", "PluginConfig", "Profile"]
+
+DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
+
+
+@dataclass(frozen=True, slots=True)
+class PluginConfig:
+    """One enabled plugin: its name, Score weight and typed args (None = defaults)."""
+
+    name: str
+    weight: int = 1
+    args: object | None = None
+
+
+DEFAULT_PLUGINS: Final = (
+    PluginConfig(names.SCHEDULING_GATES),
+    PluginConfig(names.PRIORITY_SORT),
+    PluginConfig(names.NODE_UNSCHEDULABLE),
+    PluginConfig(names.NODE_NAME),
+    PluginConfig(names.TAINT_TOLERATION, weight=3),
+    PluginConfig(names.NODE_AFFINITY, weight=2),
+    PluginConfig(names.NODE_RESOURCES_FIT, weight=1),
+    PluginConfig(names.DEFAULT_BINDER),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A KubeSchedulerProfile: which pods it serves and its multi-point plugins in order."""
+
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    plugins: tuple[PluginConfig, ...] = field(default=DEFAULT_PLUGINS)
+    # None: the adaptive default (50% - nodes/125, at least 5% and 100 nodes).
+    percentage_of_nodes_to_score: int | None = None
+
+    def with_plugins(self, *extra: PluginConfig, before: str = "") -> Profile:
+        """A copy with ``extra`` plugins inserted before ``before`` (appended if absent)."""
+        plugins = list(self.plugins)
+        at = next((i for i, p in enumerate(plugins) if p.name == before), len(plugins))
+        return replace(self, plugins=tuple(plugins[:at]) + extra + tuple(plugins[at:]))
+
+    def without(self, *plugin_names: str) -> Profile:
+        """A copy with the named plugins disabled."""
+        return replace(self, plugins=tuple(p for p in self.plugins if p.name not in plugin_names))

@@ -1,0 +1,158 @@
+"""Models the node-selection half of pkg/scheduler/schedule_one.go (``schedulePod``).
+
+PreFilter, then Filter over the nodes starting at a rotating index until enough feasible
+nodes are found (``percentageOfNodesToScore``), then PreScore/Score and a seeded random
+tie-break among the top-scored nodes. Filtering is sequential here, which visits nodes in
+the same order upstream's parallel search would have claimed them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference_impl.rng import Rng
+from reference_impl.scheduler.cache import SchedulerCache
+from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError
+from reference_impl.scheduler.framework.interface import OK, Code, Status
+from reference_impl.scheduler.framework.runtime import Framework
+from reference_impl.scheduler.framework.types import NodeInfo
+
+__all__ = ["NO_NODES_AVAILABLE", "PodScheduler", "ScheduleResult", "num_feasible_nodes_to_find"]
+
+Obj = dict[str, Any]
+MIN_FEASIBLE_NODES_TO_FIND: Final = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: Final = 5
+NO_NODES_AVAILABLE: Final = "no nodes available to schedule pods"
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before scoring (``numFeasibleNodesToFind``)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage or 0
+    if pct == 0:
+        # The adaptive default: 50% at 0 nodes, shrinking by 1% per 125 nodes, floor 5%.
+        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass(slots=True)
+class ScheduleResult:
+    """The chosen node, or why none was chosen (a FitError or an error status)."""
+
+    node_name: str = ""
+    status: Status = OK
+    fit_error: FitError | None = None
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+
+
+class PodScheduler:
+    """Chooses a node for one pod over the cache's snapshot."""
+
+    def __init__(self, framework: Framework, cache: SchedulerCache, rng: Rng) -> None:
+        self._fw = framework
+        self._cache = cache
+        self._rng = rng
+        self.next_start_node_index = 0
+
+    def schedule_pod(self, state: CycleState, pod: Obj) -> ScheduleResult:
+        """``schedulePod``: a node name, or a FitError / error status."""
+        nodes = self._cache.node_infos()
+        if not nodes:
+            return ScheduleResult(status=Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_NODES_AVAILABLE,)))
+        diagnosis = Diagnosis()
+        feasible, status = self._find_nodes_that_fit(state, pod, nodes, diagnosis)
+        if not status.is_success():
+            return ScheduleResult(status=status)
+        evaluated = len(feasible) + len(diagnosis.node_to_status)
+        if not feasible:
+            fit = FitError(len(nodes), diagnosis)
+            return ScheduleResult(status=Status(Code.UNSCHEDULABLE), fit_error=fit,
+                                  evaluated_nodes=evaluated)
+        if len(feasible) == 1:
+            # Upstream skips scoring when only one node passed.
+            return ScheduleResult(feasible[0].name, OK, None, evaluated, 1)
+        status = self._fw.run_pre_score_plugins(state, pod, feasible)
+        if not status.is_success():
+            return ScheduleResult(status=status)
+        totals, status = self._fw.run_score_plugins(state, pod, feasible)
+        if not status.is_success():
+            return ScheduleResult(status=status)
+        return ScheduleResult(self._select_host(feasible, totals), OK, None, evaluated, len(feasible))
+
+    def _select_host(self, nodes: Sequence[NodeInfo], totals: list[int]) -> str:
+        best = max(totals)
+        top = sorted([ni.name for ni, t in zip(nodes, totals, strict=True) if t == best])
+        # Upstream reservoir-samples among equal top scores; a seeded choice keeps replays exact.
+        return top[0] if len(top) == 1 else self._rng.choice(top)
+
+    def _find_nodes_that_fit(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
+    ) -> tuple[list[NodeInfo], Status]:
+        result, status, narrowing = self._fw.run_pre_filter_plugins(state, pod, nodes)
+        if not status.is_success():
+            if not status.is_rejected():
+                return [], status
+            diagnosis.node_to_status.absent = status
+            diagnosis.pre_filter_msg = status.message()
+            diagnosis.add_plugin_status(status)
+            return [], OK
+        candidates = nodes
+        if result is not None and result.node_names is not None:
+            found = (self._cache.get(n) for n in sorted(result.node_names))
+            candidates = [ni for ni in found if ni is not None]
+            reason = f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}]"
+            diagnosis.node_to_status.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,))
+        return self._find_nodes_that_pass_filters(state, pod, candidates, diagnosis)
+
+    def _find_nodes_that_pass_filters(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
+    ) -> tuple[list[NodeInfo], Status]:
+        n = len(nodes)
+        if n == 0:
+            return [], OK
+        to_find = num_feasible_nodes_to_find(self._fw.profile.percentage_of_nodes_to_score, n)
+        filters = self._fw.active_filters(state)
+        start = self.next_start_node_index % n
+        if not filters:
+            return [nodes[(start + i) % n] for i in range(to_find)], OK
+        feasible: list[NodeInfo] = []
+        fns = [pl.filter for pl in filters]
+        order = [*nodes[start:], *nodes[:start]]
+        processed = n
+        # The hot loop (inlined RunFilterPlugins): nodes in rotated order, OK by identity.
+        for i, ni in enumerate(order):
+            for fn in fns:
+                s = fn(state, pod, ni)
+                if s is not OK and s.code is not Code.SUCCESS:
+                    if not self._record(s, fn, ni, diagnosis):
+                        return [], self._filter_error(s, fn)
+                    break
+            else:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    processed = i + 1
+                    break
+        self.next_start_node_index = (start + processed) % n
+        return feasible, OK
+
+    @staticmethod
+    def _plugin_name(fn: Callable[..., Status]) -> str:
+        name: str = getattr(fn, "__self__").name()  # noqa: B009 - bound method's plugin
+        return name
+
+    def _record(self, s: Status, fn: Callable[..., Status], ni: NodeInfo, d: Diagnosis) -> bool:
+        if not s.is_rejected():
+            return False
+        s = s.with_plugin(self._plugin_name(fn))
+        d.node_to_status.set(ni.name, s)
+        d.add_plugin_status(s)
+        return True
+
+    def _filter_error(self, s: Status, fn: Callable[..., Status]) -> Status:
+        name = self._plugin_name(fn)
+        return Status(Code.ERROR, (f'running Filter plugin "{name}": {s.message()}',), name)

@@ -1,0 +1,217 @@
+"""Models pkg/scheduler/scheduler.go and the cycle halves of schedule_one.go.
+
+``Scheduler(ctx).start()`` registers informer handlers; from then on pods are scheduled
+one per clock event (``call_later(0)``) while the queue has a ready pod, so all decisions
+are ordered on the simulated clock. Binding is synchronous: the scheduling cycle and the
+binding cycle of a pod run in the same event unless a Permit plugin makes it wait.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from reference_impl.api.meta import set_condition
+from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.clock import Duration, rfc3339
+from reference_impl.errors import ApiError
+from reference_impl.scheduler.cache import SchedulerCache
+from reference_impl.scheduler.eventhandlers import EventHandlers
+from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.diagnosis import Diagnosis
+from reference_impl.scheduler.framework.events import ASSIGNED_POD_DELETE
+from reference_impl.scheduler.framework.interface import Code, Status
+from reference_impl.scheduler.framework.queue import SchedulingQueue
+from reference_impl.scheduler.framework.registry import Registry, SchedulerFeatures
+from reference_impl.scheduler.framework.runtime import Framework
+from reference_impl.scheduler.framework.types import QueuedPodInfo
+from reference_impl.scheduler.framework.waiting_pods import WaitingPod
+from reference_impl.scheduler.plugins.registry import in_tree_registry
+from reference_impl.scheduler.profile import Profile
+from reference_impl.scheduler.schedule_one import PodScheduler
+
+__all__ = ["Scheduler"]
+
+Obj = dict[str, Any]
+COMPONENT: Final = "scheduler"
+
+
+class Scheduler:
+    """The kube-scheduler model for one profile."""
+
+    def __init__(
+        self, ctx: ComponentContext, profile: Profile | None = None, registry: Registry | None = None
+    ) -> None:
+        self.ctx = ctx
+        self.profile = profile or Profile()
+        self.features = SchedulerFeatures.from_gates(ctx.gates)
+        self.cache = SchedulerCache()
+        self.framework = Framework(
+            self.profile, registry or in_tree_registry(), ctx, self.cache, self.features
+        )
+        self.queue = SchedulingQueue(
+            ctx.clock, self.framework, self._kick,
+            hints_enabled=self.features.enable_scheduling_queue_hint,
+        )
+        self.algorithm = PodScheduler(self.framework, self.cache, ctx.rng.child(COMPONENT))
+        self._armed = False
+        self._started = False
+        self.attempts = 0
+        self.bound = 0
+
+    def start(self) -> None:
+        """Register informer handlers and take in existing nodes and pods."""
+        if self._started:
+            return
+        self._started = True
+        handlers = EventHandlers(self)
+        nodes = self.ctx.informers.informer("v1", "Node")
+        pods = self.ctx.informers.informer("v1", "Pod")
+        nodes.add_handler(handlers.on_node)
+        pods.add_handler(handlers.on_pod)
+        node_info = self.ctx.server.resource("v1", "Node")
+        pod_info = self.ctx.server.resource("v1", "Pod")
+        for node in nodes.items():
+            handlers.on_node(ObjectEvent("ADDED", node_info, node, None))
+        for pod in pods.items():
+            handlers.on_pod(ObjectEvent("ADDED", pod_info, pod, None))
+
+    # -- the loop -----------------------------------------------------------------------
+
+    def _kick(self) -> None:
+        if not self._armed:
+            self._armed = True
+            self.ctx.clock.call_later(Duration(0), self._schedule_next)
+
+    def _schedule_next(self) -> None:
+        self._armed = False
+        pinfo = self.queue.pop()
+        if pinfo is not None:
+            self.schedule_one(pinfo)
+        if self.queue.has_ready():
+            self._kick()
+
+    def schedule_one(self, pinfo: QueuedPodInfo) -> None:
+        """One scheduling cycle, then (unless Permit waits) the binding cycle."""
+        self.attempts += 1
+        latest = self._latest(pinfo.key)
+        if latest is None or latest["spec"].get("nodeName") or latest["metadata"].get(
+            "deletionTimestamp"
+        ):
+            self.queue.done(pinfo.key)  # skipPodSchedule: deleted or bound meanwhile
+            return
+        pod = pinfo.pod
+        state = CycleState()
+        result = self.algorithm.schedule_pod(state, pod)
+        if not result.node_name:
+            diagnosis = result.fit_error.diagnosis if result.fit_error else Diagnosis()
+            status = result.status
+            if result.fit_error is not None:
+                status = self._post_filter(state, pod, diagnosis)
+                message = result.fit_error.message()
+                status = Status(status.code, (message,), status.plugin)
+            self._handle_failure(pinfo, status, diagnosis)
+            return
+        self._assume_and_permit(state, pinfo, result.node_name)
+
+    def _post_filter(self, state: CycleState, pod: Obj, diagnosis: Diagnosis) -> Status:
+        """The preemption hook: PostFilter plugins (a later DefaultPreemption) run here, and
+        their failure message joins the FitError's ("preemption: 0/3 nodes are ...")."""
+        if not self.framework.post_filter:
+            return Status(Code.UNSCHEDULABLE)
+        _, status = self.framework.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
+        if status.is_success():
+            return Status(Code.UNSCHEDULABLE)  # a victim was chosen; retry once it is gone
+        diagnosis.post_filter_msg = status.message()
+        return status if not status.is_rejected() else Status(Code.UNSCHEDULABLE)
+
+    def _assume_and_permit(self, state: CycleState, pinfo: QueuedPodInfo, node: str) -> None:
+        pod = pinfo.pod
+        self.cache.assume_pod(pinfo.info, node)
+        status = self.framework.run_reserve_plugins_reserve(state, pod, node)
+        if not status.is_success():
+            self._undo(state, pinfo, node, status)
+            return
+        status, waits = self.framework.run_permit_plugins(state, pod, node)
+        if status.is_wait():
+            self.framework.waiting_pods[pinfo.key] = WaitingPod(
+                pod, node, waits, self.ctx.clock,
+                lambda s: self._permit_done(state, pinfo, node, s),
+            )
+            return
+        if not status.is_success():
+            self._undo(state, pinfo, node, status)
+            return
+        self._binding_cycle(state, pinfo, node)
+
+    def _permit_done(self, state: CycleState, pinfo: QueuedPodInfo, node: str, s: Status) -> None:
+        self.framework.waiting_pods.pop(pinfo.key, None)
+
+        def resume() -> None:
+            if s.is_success():
+                self._binding_cycle(state, pinfo, node)
+            else:
+                self._undo(state, pinfo, node, s)
+
+        # Allow/Reject may be called from inside another plugin's cycle: continue later.
+        self.ctx.clock.call_later(Duration(0), resume)
+
+    def reject_waiting(self, key: str, message: str) -> None:
+        """Reject a pod parked at Permit (it was deleted)."""
+        wp = self.framework.waiting_pods.get(key)
+        if wp is not None:
+            wp.reject("", message)
+
+    def _binding_cycle(self, state: CycleState, pinfo: QueuedPodInfo, node: str) -> None:
+        pod = pinfo.pod
+        status = self.framework.run_pre_bind_plugins(state, pod, node)
+        if status.is_success():
+            status = self.framework.run_bind_plugins(state, pod, node)
+            if status.is_skip():
+                status = Status(Code.ERROR, ("no bind plugin bound the pod",))
+        if not status.is_success():
+            self._undo(state, pinfo, node, status)
+            # The reservation is released, which may let other pods fit (AssignedPodDelete).
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, None, None)
+            return
+        self.queue.done(pinfo.key)
+        self.bound += 1
+        self.ctx.trace.record(COMPONENT, "Bound", pinfo.key, node)
+        self.framework.run_post_bind_plugins(state, pod, node)
+
+    def _undo(self, state: CycleState, pinfo: QueuedPodInfo, node: str, status: Status) -> None:
+        self.framework.run_reserve_plugins_unreserve(state, pinfo.pod, node)
+        self.cache.forget_pod(pinfo.key)
+        diagnosis = Diagnosis()
+        diagnosis.add_plugin_status(status)
+        self._handle_failure(pinfo, status, diagnosis)
+
+    # -- failures -----------------------------------------------------------------------
+
+    def _latest(self, key: str) -> Obj | None:
+        return self.ctx.informers.informer("v1", "Pod").get(key)
+
+    def _handle_failure(self, pinfo: QueuedPodInfo, status: Status, diagnosis: Diagnosis) -> None:
+        """``handleSchedulingFailure``: requeue, trace, and set PodScheduled=False."""
+        latest = self._latest(pinfo.key)
+        if latest is None or latest["spec"].get("nodeName"):
+            self.queue.done(pinfo.key)
+            return
+        pinfo.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+        pinfo.pending_plugins = set(diagnosis.pending_plugins)
+        self.queue.add_unschedulable_if_not_present(pinfo, error=status.code is Code.ERROR)
+        reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        message = status.message()
+        self.ctx.trace.record(COMPONENT, reason, pinfo.key, message)
+        self._set_pod_scheduled_false(latest, reason, message)
+
+    def _set_pod_scheduled_false(self, latest: Obj, reason: str, message: str) -> None:
+        old_status = latest.get("status") or {}
+        status = {**old_status, "conditions": [dict(c) for c in old_status.get("conditions") or ()]}
+        cond = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
+        if not set_condition(status, cond, rfc3339(self.ctx.clock.now())):
+            return  # unchanged: upstream skips the status patch
+        try:
+            self.ctx.server.update_status({**latest, "status": status})
+        except ApiError:
+            pass  # the pod changed or went away; its next event requeues it anyway
