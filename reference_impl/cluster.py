@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from reference_impl.api.builders import make_namespace, make_node
 from reference_impl.api.watch import WatchEvent
+from reference_impl.apiserver.admission import install_priority
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.server import APIServer
@@ -67,6 +68,7 @@ class Cluster:
         )
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
+        install_priority(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
@@ -74,7 +76,7 @@ class Cluster:
             self.api, self.informers, self.clock, self.rng, self.feature_gates, self.trace
         )
         self.context = ctx
-        self.controllers: list[Controller] = start_controllers(ctx)
+        self.controllers: list[Controller] = start_controllers(ctx, self.external_metrics)
         self.scheduler = Scheduler(ctx)
         self.scheduler.start()
         self.kubelet = Kubelet(ctx, self.config.kubelet)

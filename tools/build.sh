@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Build the upstream v1.37.2 control plane, etcd v3.7.3 and KWOK from Go modules into an
 # ignored cache folder. Skips the build when the cached binaries match go.mod/go.sum.
-# Usage: tools/build.sh [BIN_DIR]   (default .cache/k8s/bin)
+# Usage: tools/build.sh [BIN_DIR]   (default $GARHWAL_CACHE_DIR/k8s/bin, ~/.cache/garhwal)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="${1:-$root/.cache/k8s/bin}"
-export GOMODCACHE="${GOMODCACHE:-$root/.cache/gomod}"
-export GOCACHE="${GOCACHE:-$root/.cache/gobuild}"
+# Caches live outside the checkout by default so fresh clones (CI) build warm.
+cache="${GARHWAL_CACHE_DIR:-$HOME/.cache/garhwal}"
+bin="${1:-$cache/k8s/bin}"
+export GOMODCACHE="${GOMODCACHE:-$cache/gomod}"
+export GOCACHE="${GOCACHE:-$cache/gobuild}"
 export GOFLAGS="${GOFLAGS:--modcacherw}"
 export CGO_ENABLED=0
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"

@@ -1,5 +1,6 @@
 """The public API surface suites may use: manifest builders, selectors and the served kinds."""
 
+from reference_impl.api.autoscaling_builders import HPABuilder, make_hpa
 from reference_impl.api.builders import (
     ManifestBuilder,
     NodeBuilder,
@@ -12,27 +13,77 @@ from reference_impl.api.builders import (
     make_pod,
     make_replicaset,
 )
+from reference_impl.api.certificates_builders import (
+    KEY_TYPES,
+    ca_certificate_pem,
+    make_ctb,
+    make_pcr,
+)
+from reference_impl.api.dra_builders import (
+    DRA_API,
+    ClaimBuilder,
+    DeviceClassBuilder,
+    DeviceTaintRuleBuilder,
+    ResourceSliceBuilder,
+    make_claim_template,
+    make_device,
+    make_device_class,
+    make_device_taint_rule,
+    make_resource_claim,
+    make_resource_slice,
+)
 from reference_impl.api.meta import condition, parse_quantity, parse_selector
 from reference_impl.api.resources import RESOURCES, ResourceInfo, lookup, served_versions
+from reference_impl.api.scheduling_builders import (
+    POOL_KEY,
+    make_pdb,
+    make_pod_group,
+    make_pool_pod,
+    make_priority_class,
+    make_workload,
+)
 from reference_impl.api.watch import WatchEvent
 
 __all__ = [
+    "KEY_TYPES",
+    "DRA_API",
+    "ClaimBuilder",
+    "DeviceClassBuilder",
+    "DeviceTaintRuleBuilder",
+    "ResourceSliceBuilder",
+    "make_claim_template",
+    "make_device",
+    "make_device_class",
+    "make_device_taint_rule",
+    "make_resource_claim",
+    "make_resource_slice",
     "RESOURCES",
+    "HPABuilder",
     "ManifestBuilder",
     "NodeBuilder",
     "PodBuilder",
     "ResourceInfo",
     "WatchEvent",
+    "ca_certificate_pem",
     "condition",
     "lookup",
     "make_configmap",
+    "make_ctb",
     "make_deployment",
+    "make_hpa",
     "make_job",
     "make_namespace",
     "make_node",
+    "make_pcr",
     "make_pod",
     "make_replicaset",
     "parse_quantity",
     "parse_selector",
     "served_versions",
+    "make_pdb",
+    "make_pod_group",
+    "make_priority_class",
+    "make_workload",
+    "POOL_KEY",
+    "make_pool_pod",
 ]

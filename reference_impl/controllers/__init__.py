@@ -11,17 +11,22 @@ from typing import Protocol
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.controllers.deployment import DeploymentController
 from reference_impl.controllers.garbagecollector import GarbageCollector
+from reference_impl.controllers.hpa import HorizontalController
+from reference_impl.controllers.hpa.replica_calculator import ExternalMetrics
 from reference_impl.controllers.job import JobController
 from reference_impl.controllers.namespace import NamespaceController
 from reference_impl.controllers.replicaset import ReplicaSetController
+from reference_impl.controllers.resourceclaim import ResourceClaimController
 
 __all__ = [
     "Controller",
     "DeploymentController",
     "GarbageCollector",
+    "HorizontalController",
     "JobController",
     "NamespaceController",
     "ReplicaSetController",
+    "ResourceClaimController",
     "start_controllers",
 ]
 
@@ -39,7 +44,9 @@ class Controller(Protocol):
         ...
 
 
-def start_controllers(ctx: ComponentContext) -> list[Controller]:
+def start_controllers(
+    ctx: ComponentContext, external_metrics: ExternalMetrics | None = None
+) -> list[Controller]:
     """Build and start every controller, in kube-controller-manager's registration order."""
     controllers: list[Controller] = [
         GarbageCollector(ctx),
@@ -47,6 +54,8 @@ def start_controllers(ctx: ComponentContext) -> list[Controller]:
         ReplicaSetController(ctx),
         DeploymentController(ctx),
         JobController(ctx),
+        ResourceClaimController(ctx),
+        HorizontalController(ctx, external_metrics),
     ]
     for c in controllers:
         c.start()

@@ -28,12 +28,15 @@ class PluginConfig:
 
 DEFAULT_PLUGINS: Final = (
     PluginConfig(names.SCHEDULING_GATES),
+    PluginConfig(names.GANG_SCHEDULING),
     PluginConfig(names.PRIORITY_SORT),
     PluginConfig(names.NODE_UNSCHEDULABLE),
     PluginConfig(names.NODE_NAME),
     PluginConfig(names.TAINT_TOLERATION, weight=3),
     PluginConfig(names.NODE_AFFINITY, weight=2),
     PluginConfig(names.NODE_RESOURCES_FIT, weight=1),
+    PluginConfig(names.DYNAMIC_RESOURCES),
+    PluginConfig(names.DEFAULT_PREEMPTION),
     PluginConfig(names.DEFAULT_BINDER),
 )
 

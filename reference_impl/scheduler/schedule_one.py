@@ -59,9 +59,15 @@ class PodScheduler:
         self._rng = rng
         self.next_start_node_index = 0
 
-    def schedule_pod(self, state: CycleState, pod: Obj) -> ScheduleResult:
-        """``schedulePod``: a node name, or a FitError / error status."""
-        nodes = self._cache.node_infos()
+    def schedule_pod(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo] | None = None
+    ) -> ScheduleResult:
+        """``schedulePod``: a node name, or a FitError / error status.
+
+        ``nodes`` narrows the search (a pod group's topology domain); default: every node.
+        """
+        if nodes is None:
+            nodes = self._cache.node_infos()
         if not nodes:
             return ScheduleResult(status=Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_NODES_AVAILABLE,)))
         diagnosis = Diagnosis()

@@ -29,6 +29,7 @@ from reference_impl.scheduler.framework.waiting_pods import WaitingPod
 from reference_impl.scheduler.plugins.registry import in_tree_registry
 from reference_impl.scheduler.profile import Profile
 from reference_impl.scheduler.schedule_one import PodScheduler
+from reference_impl.scheduler.workload_cycle import WorkloadCycle
 
 __all__ = ["Scheduler"]
 
@@ -54,6 +55,7 @@ class Scheduler:
             hints_enabled=self.features.enable_scheduling_queue_hint,
         )
         self.algorithm = PodScheduler(self.framework, self.cache, ctx.rng.child(COMPONENT))
+        self.workload = WorkloadCycle(self)
         self._armed = False
         self._started = False
         self.attempts = 0
@@ -65,6 +67,11 @@ class Scheduler:
             return
         self._started = True
         handlers = EventHandlers(self)
+        self.workload.start()
+        for plugin in self.framework.plugins:  # DRA: claim/slice/class events requeue pods
+            hook = getattr(plugin, "start_events", None)
+            if hook is not None:
+                hook(self.queue.move_all_to_active_or_backoff)
         nodes = self.ctx.informers.informer("v1", "Node")
         pods = self.ctx.informers.informer("v1", "Pod")
         nodes.add_handler(handlers.on_node)
@@ -101,6 +108,10 @@ class Scheduler:
             self.queue.done(pinfo.key)  # skipPodSchedule: deleted or bound meanwhile
             return
         pod = pinfo.pod
+        group = self.workload.group_of(latest)
+        if group is not None:
+            self.workload.schedule_group(pinfo, group)  # the pod-group cycle
+            return
         state = CycleState()
         result = self.algorithm.schedule_pod(state, pod)
         if not result.node_name:
@@ -132,6 +143,11 @@ class Scheduler:
         if not status.is_success():
             self._undo(state, pinfo, node, status)
             return
+        self._permit_and_bind(state, pinfo, node)
+
+    def _permit_and_bind(self, state: CycleState, pinfo: QueuedPodInfo, node: str) -> None:
+        """Permit, then the binding cycle, for a pod already assumed and reserved."""
+        pod = pinfo.pod
         status, waits = self.framework.run_permit_plugins(state, pod, node)
         if status.is_wait():
             self.framework.waiting_pods[pinfo.key] = WaitingPod(
@@ -155,6 +171,15 @@ class Scheduler:
 
         # Allow/Reject may be called from inside another plugin's cycle: continue later.
         self.ctx.clock.call_later(Duration(0), resume)
+
+    def preempt_for_group(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> bool:
+        """Workload-aware preemption for a gang that did not fit; True if victims were chosen."""
+        for pl in self.framework.post_filter:
+            preempt = getattr(pl, "preempt_group", None)
+            fits = lambda: self.workload.dry_run(pinfos, pg, need)  # noqa: E731
+            if preempt is not None and preempt([p.pod for p in pinfos], pg, need, fits):
+                return True
+        return False
 
     def reject_waiting(self, key: str, message: str) -> None:
         """Reject a pod parked at Permit (it was deleted)."""

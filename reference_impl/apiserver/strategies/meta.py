@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from reference_impl.api.meta import (
@@ -25,7 +26,12 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
     meta = obj["metadata"]
     causes: list[Cause] = []
     name = str(meta.get("name", ""))
-    check = dns1123_label_errors if info.kind in _LABEL_NAMED else dns1123_subdomain_errors
+    check: Callable[[str], list[str]] = (
+        dns1123_label_errors if info.kind in _LABEL_NAMED else dns1123_subdomain_errors
+    )
+    if info.kind == "ClusterTrustBundle":
+        # ValidateClusterTrustBundleName: a path segment name (":" allowed for the signer prefix).
+        check = _path_segment_errors
     causes += [
         Cause("metadata.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}")
         for e in check(name)
@@ -75,3 +81,10 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
             if f in om and meta.get(f) != om.get(f):
                 causes.append(Cause(f"metadata.{f}", "FieldValueInvalid", "field is immutable"))
     return causes
+
+
+def _path_segment_errors(name: str) -> list[str]:
+    """``path.ValidatePathSegmentName``: not "." or "..", no "/" or "%"."""
+    if name in (".", ".."):
+        return [f"may not be {name!r}"]
+    return [f"may not contain {c!r}" for c in "/%" if c in name]

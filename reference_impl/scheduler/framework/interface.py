@@ -171,6 +171,7 @@ class EventResource(StrEnum):
     RESOURCE_SLICE = "ResourceSlice"
     DEVICE_CLASS = "DeviceClass"
     WORKLOAD = "Workload"
+    POD_GROUP = "PodGroup"
     WILDCARD = "*"
 
 

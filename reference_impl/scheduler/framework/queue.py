@@ -188,6 +188,21 @@ class SchedulingQueue:
         self._in_flight[pinfo.key] = (pinfo, self.scheduling_cycle)
         return pinfo
 
+    def pop_member(self, key: str) -> QueuedPodInfo | None:
+        """Take one more pod of a pod group into the current cycle (``popGroupMembers``):
+        from activeQ, backoffQ or the pool, but never a pod PreEnqueue still holds."""
+        pinfo = self._active.get(key) or self._backoff.get(key) or self._unschedulable.get(key)
+        if pinfo is None or pinfo.gated:
+            return None
+        self._active.delete(key)
+        self._backoff.delete(key)
+        self._unschedulable.pop(key, None)
+        pinfo.attempts += 1
+        if pinfo.initial_attempt_timestamp is None:
+            pinfo.initial_attempt_timestamp = self._clock.now()
+        self._in_flight[key] = (pinfo, self.scheduling_cycle)
+        return pinfo
+
     def done(self, key: str) -> None:
         """The pod's cycle ended without a requeue (bound, or gone)."""
         self._in_flight.pop(key, None)

@@ -7,6 +7,9 @@ from types import MappingProxyType
 from reference_impl.scheduler.framework.registry import PluginFactory, Registry
 from reference_impl.scheduler.plugins import (
     default_binder,
+    default_preemption,
+    dynamic_resources,
+    gang_scheduling,
     names,
     node_affinity,
     node_name,
@@ -31,5 +34,8 @@ def in_tree_registry() -> Registry:
         names.NODE_AFFINITY: node_affinity.new,
         names.NODE_RESOURCES_FIT: node_resources_fit.new,
         names.DEFAULT_BINDER: default_binder.new,
+        names.DYNAMIC_RESOURCES: dynamic_resources.new,
+        names.GANG_SCHEDULING: gang_scheduling.new,
+        names.DEFAULT_PREEMPTION: default_preemption.new,
     }
     return MappingProxyType(factories)

@@ -1,0 +1,217 @@
+"""Defaulting and validation for autoscaling/v2 HorizontalPodAutoscaler.
+
+After ``pkg/apis/autoscaling/v2/defaults.go`` and ``pkg/apis/autoscaling/validation``.
+``minReplicas: 0`` needs the HPAScaleToZero gate (else the lower bound is 1) and at least
+one Object or External metric; the real apiserver reports the latter as
+``spec.metrics: Forbidden`` after defaulting fills in the 80% CPU metric.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.errors import Cause
+
+__all__ = ["DEFAULT_CPU_UTILIZATION", "default_rules"]
+
+Obj = dict[str, Any]
+DEFAULT_CPU_UTILIZATION: Final = 80
+MAX_STABILIZATION_SECONDS: Final = 3600
+MAX_PERIOD_SECONDS: Final = 1800
+_METRIC_TYPES: Final = ("ContainerResource", "External", "Object", "Pods", "Resource")
+_FIELD_OF: Final = {
+    "ContainerResource": "containerResource",
+    "External": "external",
+    "Object": "object",
+    "Pods": "pods",
+    "Resource": "resource",
+}
+_TARGET_TYPES: Final = ("Utilization", "Value", "AverageValue")
+_SELECT: Final = ("Max", "Min", "Disabled")
+
+
+def default_rules(direction: str, rules: Obj | None) -> Obj:
+    """``GenerateHPAScaleUpRules`` / ``GenerateHPAScaleDownRules``: fill unset fields."""
+    out = dict(rules or {})
+    if direction == "scaleUp":
+        out.setdefault("stabilizationWindowSeconds", 0)
+        out.setdefault(
+            "policies",
+            [
+                {"type": "Pods", "value": 4, "periodSeconds": 15},
+                {"type": "Percent", "value": 100, "periodSeconds": 15},
+            ],
+        )
+    else:
+        out.setdefault("policies", [{"type": "Percent", "value": 100, "periodSeconds": 15}])
+    out.setdefault("selectPolicy", "Max")
+    return out
+
+
+@defaulter("HorizontalPodAutoscaler")
+def default_hpa(obj: Obj, ctx: Context) -> None:
+    """minReplicas 1; no metrics means 80% average CPU; a given behavior is filled in."""
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("minReplicas", 1)
+    if not spec.get("metrics"):
+        spec["metrics"] = [
+            {
+                "type": "Resource",
+                "resource": {
+                    "name": "cpu",
+                    "target": {
+                        "type": "Utilization",
+                        "averageUtilization": DEFAULT_CPU_UTILIZATION,
+                    },
+                },
+            }
+        ]
+    behavior = spec.get("behavior")
+    if isinstance(behavior, dict):
+        for d in ("scaleUp", "scaleDown"):
+            behavior[d] = default_rules(d, behavior.get(d))
+
+
+@validator("HorizontalPodAutoscaler")
+def validate_hpa(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """Replica bounds, scale-to-zero rules, metric specs and behavior policies."""
+    spec = obj.get("spec") or {}
+    lower = 0 if ctx.gates.enabled("HPAScaleToZero") else 1
+    causes: list[Cause] = []
+    lo = spec.get("minReplicas")
+    hi = int(spec.get("maxReplicas", 0))
+    if lo is not None and int(lo) < lower:
+        causes.append(
+            Cause(
+                "spec.minReplicas",
+                "FieldValueInvalid",
+                f"Invalid value: {lo}: must be greater than or equal to {lower}",
+            )
+        )
+    if hi < 1:
+        causes.append(
+            Cause(
+                "spec.maxReplicas",
+                "FieldValueInvalid",
+                f"Invalid value: {hi}: must be greater than 0",
+            )
+        )
+    if lo is not None and hi < int(lo):
+        causes.append(
+            Cause(
+                "spec.maxReplicas",
+                "FieldValueInvalid",
+                f"Invalid value: {hi}: must be greater than or equal to `minReplicas`",
+            )
+        )
+    causes += _ref_causes(spec.get("scaleTargetRef") or {})
+    causes += _metrics_causes(spec.get("metrics") or [], lo)
+    causes += _behavior_causes(spec.get("behavior"))
+    return causes
+
+
+def _ref_causes(ref: Obj) -> list[Cause]:
+    out = []
+    for f in ("kind", "name"):
+        if not ref.get(f):
+            out.append(Cause(f"spec.scaleTargetRef.{f}", "FieldValueRequired", "Required value"))
+    return out
+
+
+def _metrics_causes(metrics: list[Obj], min_replicas: Any) -> list[Cause]:
+    causes: list[Cause] = []
+    scales_to_zero_ok = False
+    for i, m in enumerate(metrics):
+        path = f"spec.metrics[{i}]"
+        mtype = m.get("type")
+        if mtype not in _METRIC_TYPES:
+            allowed = ", ".join(f'"{t}"' for t in _METRIC_TYPES)
+            causes.append(
+                Cause(f"{path}.type", "FieldValueNotSupported", f"supported values: {allowed}")
+            )
+            continue
+        source = m.get(_FIELD_OF[mtype])
+        if not isinstance(source, dict):
+            causes.append(
+                Cause(
+                    f"{path}.{_FIELD_OF[mtype]}",
+                    "FieldValueRequired",
+                    f"must populate information for the given metric source {mtype}",
+                )
+            )
+            continue
+        causes += _target_causes(f"{path}.{_FIELD_OF[mtype]}.target", source.get("target") or {})
+        if mtype in ("Object", "External"):
+            scales_to_zero_ok = True
+    if min_replicas is not None and int(min_replicas) == 0 and not scales_to_zero_ok:
+        causes.append(
+            Cause(
+                "spec.metrics",
+                "FieldValueForbidden",
+                "must specify at least one Object or External metric to support scaling "
+                "to zero replicas",
+            )
+        )
+    return causes
+
+
+def _target_causes(path: str, target: Obj) -> list[Cause]:
+    ttype = target.get("type")
+    if ttype not in _TARGET_TYPES:
+        return [Cause(f"{path}.type", "FieldValueRequired", "must specify a metric target type")]
+    if ttype == "Utilization" and int(target.get("averageUtilization") or 0) <= 0:
+        return [Cause(f"{path}.averageUtilization", "FieldValueRequired", "must be greater than 0")]
+    if ttype == "Value" and target.get("value") is None:
+        return [Cause(f"{path}.value", "FieldValueRequired", "must set either a target value")]
+    if ttype == "AverageValue" and target.get("averageValue") is None:
+        return [Cause(f"{path}.averageValue", "FieldValueRequired", "must set a target average")]
+    return []
+
+
+def _behavior_causes(behavior: Any) -> list[Cause]:
+    if not isinstance(behavior, dict):
+        return []
+    causes: list[Cause] = []
+    for d in ("scaleUp", "scaleDown"):
+        rules = behavior.get(d) or {}
+        path = f"spec.behavior.{d}"
+        win = rules.get("stabilizationWindowSeconds")
+        if win is not None and not 0 <= int(win) <= MAX_STABILIZATION_SECONDS:
+            causes.append(
+                Cause(
+                    f"{path}.stabilizationWindowSeconds",
+                    "FieldValueInvalid",
+                    f"must be between 0 and {MAX_STABILIZATION_SECONDS}",
+                )
+            )
+        sel = rules.get("selectPolicy", "Max")
+        if sel not in _SELECT:
+            causes.append(
+                Cause(
+                    f"{path}.selectPolicy", "FieldValueNotSupported", "must be Max, Min or Disabled"
+                )
+            )
+        for j, p in enumerate(rules.get("policies") or []):
+            causes += _policy_causes(f"{path}.policies[{j}]", p)
+    return causes
+
+
+def _policy_causes(path: str, policy: Obj) -> list[Cause]:
+    causes = []
+    if policy.get("type") not in ("Pods", "Percent"):
+        causes.append(
+            Cause(f"{path}.type", "FieldValueNotSupported", 'supported values: "Pods", "Percent"')
+        )
+    if int(policy.get("value", 0)) <= 0:
+        causes.append(Cause(f"{path}.value", "FieldValueInvalid", "must be greater than zero"))
+    period = int(policy.get("periodSeconds", 0))
+    if not 0 < period <= MAX_PERIOD_SECONDS:
+        causes.append(
+            Cause(
+                f"{path}.periodSeconds",
+                "FieldValueInvalid",
+                f"must be greater than zero and less than or equal to {MAX_PERIOD_SECONDS}",
+            )
+        )
+    return causes

@@ -1,0 +1,209 @@
+"""Defaulting and validation for certificates.k8s.io PodCertificateRequest and
+ClusterTrustBundle, after ``pkg/apis/certificates/validation/validation.go``.
+
+PodCertificateRequest: ``maxExpirationSeconds`` defaults to 86400 and must lie in
+[3600, 7862400]; the stub PKCS#10 request must parse, be self-signed and carry one of the
+listed key types; the spec is immutable; status holds at most one of Issued, Denied or
+Failed, and a set ``certificateChain`` never changes. ClusterTrustBundle: PEM
+CERTIFICATE blocks only (no headers, no duplicates, at least one), and the name prefix
+rule tied to ``signerName``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any, Final
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.errors import Cause
+
+__all__ = ["key_type_of", "pem_certificates"]
+
+Obj = dict[str, Any]
+MIN_EXPIRATION: Final = 3600
+MAX_EXPIRATION: Final = 7862400
+DEFAULT_EXPIRATION: Final = 86400
+_TERMINAL: Final = ("Issued", "Denied", "Failed")
+_PEM: Final = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
+_CURVE_NAMES: Final = {"secp256r1": "ECDSAP256", "secp384r1": "ECDSAP384", "secp521r1": "ECDSAP521"}
+
+
+def key_type_of(public_key: Any) -> str | None:
+    """The PodCertificate key type of a public key, or None when it is not a listed one."""
+    if isinstance(public_key, rsa.RSAPublicKey) and public_key.key_size in (3072, 4096):
+        return f"RSA{public_key.key_size}"
+    if isinstance(public_key, ec.EllipticCurvePublicKey):
+        return _CURVE_NAMES.get(public_key.curve.name)
+    if isinstance(public_key, ed25519.Ed25519PublicKey):
+        return "ED25519"
+    return None
+
+
+@defaulter("PodCertificateRequest")
+def default_pcr(obj: Obj, ctx: Context) -> None:
+    """``maxExpirationSeconds`` defaults to 86400 (24 h)."""
+    obj.setdefault("spec", {}).setdefault("maxExpirationSeconds", DEFAULT_EXPIRATION)
+
+
+@validator("PodCertificateRequest")
+def validate_pcr(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """Expiration bounds, the stub PKCS#10 request and key type; spec immutable."""
+    spec = obj.get("spec") or {}
+    if old is not None:
+        if spec != (old.get("spec") or {}):
+            return [Cause("spec", "FieldValueInvalid", "field is immutable")]
+        return []
+    causes: list[Cause] = []
+    mes = int(spec.get("maxExpirationSeconds", DEFAULT_EXPIRATION))
+    if not MIN_EXPIRATION <= mes <= MAX_EXPIRATION:
+        causes.append(
+            Cause(
+                "spec.maxExpirationSeconds",
+                "FieldValueInvalid",
+                f"Invalid value: {mes}: must be in the range [{MIN_EXPIRATION}, {MAX_EXPIRATION}]",
+            )
+        )
+    if "/" not in str(spec.get("signerName", "")):
+        causes.append(
+            Cause(
+                "spec.signerName", "FieldValueInvalid", "must be a fully qualified domain and path"
+            )
+        )
+    causes += _stub_causes(str(spec.get("stubPKCS10Request", "")))
+    for f in ("pkixPublicKey", "proofOfPossession"):  # v1beta1 only
+        if spec.get(f) and spec.get("stubPKCS10Request"):
+            causes.append(
+                Cause(
+                    f"spec.{f}",
+                    "FieldValueForbidden",
+                    "must be empty when stubPKCS10Request is set",
+                )
+            )
+    return causes
+
+
+def _stub_causes(b64: str) -> list[Cause]:
+    path = "spec.stubPKCS10Request"
+    try:
+        csr = x509.load_der_x509_csr(base64.b64decode(b64, validate=True))
+    except (ValueError, binascii.Error):
+        return [Cause(path, "FieldValueInvalid", "must be a DER-encoded PKCS#10 request")]
+    try:
+        valid = csr.is_signature_valid
+    except (InvalidSignature, ValueError):
+        valid = False
+    if not valid:
+        return [Cause(path, "FieldValueInvalid", "the PKCS#10 signature does not verify")]
+    if key_type_of(csr.public_key()) is None:
+        return [
+            Cause(
+                path,
+                "FieldValueInvalid",
+                "unsupported key type; use RSA3072, RSA4096, ECDSAP256, ECDSAP384, "
+                "ECDSAP521 or ED25519",
+            )
+        ]
+    return []
+
+
+@validator("PodCertificateRequest", status=True)
+def validate_pcr_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """At most one of Issued/Denied/Failed; an issued chain is immutable."""
+    status = obj.get("status") or {}
+    true = [
+        c.get("type")
+        for c in status.get("conditions") or []
+        if c.get("type") in _TERMINAL and c.get("status") == "True"
+    ]
+    causes: list[Cause] = []
+    if len(true) > 1:
+        causes.append(
+            Cause(
+                "status.conditions",
+                "FieldValueInvalid",
+                "at most one of Issued, Denied or Failed may be set",
+            )
+        )
+    old_status = (old or {}).get("status") or {}
+    for f in ("certificateChain", "beginRefreshAt", "notBefore", "notAfter"):
+        if old_status.get(f) and status.get(f) != old_status.get(f):
+            causes.append(Cause(f"status.{f}", "FieldValueInvalid", "field is immutable once set"))
+    return causes
+
+
+def pem_certificates(bundle: str) -> tuple[list[bytes], list[str]]:
+    """The DER certificates of a PEM bundle and the problems found, as upstream reports."""
+    ders: list[bytes] = []
+    problems: list[str] = []
+    for m in _PEM.finditer(bundle):
+        kind, body = m.group(1), m.group(2)
+        if kind != "CERTIFICATE":
+            problems.append(f"entry {len(ders)} has bad block type: {kind}")
+            continue
+        if ":" in body:
+            problems.append(f"entry {len(ders)} has PEM block headers")
+            continue
+        try:
+            der = base64.b64decode("".join(body.split()), validate=True)
+        except binascii.Error:
+            break  # Go's pem.Decode stops at the first undecodable block
+        ders.append(der)
+    return ders, problems
+
+
+@validator("ClusterTrustBundle")
+def validate_ctb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """Signer-name prefix rule and a bundle of distinct, parseable CA certificates."""
+    spec = obj.get("spec") or {}
+    name = str(obj["metadata"].get("name", ""))
+    signer = spec.get("signerName") or ""
+    causes: list[Cause] = []
+    if signer:
+        prefix = signer.replace("/", ":") + ":"
+        if not name.startswith(prefix):
+            causes.append(
+                Cause(
+                    "metadata.name",
+                    "FieldValueInvalid",
+                    f'Invalid value: "{name}": ClusterTrustBundle for signerName {signer} '
+                    f"must be named with prefix {prefix}",
+                )
+            )
+    elif ":" in name:
+        causes.append(
+            Cause(
+                "metadata.name",
+                "FieldValueInvalid",
+                'ClusterTrustBundle without signer name must not have ":" in its name',
+            )
+        )
+    ders, problems = pem_certificates(str(spec.get("trustBundle", "")))
+    path = "spec.trustBundle"
+    causes += [Cause(path, "FieldValueInvalid", p) for p in problems]
+    if not ders and not problems:
+        causes.append(
+            Cause(path, "FieldValueInvalid", "at least one trust anchor must be provided")
+        )
+    if len(set(ders)) != len(ders):
+        causes.append(Cause(path, "FieldValueInvalid", "duplicate trust anchor"))
+    for i, der in enumerate(ders):
+        try:
+            cert = x509.load_der_x509_certificate(der)
+        except ValueError:
+            causes.append(
+                Cause(path, "FieldValueInvalid", f"entry {i} does not parse: bad certificate")
+            )
+            continue
+        try:
+            ca = cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+        except x509.ExtensionNotFound:
+            ca = False
+        if not ca:
+            causes.append(Cause(path, "FieldValueInvalid", f"entry {i} is not a CA certificate"))
+    return causes

@@ -1,0 +1,164 @@
+"""CEL device selectors, after ``k8s.io/dynamic-resource-allocation/cel``.
+
+Expressions are compiled once with cel-python (``celpy``) and cached by their text. The
+``device`` variable has ``driver``, ``attributes[<domain>].<name>``,
+``capacity[<domain>].<name>`` (a Kubernetes Quantity) and ``allowMultipleAllocations``.
+An unknown domain is an empty map, as upstream; an unknown name is a runtime error. The
+Quantity helpers are those of the Kubernetes CEL library: ``quantity("40Gi")``,
+``q.compareTo(other)``, ``isGreaterThan``, ``isLessThan``, ``asInteger``,
+``asApproximateFloat``, ``add`` and ``sub``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+import celpy
+from celpy import celtypes
+
+from reference_impl.api.meta import parse_quantity
+
+__all__ = ["CELError", "Quantity", "Selector", "compile_selector", "device_activation"]
+
+
+class CELError(Exception):
+    """A CEL expression failed to compile, or failed or returned a non-bool at runtime."""
+
+
+class Quantity(celtypes.DoubleType):
+    """A Kubernetes ``resource.Quantity`` in CEL; only the helper methods compare it."""
+
+    exact: Decimal
+
+    def __new__(cls, value: Decimal) -> Quantity:
+        q = super().__new__(cls, float(value))
+        assert isinstance(q, Quantity)
+        q.exact = value
+        return q
+
+
+def _q(v: Any) -> Decimal:
+    if isinstance(v, Quantity):
+        return v.exact
+    raise TypeError(f"expected a Quantity, got {type(v).__name__}")
+
+
+def _quantity(s: Any) -> Quantity:
+    try:
+        return Quantity(parse_quantity(str(s)))
+    except ValueError as e:
+        raise ValueError(f"invalid quantity {s!r}: {e}") from None
+
+
+def _compare(a: Any, b: Any) -> celtypes.IntType:
+    x, y = _q(a), _q(b)
+    return celtypes.IntType((x > y) - (x < y))
+
+
+_FUNCTIONS: dict[str, Any] = {
+    "quantity": _quantity,
+    "compareTo": _compare,
+    "isGreaterThan": lambda a, b: celtypes.BoolType(_q(a) > _q(b)),
+    "isLessThan": lambda a, b: celtypes.BoolType(_q(a) < _q(b)),
+    "asInteger": lambda a: celtypes.IntType(int(_q(a))),
+    "asApproximateFloat": lambda a: celtypes.DoubleType(float(_q(a))),
+    "add": lambda a, b: Quantity(_q(a) + _q(b)),
+    "sub": lambda a, b: Quantity(_q(a) - _q(b)),
+}
+_ENV = celpy.Environment()
+
+
+class _Domains(celtypes.MapType):
+    """``device.attributes`` / ``device.capacity``: a missing domain is an empty map."""
+
+    def __getitem__(self, key: Any) -> Any:
+        try:
+            return super().__getitem__(key)
+        except KeyError:
+            return celtypes.MapType({})
+
+
+class Selector:
+    """One compiled expression; ``matches`` evaluates it against a device activation."""
+
+    __slots__ = ("expression", "_program")
+
+    def __init__(self, expression: str) -> None:
+        self.expression = expression
+        try:
+            ast = _ENV.compile(expression)
+            self._program = _ENV.program(ast, functions=_FUNCTIONS)
+        except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
+            raise CELError(f"compilation failed: {_first_line(e)}") from None
+
+    def matches(self, activation: Mapping[str, Any]) -> bool:
+        """Whether the device matches; CELError on a runtime error or a non-bool result."""
+        try:
+            out = self._program.evaluate(dict(activation))
+        except Exception as e:  # noqa: BLE001 - any evaluation failure aborts allocation
+            raise CELError(f"CEL runtime error: {_first_line(e)}") from None
+        if isinstance(out, Exception):
+            raise CELError(f"CEL runtime error: {_first_line(out)}")
+        if not isinstance(out, celtypes.BoolType):
+            raise CELError(f"must evaluate to bool, got {type(out).__name__}")
+        return bool(out)
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e.args[0]) if e.args else str(e)
+    return text.strip().splitlines()[0] if text.strip() else type(e).__name__
+
+
+@lru_cache(maxsize=4096)
+def compile_selector(expression: str) -> Selector:
+    """The compiled selector for ``expression`` (compiled once per distinct text)."""
+    return Selector(expression)
+
+
+def _cel_value(attr: Mapping[str, Any]) -> Any:
+    for key, conv in (("bool", celtypes.BoolType), ("int", celtypes.IntType),
+                      ("string", celtypes.StringType), ("version", celtypes.StringType)):
+        if key in attr:
+            return conv(attr[key])
+    for key, conv in (("bools", celtypes.BoolType), ("ints", celtypes.IntType),
+                      ("strings", celtypes.StringType), ("versions", celtypes.StringType)):
+        if key in attr:
+            return celtypes.ListType([conv(v) for v in attr[key]])
+    return celtypes.StringType("")
+
+
+def _split(qualified: str, driver: str) -> tuple[str, str]:
+    # An unqualified attribute name belongs to the driver's own domain.
+    domain, _, name = qualified.rpartition("/")
+    return (domain or driver), name
+
+
+def device_activation(driver: str, device: Mapping[str, Any]) -> dict[str, Any]:
+    """The CEL ``device`` variable for one ResourceSlice device manifest."""
+    attrs: dict[str, dict[Any, Any]] = {}
+    for qname, attr in sorted((device.get("attributes") or {}).items()):
+        domain, name = _split(qname, driver)
+        attrs.setdefault(domain, {})[celtypes.StringType(name)] = _cel_value(attr)
+    caps: dict[str, dict[Any, Any]] = {}
+    for qname, cap in sorted((device.get("capacity") or {}).items()):
+        domain, name = _split(qname, driver)
+        caps.setdefault(domain, {})[celtypes.StringType(name)] = Quantity(
+            parse_quantity(cap.get("value", 0))
+        )
+    return {
+        "device": celtypes.MapType({
+            celtypes.StringType("driver"): celtypes.StringType(driver),
+            celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(
+                bool(device.get("allowMultipleAllocations"))
+            ),
+            celtypes.StringType("attributes"): _Domains(
+                {celtypes.StringType(d): celtypes.MapType(m) for d, m in attrs.items()}
+            ),
+            celtypes.StringType("capacity"): _Domains(
+                {celtypes.StringType(d): celtypes.MapType(m) for d, m in caps.items()}
+            ),
+        })
+    }

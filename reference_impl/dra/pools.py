@@ -1,0 +1,128 @@
+"""ResourceSlices into pools and devices, after ``structured/pools.go`` (GatherPools).
+
+A pool is ``(driver, pool name)``. Only slices with the highest ``pool.generation`` count,
+and a pool is complete only when all ``resourceSliceCount`` slices of that generation
+exist; incomplete pools are not allocated from. Device attributes and capacities are
+parsed once per slice version, and the CEL activation is built lazily and kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from reference_impl.api.meta import parse_quantity
+from reference_impl.dra.cel import device_activation
+
+__all__ = ["DeviceID", "DeviceInfo", "Pool", "gather_pools", "qualify"]
+
+Obj = dict[str, Any]
+DeviceID = tuple[str, str, str]  # (driver, pool, device)
+
+
+def qualify(name: str, driver: str) -> str:
+    """A fully qualified attribute name (unqualified names take the driver's domain)."""
+    return name if "/" in name else f"{driver}/{name}"
+
+
+@dataclass(slots=True)
+class DeviceInfo:
+    """One published device with what the allocator derives from it."""
+
+    id: DeviceID
+    raw: Obj
+    node_name: str | None  # None: not node-local
+    node_selector: Obj | None
+    all_nodes: bool
+    attributes: dict[str, Any]  # qualified name -> python scalar or tuple
+    capacity: dict[str, Decimal]  # qualified name -> value
+    taints: list[Obj]
+    allow_multiple: bool
+    counters: list[Obj]
+    _activation: dict[str, Any] | None = None
+    # expression -> whether this device matches it (devices are immutable per slice version)
+    selector_cache: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def activation(self) -> dict[str, Any]:
+        """The CEL ``device`` variable (built on first use)."""
+        if self._activation is None:
+            self._activation = device_activation(self.id[0], self.raw)
+        return self._activation
+
+
+@dataclass(slots=True)
+class Pool:
+    """The devices of one complete pool at its newest generation."""
+
+    driver: str
+    name: str
+    generation: int
+    devices: list[DeviceInfo] = field(default_factory=list)
+    counter_sets: dict[str, dict[str, Decimal]] = field(default_factory=dict)
+
+
+def _scalar(attr: Mapping[str, Any]) -> Any:
+    for k in ("bool", "int", "string", "version"):
+        if k in attr:
+            return attr[k]
+    for k in ("bools", "ints", "strings", "versions"):
+        if k in attr:
+            return tuple(attr[k])
+    return None
+
+
+def _device(slice_: Obj, dev: Obj) -> DeviceInfo:
+    spec = slice_["spec"]
+    driver, pool = spec["driver"], spec["pool"]["name"]
+    per_device = bool(spec.get("perDeviceNodeSelection"))
+    src = dev if per_device else spec
+    return DeviceInfo(
+        id=(driver, pool, dev["name"]),
+        raw=dev,
+        node_name=src.get("nodeName") or None,
+        node_selector=src.get("nodeSelector"),
+        all_nodes=bool(src.get("allNodes")),
+        attributes={qualify(k, driver): _scalar(v) for k, v in (dev.get("attributes") or {}).items()},
+        capacity={
+            qualify(k, driver): parse_quantity(v.get("value", 0))
+            for k, v in (dev.get("capacity") or {}).items()
+        },
+        taints=list(dev.get("taints") or ()),
+        allow_multiple=bool(dev.get("allowMultipleAllocations")),
+        counters=list(dev.get("consumesCounters") or ()),
+    )
+
+
+def gather_pools(slices: Iterable[Obj]) -> tuple[list[Pool], list[str]]:
+    """Complete pools (sorted by driver, pool) and the names of incomplete ones."""
+    newest: dict[tuple[str, str], list[Obj]] = {}
+    gen: dict[tuple[str, str], int] = {}
+    for s in slices:
+        spec = s.get("spec") or {}
+        key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
+        g = int((spec.get("pool") or {}).get("generation", 0))
+        if key not in gen or g > gen[key]:
+            gen[key], newest[key] = g, [s]
+        elif g == gen[key]:
+            newest[key].append(s)
+    pools: list[Pool] = []
+    incomplete: list[str] = []
+    for key in sorted(newest):
+        group = sorted(newest[key], key=lambda s: s["metadata"]["name"])
+        want = int(group[0]["spec"]["pool"].get("resourceSliceCount", 1))
+        if len(group) < want:
+            incomplete.append(f"{key[0]}/{key[1]}")
+            continue
+        pool = Pool(key[0], key[1], gen[key])
+        for s in group:
+            for cs in s["spec"].get("sharedCounters") or ():
+                pool.counter_sets[cs["name"]] = {
+                    n: parse_quantity(c.get("value", 0)) for n, c in (cs.get("counters") or {}).items()
+                }
+            pool.devices.extend(_device(s, d) for d in s["spec"].get("devices") or ())
+        pool.devices.sort(key=lambda d: d.id)
+        pools.append(pool)
+    return pools, incomplete

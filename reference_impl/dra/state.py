@@ -1,0 +1,71 @@
+"""What is already allocated: exclusive devices, shared-device capacity and counters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from reference_impl.api.meta import parse_quantity
+from reference_impl.dra.pools import DeviceID, DeviceInfo, Pool
+
+__all__ = ["AllocatedState", "CounterKey", "allocated_state", "apply_allocation"]
+
+Obj = dict[str, Any]
+CounterKey = tuple[str, str, str, str]  # (driver, pool, counter set, counter)
+
+
+@dataclass(slots=True)
+class AllocatedState:
+    """Devices in use by existing allocations (``structured.AllocatedState``)."""
+
+    # device -> how many allocations (written or assumed) hold it; >1 only transiently
+    devices: dict[DeviceID, int] = field(default_factory=dict)
+    shared: dict[DeviceID, dict[str, Decimal]] = field(default_factory=dict)
+    counters: dict[CounterKey, Decimal] = field(default_factory=dict)
+
+    def is_allocated(self, d: DeviceID) -> bool:
+        """Whether ``d`` is exclusively allocated."""
+        return self.devices.get(d, 0) > 0
+
+    def consumed(self, d: DeviceID, capacity: str) -> Decimal:
+        """Capacity of a shared device already consumed."""
+        return self.shared.get(d, {}).get(capacity, Decimal(0))
+
+
+def apply_allocation(
+    st: AllocatedState, alloc: Obj, by_id: Mapping[DeviceID, DeviceInfo], sign: int = 1
+) -> None:
+    """Add (``sign=1``) or remove (``-1``) one ``status.allocation`` to the state."""
+    for r in (alloc.get("devices") or {}).get("results") or ():
+        if r.get("adminAccess"):
+            continue
+        did: DeviceID = (r["driver"], r["pool"], r["device"])
+        if r.get("shareID"):
+            used = st.shared.setdefault(did, {})
+            for cap, q in (r.get("consumedCapacity") or {}).items():
+                key = cap if "/" in cap else f"{did[0]}/{cap}"
+                used[key] = used.get(key, Decimal(0)) + sign * parse_quantity(q)
+            continue
+        n = st.devices.get(did, 0) + sign
+        if n > 0:
+            st.devices[did] = n
+        else:
+            st.devices.pop(did, None)
+        dev = by_id.get(did)
+        for use in dev.counters if dev else ():
+            for cname, c in (use.get("counters") or {}).items():
+                key4: CounterKey = (did[0], did[1], use["counterSet"], cname)
+                st.counters[key4] = st.counters.get(key4, Decimal(0)) + sign * parse_quantity(
+                    c.get("value", 0)
+                )
+
+
+def allocated_state(allocations: Iterable[Obj], pools: Iterable[Pool]) -> AllocatedState:
+    """The state from ``status.allocation`` objects (admin-access results do not count)."""
+    by_id = {d.id: d for p in pools for d in p.devices}
+    st = AllocatedState()
+    for alloc in allocations:
+        apply_allocation(st, alloc, by_id)
+    return st

@@ -1,0 +1,155 @@
+"""The scheduler's DRA view, after ``dynamicresources`` + ``structured`` resource trackers.
+
+Informer-fed: pools rebuilt when slices change, devices indexed by node, classes, taint
+rules, claims (with an index from the owning pod's uid to its generated claims) and the
+allocated state kept incrementally: per claim, the allocation it contributes, plus
+allocations the scheduler has *assumed* at Reserve but not yet written at PreBind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from typing import Any
+
+from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.informers import object_key
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.dra.allocator import Allocator
+from reference_impl.dra.pools import DeviceID, DeviceInfo, gather_pools
+from reference_impl.dra.state import AllocatedState, apply_allocation
+
+__all__ = ["POD_CLAIM_NAME", "ClaimTracker"]
+
+Obj = dict[str, Any]
+API = "resource.k8s.io/v1"
+POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"
+
+
+class ClaimTracker:
+    """Slices, classes, rules and claims, with the allocated-device state."""
+
+    def __init__(self, ctx: ComponentContext, on_event: Callable[[str, ObjectEvent], None]) -> None:
+        self._ctx = ctx
+        self._on_event = on_event
+        inf = ctx.informers
+        self.slices = inf.informer(API, "ResourceSlice")
+        self.classes = inf.informer(API, "DeviceClass")
+        self.claims = inf.informer(API, "ResourceClaim")
+        self.rules = inf.informer(API, "DeviceTaintRule")
+        self._dirty = True
+        self._by_node: dict[str, list[DeviceInfo]] = {}
+        self._global: list[DeviceInfo] = []
+        self._by_id: dict[DeviceID, DeviceInfo] = {}
+        self._counter_sets: dict[tuple[str, str], dict[str, dict[str, Decimal]]] = {}
+        self.incomplete: list[str] = []
+        self.state = AllocatedState()
+        self._contrib: dict[str, Obj] = {}  # claim key -> allocation counted in state
+        self.assumed: dict[str, Obj] = {}
+        self.generated: dict[str, dict[str, str]] = {}  # pod uid -> pod claim name -> claim key
+        self._rng = ctx.rng.child("dra-shareid")
+        for c in self.claims.items():
+            self._claim(None, c)
+        self.slices.add_handler(lambda ev: self._changed("ResourceSlice", ev))
+        self.classes.add_handler(lambda ev: self._on_event("DeviceClass", ev))
+        self.rules.add_handler(lambda ev: self._on_event("DeviceTaintRule", ev))
+        self.claims.add_handler(self._claim_event)
+
+    # -- events -------------------------------------------------------------------------
+
+    def _changed(self, kind: str, ev: ObjectEvent) -> None:
+        self._dirty = True
+        self._on_event(kind, ev)
+
+    def _claim_event(self, ev: ObjectEvent) -> None:
+        self._claim(ev.old, None if ev.type == "DELETED" else ev.obj)
+        self._on_event("ResourceClaim", ev)
+
+    def _claim(self, old: Obj | None, new: Obj | None) -> None:
+        obj = new or old
+        assert obj is not None
+        key = object_key(obj)
+        prev = self._contrib.pop(key, None)
+        if prev is not None:
+            apply_allocation(self.state, prev, self._by_id, -1)
+        alloc = ((new or {}).get("status") or {}).get("allocation")
+        if alloc:
+            self._contrib[key] = alloc
+            apply_allocation(self.state, alloc, self._by_id, +1)
+        for ref in (obj["metadata"].get("ownerReferences") or ()):
+            name = (obj["metadata"].get("annotations") or {}).get(POD_CLAIM_NAME)
+            if ref.get("kind") == "Pod" and name:
+                m = self.generated.setdefault(ref["uid"], {})
+                if new is None:
+                    m.pop(name, None)
+                else:
+                    m[name] = key
+
+    # -- pools --------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        pools, self.incomplete = gather_pools(self.slices.items())
+        self._by_node, self._global, self._by_id = {}, [], {}
+        self._counter_sets = {(p.driver, p.name): p.counter_sets for p in pools}
+        for p in pools:
+            for d in p.devices:
+                self._by_id[d.id] = d
+                if d.node_name is not None:
+                    self._by_node.setdefault(d.node_name, []).append(d)
+                else:
+                    self._global.append(d)
+        # Counters depend on the devices: recount every allocation against the new pools.
+        self.state = AllocatedState()
+        for alloc in [*self._contrib.values(), *self.assumed.values()]:
+            apply_allocation(self.state, alloc, self._by_id, +1)
+
+    def devices_for(self, node_name: str) -> list[DeviceInfo]:
+        """Devices usable from ``node_name``: its own plus non-local ones."""
+        self._refresh()
+        own = self._by_node.get(node_name, [])
+        return own + self._global if self._global else own
+
+    def device(self, did: DeviceID) -> DeviceInfo | None:
+        """A published device by id."""
+        self._refresh()
+        return self._by_id.get(did)
+
+    def allocator(self, devices: Sequence[DeviceInfo]) -> Allocator:
+        """An allocator over ``devices`` with the current classes, rules and state."""
+        self._refresh()
+        classes = {str(c["metadata"]["name"]): c for c in self.classes.cache.values()}
+        return Allocator(devices, self._counter_sets, classes, list(self.rules.items()),
+                         self.state, self._share_id)
+
+    def _share_id(self) -> str:
+        return self._rng.uuid4()
+
+    # -- assumed allocations --------------------------------------------------------------
+
+    def assume(self, claim_key: str, alloc: Obj) -> None:
+        """Count ``alloc`` as in use until it is written or forgotten."""
+        self._refresh()
+        self.forget(claim_key)
+        self.assumed[claim_key] = alloc
+        apply_allocation(self.state, alloc, self._by_id, +1)
+
+    def forget(self, claim_key: str) -> None:
+        """Drop an assumed allocation."""
+        alloc = self.assumed.pop(claim_key, None)
+        if alloc is not None:
+            apply_allocation(self.state, alloc, self._by_id, -1)
+
+    # -- claims of a pod ----------------------------------------------------------------
+
+    def claim_name(self, pod: Obj, ref: Obj) -> str | None:
+        """The claim a pod's ``spec.resourceClaims[]`` entry resolves to (None: not yet)."""
+        if ref.get("resourceClaimName"):
+            return str(ref["resourceClaimName"])
+        for st in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
+            if st.get("name") == ref["name"] and st.get("resourceClaimName"):
+                return str(st["resourceClaimName"])
+        key = self.generated.get(pod["metadata"].get("uid", ""), {}).get(ref["name"])
+        return key.split("/", 1)[1] if key else None

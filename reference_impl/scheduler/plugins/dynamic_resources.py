@@ -1,0 +1,251 @@
+"""Models pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go.
+
+PreEnqueue holds a pod until every claim it references exists. PreFilter resolves the
+pod's claims; Filter runs the structured allocator for the unallocated ones against the
+node's devices (and checks allocated ones' node selectors); Reserve assumes the result so
+later pods see the devices as taken; Unreserve drops it; PreBind writes
+``status.allocation`` and adds the pod to ``status.reservedFor`` (≤ 256) through
+``/status``. Claim, slice, class and taint-rule events requeue rejected pods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from reference_impl.apiserver.informers import object_key
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.dra.allocator import CANNOT_ALLOCATE, AllocationError
+from reference_impl.dra.nodes import node_selector_matches
+from reference_impl.dra.tracker import ClaimTracker
+from reference_impl.errors import ApiError
+from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
+from reference_impl.scheduler.framework.interface import (
+    OK,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    Plugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+    ReservePlugin,
+    Status,
+)
+from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
+from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.plugins import names
+
+__all__ = ["DynamicResources", "MAX_RESERVED_FOR", "new"]
+
+Obj = dict[str, Any]
+MAX_RESERVED_FOR: Final = 256
+_KEY: Final = StateKey["_State"]("PreFilterDynamicResources")
+_RESOURCES: Final = {
+    "ResourceClaim": EventResource.RESOURCE_CLAIM,
+    "ResourceSlice": EventResource.RESOURCE_SLICE,
+    "DeviceClass": EventResource.DEVICE_CLASS,
+    "DeviceTaintRule": EventResource.RESOURCE_SLICE,  # a rule changes what slices offer
+}
+_ACTIONS: Final = {"ADDED": ActionType.ADD, "MODIFIED": ActionType.UPDATE_OTHER,
+                   "DELETED": ActionType.DELETE}
+
+
+@dataclass(slots=True)
+class _State:
+    """What PreFilter found: the pod's claims, split by whether they are allocated."""
+
+    claims: list[Obj]
+    allocated: list[Obj]
+    pending: list[Obj]
+    per_node: dict[str, list[Obj]] = field(default_factory=dict)
+    assumed: list[str] = field(default_factory=list)
+
+    def clone(self) -> _State:
+        return self
+
+
+class DynamicResources:
+    """The DynamicResources plugin."""
+
+    def __init__(self, handle: Handle) -> None:
+        self._ctx = handle.ctx
+        self._move: Any = None
+        self.tracker = ClaimTracker(handle.ctx, self._event)
+
+    def name(self) -> str:
+        """The registered name."""
+        return names.DYNAMIC_RESOURCES
+
+    # -- events -------------------------------------------------------------------------
+
+    def start_events(self, move: Any) -> None:
+        """Receive the queue's ``move_all_to_active_or_backoff`` (wired by the scheduler)."""
+        self._move = move
+
+    def _event(self, kind: str, ev: ObjectEvent) -> None:
+        if self._move is None:
+            return
+        old = ev.obj if ev.type == "DELETED" else ev.old
+        new = None if ev.type == "DELETED" else ev.obj
+        self._move(ClusterEvent(_RESOURCES[kind], _ACTIONS[ev.type], f"{kind}{ev.type.title()}"), old, new)
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """Claims (with a hint), slices, classes and rules."""
+        return (
+            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.ALL), self._claim_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, ActionType.ALL)),
+            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ALL)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
+        )
+
+    def _claim_hint(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        # A claim of this pod appeared or changed, or devices were freed by a deallocation.
+        obj = new or old
+        assert obj is not None
+        mine = any(
+            self.tracker.claim_name(pod, ref) == obj["metadata"]["name"]
+            or any(r.get("uid") == pod["metadata"].get("uid")
+                   for r in obj["metadata"].get("ownerReferences") or ())
+            for ref in pod["spec"].get("resourceClaims") or ()
+        )
+        freed = bool(((old or {}).get("status") or {}).get("allocation")) and not (
+            ((new or {}).get("status") or {}).get("allocation"))
+        return QueueingHint.QUEUE if mine or freed else QueueingHint.QUEUE_SKIP
+
+    # -- PreEnqueue / PreFilter ------------------------------------------------------------
+
+    def _claims(self, pod: Obj) -> tuple[list[Obj], str]:
+        ns = pod["metadata"].get("namespace", "default")
+        out: list[Obj] = []
+        for ref in pod["spec"].get("resourceClaims") or ():
+            name = self.tracker.claim_name(pod, ref)
+            claim = self.tracker.claims.get(f"{ns}/{name}") if name else None
+            if claim is None:
+                return [], f'waiting for resource claim "{name or ref["name"]}" of pod "{ns}/{pod["metadata"]["name"]}"'
+            if claim["metadata"].get("deletionTimestamp"):
+                return [], f'resourceclaim "{name}" is being deleted'
+            out.append(claim)
+        return out, ""
+
+    def pre_enqueue(self, pod: Obj) -> Status:
+        """Every referenced claim must exist."""
+        if not pod["spec"].get("resourceClaims"):
+            return OK
+        _, why = self._claims(pod)
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,)) if why else OK
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        """Resolve the pod's claims; SKIP when it has none."""
+        if not pod["spec"].get("resourceClaims"):
+            return None, Status(Code.SKIP)
+        claims, why = self._claims(pod)
+        if why:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,))
+        uid = pod["metadata"].get("uid")
+        allocated: list[Obj] = []
+        pending: list[Obj] = []
+        for c in claims:
+            st = c.get("status") or {}
+            reserved = st.get("reservedFor") or []
+            if len(reserved) >= MAX_RESERVED_FOR and all(r.get("uid") != uid for r in reserved):
+                return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (
+                    f'resourceclaim "{c["metadata"]["name"]}" is already reserved for the maximum of {MAX_RESERVED_FOR} consumers',))
+            (allocated if st.get("allocation") else pending).append(c)
+        state.write(_KEY, _State(claims, allocated, pending))
+        return None, OK
+
+    # -- Filter -------------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
+        """Allocated claims must be usable here; the others must be allocatable here."""
+        s = state.try_read(_KEY)
+        if s is None or node_info.node is None:
+            return OK
+        for c in s.allocated:
+            sel = c["status"]["allocation"].get("nodeSelector")
+            if sel and not node_selector_matches(sel, node_info.node):
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                              ("resourceclaim not available on the node",))
+        if not s.pending:
+            return OK
+        try:
+            alloc = self.tracker.allocator(self.tracker.devices_for(node_info.name)).allocate(
+                s.pending, node_info.node)
+        except AllocationError as e:
+            return Status(Code.ERROR, (str(e),))
+        if alloc is None:
+            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
+        s.per_node[node_info.name] = alloc
+        return OK
+
+    # -- Reserve / Unreserve / PreBind ----------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:
+        """Assume the allocation found for ``node_name``."""
+        s = state.try_read(_KEY)
+        if s is None or not s.pending:
+            return OK
+        allocs = s.per_node.get(node_name)
+        if allocs is None:
+            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
+        for claim, alloc in zip(s.pending, allocs, strict=True):
+            key = object_key(claim)
+            self.tracker.assume(key, alloc)
+            s.assumed.append(key)
+        return OK
+
+    def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        """Forget what Reserve assumed."""
+        s = state.try_read(_KEY)
+        if s is not None:
+            for key in s.assumed:
+                self.tracker.forget(key)
+            s.assumed.clear()
+
+    def pre_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status:
+        """Write allocations and reservations through ``resourceclaims/status``."""
+        s = state.try_read(_KEY)
+        if s is None:
+            return Status(Code.SKIP)
+        allocs = dict(zip([object_key(c) for c in s.pending], s.per_node.get(node_name, []), strict=False))
+        consumer = {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+        for c in s.claims:
+            key = object_key(c)
+            latest = self.tracker.claims.get(key) or c
+            status = dict(latest.get("status") or {})
+            if key in allocs and not status.get("allocation"):
+                status["allocation"] = allocs[key]
+            reserved = list(status.get("reservedFor") or [])
+            if all(r.get("uid") != consumer["uid"] for r in reserved):
+                reserved.append(consumer)
+            status["reservedFor"] = reserved
+            try:
+                self._ctx.server.update_status({**latest, "status": status})
+            except ApiError as e:
+                return Status(Code.ERROR, (f"updating ResourceClaim {key}: {e}",))
+            finally:
+                self.tracker.forget(key)
+        return OK
+
+
+def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
+    """The registry factory."""
+    return DynamicResources(handle)
+
+
+_p: type[PreEnqueuePlugin] = DynamicResources
+_f: type[PreFilterPlugin] = DynamicResources
+_g: type[FilterPlugin] = DynamicResources
+_r: type[ReservePlugin] = DynamicResources
+_b: type[PreBindPlugin] = DynamicResources
+_e: type[EnqueueExtensions] = DynamicResources

@@ -1,0 +1,255 @@
+"""Models pkg/scheduler/schedule_one_podgroup.go: the pod-group scheduling cycle.
+
+When a pod of a gang PodGroup is popped, every other pending member is taken out of the
+queue too and the group gets one atomic placement attempt: each pod is placed in turn on
+the cache with its assumption and reservation, and only if at least ``minCount`` members
+(already-bound ones included) fit at the same time do they bind. Otherwise every
+assumption and reservation is rolled back, the members return to the unschedulable pool,
+and workload-aware preemption may free room. With a topology constraint the attempt is
+made per value of the label, and the whole gang must fit inside one value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from reference_impl.api.meta import set_condition
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.clock import rfc3339
+from reference_impl.errors import ApiError
+from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.diagnosis import Diagnosis
+from reference_impl.scheduler.framework.interface import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    EventResource,
+    Status,
+)
+from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
+from reference_impl.scheduler.plugins.gang_scheduling import (
+    NAME as GANG,
+)
+from reference_impl.scheduler.plugins.gang_scheduling import (
+    POD_GROUP_VERSION,
+    GangScheduling,
+    group_key,
+    min_count,
+)
+
+if TYPE_CHECKING:
+    from reference_impl.scheduler.scheduler import Scheduler
+
+__all__ = ["INITIALLY_SCHEDULED", "GroupAttempt", "WorkloadCycle"]
+
+Obj = dict[str, Any]
+INITIALLY_SCHEDULED: Final = "PodGroupInitiallyScheduled"
+_POD_ADD: Final = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
+
+
+@dataclass(slots=True)
+class GroupAttempt:
+    """One tentative placement of a group's pending pods (assumed and reserved)."""
+
+    placed: list[tuple[CycleState, QueuedPodInfo, str]] = field(default_factory=list)
+    failed: list[tuple[QueuedPodInfo, Status]] = field(default_factory=list)
+    rejectors: set[str] = field(default_factory=set)
+
+
+class WorkloadCycle:
+    """The pod-group cycle of one scheduler."""
+
+    def __init__(self, sched: Scheduler) -> None:
+        self._s = sched
+        self.gang = next(
+            (p for p in sched.framework.plugins if isinstance(p, GangScheduling)), None
+        )
+        self.group_attempts = 0
+
+    def start(self) -> None:
+        """Requeue held pods when PodGroups or member pods appear."""
+        if self.gang is None or not self._s.features.enable_generic_workload:
+            return
+        self._s.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup").add_handler(self._on_group)
+        self._s.ctx.informers.informer("v1", "Pod").add_handler(self._on_pod)
+
+    def _on_group(self, ev: ObjectEvent) -> None:
+        action = ActionType.ADD if ev.type == "ADDED" else ActionType.UPDATE
+        if ev.type != "DELETED":
+            self._s.queue.move_all_to_active_or_backoff(
+                ClusterEvent(EventResource.POD_GROUP, action), ev.old, ev.obj
+            )
+
+    def _on_pod(self, ev: ObjectEvent) -> None:
+        if (
+            ev.type == "ADDED"
+            and group_key(ev.obj) is not None
+            and not ev.obj["spec"].get("nodeName")
+        ):
+            self._s.queue.move_all_to_active_or_backoff(_POD_ADD, None, ev.obj)
+
+    def group_of(self, pod: Obj) -> Obj | None:
+        """The pod's gang PodGroup when the pod-group cycle applies, else None."""
+        gk = group_key(pod)
+        if gk is None or self.gang is None:
+            return None
+        pg = self.gang.pod_group(gk)
+        return pg if pg is not None and min_count(pg) > 0 else None
+
+    # -- the cycle ------------------------------------------------------------------
+
+    def schedule_group(self, first: QueuedPodInfo, pg: Obj) -> None:
+        """One all-or-nothing attempt for ``first``'s group."""
+        assert self.gang is not None
+        self.group_attempts += 1
+        gk = group_key(first.pod) or ""
+        pinfos = [first, *self._take_members(gk, first.key)]
+        bound = self._bound_members(gk)
+        need = max(0, min_count(pg) - len(bound))
+        best: GroupAttempt | None = None
+        failed: GroupAttempt | None = None
+        for nodes in self._domains(pg, bound):
+            attempt = self._try_place(pinfos, nodes)
+            if attempt.placed and len(attempt.placed) >= need:
+                best = attempt
+                break
+            self._rollback(attempt)
+            if failed is None or len(attempt.placed) > len(failed.placed):
+                attempt.rejectors |= failed.rejectors if failed else set()
+                failed = attempt
+        if best is None:
+            self._fail_all(pinfos, pg, need, failed)
+            return
+        for pinfo, status in best.failed:
+            diag = Diagnosis()
+            diag.add_plugin_status(status)
+            self._s._handle_failure(pinfo, status, diag)  # noqa: SLF001 - the scheduler's own helper
+        for state, pinfo, node in best.placed:
+            self._s._permit_and_bind(state, pinfo, node)  # noqa: SLF001
+        self._set_condition(pg, "True", "Scheduled", f"{len(best.placed) + len(bound)} pods placed")
+
+    def dry_run(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> bool:
+        """Whether ``need`` of ``pinfos`` would fit together now (nothing is kept)."""
+        bound = self._bound_members(group_key(pinfos[0].pod) or "")
+        for nodes in self._domains(pg, bound):
+            attempt = self._try_place(pinfos, nodes)
+            self._rollback(attempt)
+            if len(attempt.placed) >= need:
+                return True
+        return False
+
+    def _take_members(self, gk: str, first: str) -> list[QueuedPodInfo]:
+        assert self.gang is not None
+        out = []
+        for key in self.gang.members(gk):
+            if key != first and (p := self._s.queue.pop_member(key)) is not None:
+                out.append(p)
+        return out
+
+    def _bound_members(self, gk: str) -> list[str]:
+        """Members already on a node (bound or assumed), as node names."""
+        assert self.gang is not None
+        nodes = []
+        for key in self.gang.members(gk):
+            pod = self._s.ctx.informers.informer("v1", "Pod").get(key)
+            if pod is not None and pod["spec"].get("nodeName"):
+                nodes.append(pod["spec"]["nodeName"])
+        return nodes
+
+    def _domains(self, pg: Obj, bound: list[str]) -> list[list[NodeInfo] | None]:
+        """None = every node; with a topology key, one node list per label value."""
+        topo = ((pg.get("spec") or {}).get("schedulingConstraints") or {}).get("topology") or []
+        if not topo:
+            return [None]
+        label = topo[0]["key"]
+        by_value: dict[str, list[NodeInfo]] = {}
+        for ni in self._s.cache.node_infos():
+            if label in ni.labels:
+                by_value.setdefault(ni.labels[label], []).append(ni)
+        bound_nodes = [b for n in bound if (b := self._s.cache.get(n)) is not None]
+        pinned = {ni.labels.get(label) for ni in bound_nodes}
+        values = sorted(v for v in by_value if not pinned or v in pinned)
+        return [by_value[v] for v in values] or [[]]
+
+    def _try_place(self, pinfos: list[QueuedPodInfo], nodes: list[NodeInfo] | None) -> GroupAttempt:
+        s, attempt = self._s, GroupAttempt()
+        for pinfo in sorted(pinfos, key=lambda p: p.key):
+            state = CycleState()
+            result = s.algorithm.schedule_pod(state, pinfo.pod, nodes)
+            if not result.node_name:
+                diag = result.fit_error.diagnosis if result.fit_error else Diagnosis()
+                attempt.rejectors |= diag.unschedulable_plugins | diag.pending_plugins
+                msg = result.fit_error.message() if result.fit_error else result.status.message()
+                attempt.failed.append(
+                    (pinfo, Status(Code.UNSCHEDULABLE, (msg,), result.status.plugin))
+                )
+                continue
+            s.cache.assume_pod(pinfo.info, result.node_name)
+            status = s.framework.run_reserve_plugins_reserve(state, pinfo.pod, result.node_name)
+            if not status.is_success():
+                s.framework.run_reserve_plugins_unreserve(state, pinfo.pod, result.node_name)
+                s.cache.forget_pod(pinfo.key)
+                attempt.failed.append((pinfo, status))
+                continue
+            attempt.placed.append((state, pinfo, result.node_name))
+        return attempt
+
+    def _rollback(self, attempt: GroupAttempt) -> None:
+        """Nothing stays reserved: undo every assumption of a failed attempt."""
+        for state, pinfo, node in reversed(attempt.placed):
+            self._s.framework.run_reserve_plugins_unreserve(state, pinfo.pod, node)
+            self._s.cache.forget_pod(pinfo.key)
+
+    def _fail_all(
+        self, pinfos: list[QueuedPodInfo], pg: Obj, need: int, att: GroupAttempt | None
+    ) -> None:
+        placed = len(att.placed) if att else 0
+        gk = f"{pg['metadata'].get('namespace', 'default')}/{pg['metadata']['name']}"
+        msg = f"pod group {gk}: only {placed} of the {need} pods needed fit at the same time"
+        reasons = {p.key: st.message() for p, st in (att.failed if att else [])}
+        preempted = self._s.preempt_for_group(pinfos, pg, need)
+        rejectors = (att.rejectors if att else set()) | {GANG}
+        for pinfo in pinfos:
+            status = Status(
+                Code.UNSCHEDULABLE,
+                (msg, *([reasons[pinfo.key]] if pinfo.key in reasons else [])),
+                GANG,
+            )
+            diag = Diagnosis()
+            diag.unschedulable_plugins |= rejectors
+            self._s._handle_failure(pinfo, status, diag)  # noqa: SLF001
+        if not preempted:
+            self._set_condition(pg, "False", "Unschedulable", msg)
+
+    def _set_condition(self, pg: Obj, status: str, reason: str, message: str) -> None:
+        """PodGroupInitiallyScheduled; terminal once True."""
+        latest = (
+            self.gang.pod_group(
+                f"{pg['metadata'].get('namespace', 'default')}/{pg['metadata']['name']}"
+            )
+            if self.gang
+            else None
+        )
+        if latest is None:
+            return
+        st = {**(latest.get("status") or {})}
+        st["conditions"] = [dict(c) for c in st.get("conditions") or ()]
+        if any(
+            c.get("type") == INITIALLY_SCHEDULED and c.get("status") == "True"
+            for c in st["conditions"]
+        ):
+            return
+        cond = {
+            "type": INITIALLY_SCHEDULED,
+            "status": status,
+            "reason": reason,
+            "message": message,
+            "observedGeneration": int(latest["metadata"].get("generation", 1)),
+        }
+        if not set_condition(st, cond, rfc3339(self._s.ctx.clock.now())):
+            return
+        try:
+            self._s.ctx.server.update_status({**latest, "status": st})
+        except ApiError:
+            pass  # changed meanwhile; the next attempt writes it again

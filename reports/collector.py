@@ -1,0 +1,50 @@
+"""The run-directory writer: after every test it rewrites results.json and e2e.log atomically,
+so a crash keeps everything that ran; at the end it also renders report.html."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from reports.atomic import write_text_atomic
+from reports.model import RESULTS_NAME, Results, RunMeta, TestEntry
+from reports.render.e2e_log import render_e2e_log
+from reports.render.json_report import render_results_json
+
+__all__ = ["E2E_LOG_NAME", "REPORT_NAME", "RunWriter"]
+
+E2E_LOG_NAME: Final = "e2e.log"
+REPORT_NAME: Final = "report.html"
+
+
+class RunWriter:
+    """Owns one run directory's results.json, e2e.log and report.html."""
+
+    def __init__(self, run_dir: Path, run: RunMeta) -> None:
+        self.run_dir = run_dir
+        self.results = Results(run)
+        self.flush()
+
+    def add(self, entry: TestEntry) -> None:
+        """Record a finished test and rewrite the files."""
+        self.results.tests.append(entry)
+        self.flush()
+
+    def finish(self, *, exit_status: int, finished_at: str, roots: Sequence[Path] = ()) -> Path:
+        """Mark the run complete, write the files and the HTML report; return the report path.
+
+        ``roots`` are searched for ``benchmarks/**/results*.json`` to plot.
+        """
+        self.results.run.complete = True
+        self.results.run.exit_status = exit_status
+        self.results.run.finished_at = finished_at
+        self.flush()
+        from reports.render.html import write_report
+
+        return write_report(self.run_dir, roots=roots)
+
+    def flush(self) -> None:
+        """Write results.json (schema-checked) and e2e.log, each atomically."""
+        write_text_atomic(self.run_dir / RESULTS_NAME, render_results_json(self.results))
+        write_text_atomic(self.run_dir / E2E_LOG_NAME, render_e2e_log(self.results))

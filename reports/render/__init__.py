@@ -1,0 +1,1 @@
+"""Renderers, one format per module: results.json, e2e.log, report.html, PRODUCT.yaml."""

@@ -1,0 +1,5 @@
+"""DRA suites get the fake driver fixture (``dra_driver``)."""
+
+from fixtures.dra_driver import dra_driver
+
+__all__ = ["dra_driver"]
