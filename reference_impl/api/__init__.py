@@ -32,7 +32,18 @@ from reference_impl.api.dra_builders import (
     make_resource_claim,
     make_resource_slice,
 )
+from reference_impl.api.dra_ext_builders import (
+    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+    timestamp_seconds,
+)
+from reference_impl.api.gang_builders import (
+    make_child_pod_group,
+    make_composite_pod_group,
+    make_composite_workload,
+    make_gang_job,
+)
 from reference_impl.api.meta import condition, parse_quantity, parse_selector
+from reference_impl.api.resize_builders import resized, with_resize_policy
 from reference_impl.api.resources import RESOURCES, ResourceInfo, lookup, served_versions
 from reference_impl.api.scheduling_builders import (
     POOL_KEY,
@@ -41,6 +52,12 @@ from reference_impl.api.scheduling_builders import (
     make_pool_pod,
     make_priority_class,
     make_workload,
+)
+from reference_impl.api.storage_builders import (
+    make_csi_driver,
+    make_csi_storage_capacity,
+    make_pvc,
+    make_storage_class,
 )
 from reference_impl.api.watch import WatchEvent
 
@@ -55,6 +72,8 @@ __all__ = [
     "make_device",
     "make_device_class",
     "make_device_taint_rule",
+    "EXTENDED_RESOURCE_CLAIM_ANNOTATION",
+    "timestamp_seconds",
     "make_resource_claim",
     "make_resource_slice",
     "RESOURCES",
@@ -86,4 +105,32 @@ __all__ = [
     "make_workload",
     "POOL_KEY",
     "make_pool_pod",
+    "make_child_pod_group",
+    "make_composite_pod_group",
+    "make_composite_workload",
+    "make_gang_job",
+    "resized",
+    "with_resize_policy",
+    "make_csi_driver",
+    "make_csi_storage_capacity",
+    "make_pvc",
+    "make_storage_class",
+]
+
+from reference_impl.api.certificates_checks import (  # noqa: E402 - appended export
+    ChainFacts,
+    chain_facts,
+    cluster_trust_bundle_volume,
+    credential_bundle_matches,
+    pem_certificate_count,
+    pod_certificate_volume,
+)
+
+__all__ += [
+    "ChainFacts",
+    "chain_facts",
+    "cluster_trust_bundle_volume",
+    "credential_bundle_matches",
+    "pem_certificate_count",
+    "pod_certificate_volume",
 ]

@@ -26,7 +26,7 @@ from reference_impl.apiserver.registry import (
     Operation,
     strategy_for,
 )
-from reference_impl.apiserver.strategies.core import pod_qos_class
+from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
 from reference_impl.apiserver.strategies.meta import meta_causes
 from reference_impl.clock import SimClock, rfc3339
 from reference_impl.errors import (
@@ -63,6 +63,17 @@ class ObjectEvent:
 
 def _qos(containers: dict[str, Obj]) -> str:
     return pod_qos_class({"containers": list(containers.values())})
+
+
+def _non_resizable(old: Obj | None, new: Obj | None) -> bool:
+    """Whether a resize changes a resource other than cpu and memory."""
+    if new is None:
+        return False
+    for part in ("requests", "limits"):
+        a, b = (old or {}).get(part) or {}, new.get(part) or {}
+        if any(a.get(k) != b.get(k) for k in set(a) | set(b) if k not in ("cpu", "memory")):
+            return True
+    return False
 
 
 def _annotations_bump(info: ResourceInfo, obj: Obj, old: Obj) -> bool:
@@ -309,16 +320,26 @@ class APIServer:
                     Cause(f"spec.containers[{i}].name", "FieldValueNotFound", "container not found")
                 )
                 continue
+            if _non_resizable(target.get("resources"), c.get("resources")):
+                causes.append(
+                    Cause("spec", "FieldValueForbidden", "only cpu and memory resources are mutable")
+                )
             for f in ("resources", "resizePolicy"):
                 if f in c:
                     target[f] = c[f]
-        if (old.get("status") or {}).get("qosClass") not in (None, _qos(old_cs)):
-            causes.append(Cause("spec", "FieldValueForbidden", "Pod QoS is immutable"))
+        qos = (old.get("status") or {}).get("qosClass")
+        if qos not in (None, _qos(old_cs)):
+            msg = f'Invalid value: "{qos}": Pod QOS Class may not change as a result of resizing'
+            causes.append(Cause("spec", "FieldValueInvalid", msg))
         new["spec"]["containers"] = [old_cs[c["name"]] for c in old["spec"]["containers"]]
+        for i, c in enumerate(new["spec"]["containers"]):
+            causes += resize_policy_causes(c, f"spec.containers[{i}]")
         causes += self._schema_causes(new)
         if causes:
             raise Invalid("Pod", meta.get("name", ""), causes)
         old = kv.decode()
+        if new["spec"] == old["spec"]:
+            return old  # nothing resizable changed: upstream writes nothing
         new["metadata"]["generation"] = int(old["metadata"].get("generation", 1)) + 1
         return self._commit(key, info, new, old=old)
 

@@ -10,21 +10,27 @@ from typing import Protocol
 
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.controllers.deployment import DeploymentController
+from reference_impl.controllers.device_taint_eviction import DeviceTaintEvictionController
+from reference_impl.controllers.fake_provisioner import FakeProvisioner
 from reference_impl.controllers.garbagecollector import GarbageCollector
 from reference_impl.controllers.hpa import HorizontalController
 from reference_impl.controllers.hpa.replica_calculator import ExternalMetrics
 from reference_impl.controllers.job import JobController
 from reference_impl.controllers.namespace import NamespaceController
+from reference_impl.controllers.podcertificate import PodCertificateSignerController
 from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.controllers.resourceclaim import ResourceClaimController
 
 __all__ = [
     "Controller",
     "DeploymentController",
+    "FakeProvisioner",
+    "DeviceTaintEvictionController",
     "GarbageCollector",
     "HorizontalController",
     "JobController",
     "NamespaceController",
+    "PodCertificateSignerController",
     "ReplicaSetController",
     "ResourceClaimController",
     "start_controllers",
@@ -55,7 +61,10 @@ def start_controllers(
         DeploymentController(ctx),
         JobController(ctx),
         ResourceClaimController(ctx),
+        DeviceTaintEvictionController(ctx),
         HorizontalController(ctx, external_metrics),
+        FakeProvisioner(ctx),
+        PodCertificateSignerController(ctx),
     ]
     for c in controllers:
         c.start()

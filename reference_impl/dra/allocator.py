@@ -25,7 +25,7 @@ from reference_impl.dra.pools import DeviceID, DeviceInfo, Pool
 from reference_impl.dra.state import AllocatedState, CounterKey
 from reference_impl.dra.taints import taints_for, untolerated
 
-__all__ = ["CANNOT_ALLOCATE", "MAX_SEARCH_STEPS", "AllocationError", "Allocator", "for_pools"]
+__all__ = ["CANNOT_ALLOCATE", "MAX_SEARCH_STEPS", "AllocationError", "Allocator", "Plan", "for_pools"]
 
 Obj = dict[str, Any]
 CANNOT_ALLOCATE: Final = "cannot allocate all claims"
@@ -68,6 +68,23 @@ class _Search:
     steps: int = 0
 
 
+class Plan:
+    """A successful search for some claims on one node; ``results()`` is computed once."""
+
+    __slots__ = ("_alloc", "_claims", "_node", "_results", "_search")
+
+    def __init__(self, alloc: Allocator, claims: list[Obj], search: _Search, node: Obj | None) -> None:
+        self._alloc, self._claims, self._search, self._node = alloc, claims, search, node
+        self._results: list[Obj] | None = None
+
+    def results(self) -> list[Obj]:
+        """One ``status.allocation`` per claim, in claim order."""
+        if self._results is None:
+            self._results = [self._alloc._result(i, c, self._search, self._node)
+                             for i, c in enumerate(self._claims)]
+        return self._results
+
+
 class Allocator:
     """Allocates claims from complete pools against the already-allocated state."""
 
@@ -79,7 +96,9 @@ class Allocator:
         rules: Sequence[Obj],
         state: AllocatedState,
         share_id: Callable[[], str],
+        memo: dict[tuple[tuple[str, ...], str, DeviceID], bool] | None = None,
     ) -> None:
+        self._memo = memo
         self._devices = devices
         self._counter_sets = counter_sets
         self._classes = classes
@@ -115,10 +134,22 @@ class Allocator:
     def _candidates(self, spec: Obj, node: Obj | None) -> list[DeviceInfo]:
         exprs = self._selectors(spec)
         tols = spec.get("tolerations") or ()
-        return [
-            d for d in self._devices
-            if node_matches(d, node) and self._eligible(d, exprs, tols)
-        ]
+        memo = self._memo
+        if memo is None:
+            return [d for d in self._devices if node_matches(d, node) and self._eligible(d, exprs, tols)]
+        # Selectors and taints do not depend on the node: while classes and rules stay the
+        # same, each (selectors, tolerations, device) verdict is computed once.
+        out = []
+        sel, tol = tuple(exprs), repr(tols) if tols else ""
+        for d in self._devices:
+            if not node_matches(d, node):
+                continue
+            ok = memo.get((sel, tol, d.id))
+            if ok is None:
+                ok = memo[(sel, tol, d.id)] = self._eligible(d, exprs, tols)
+            if ok:
+                out.append(d)
+        return out
 
     def _alternatives(self, i: int, req: Obj, node: Obj | None) -> list[_Alt]:
         name = req["name"]
@@ -133,6 +164,12 @@ class Allocator:
 
     def allocate(self, claims: Sequence[Obj], node: Obj | None) -> list[Obj] | None:
         """One ``status.allocation`` per claim, or None when they cannot all be allocated."""
+        plan = self.plan(claims, node)
+        return None if plan is None else plan.results()
+
+    def plan(self, claims: Sequence[Obj], node: Obj | None) -> Plan | None:
+        """The search alone: a Plan whose ``results()`` builds the allocations on demand
+        (the scheduler's Filter only needs feasibility; Reserve needs one node's results)."""
         slots = [
             self._alternatives(i, r, node)
             for i, c in enumerate(claims)
@@ -146,7 +183,7 @@ class Allocator:
         search = _Search()
         if not self._slot(slots, 0, constraints, search):
             return None
-        return [self._result(i, c, search, node) for i, c in enumerate(claims)]
+        return Plan(self, list(claims), search, node)
 
     def _slot(self, slots: list[list[_Alt]], k: int, cons: list[tuple[int, Obj]], s: _Search) -> bool:
         if k == len(slots):

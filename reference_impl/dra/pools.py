@@ -16,7 +16,7 @@ from typing import Any
 from reference_impl.api.meta import parse_quantity
 from reference_impl.dra.cel import device_activation
 
-__all__ = ["DeviceID", "DeviceInfo", "Pool", "gather_pools", "qualify"]
+__all__ = ["DeviceID", "DeviceInfo", "ParsedCache", "Pool", "gather_pools", "qualify"]
 
 Obj = dict[str, Any]
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
@@ -96,8 +96,23 @@ def _device(slice_: Obj, dev: Obj) -> DeviceInfo:
     )
 
 
-def gather_pools(slices: Iterable[Obj]) -> tuple[list[Pool], list[str]]:
-    """Complete pools (sorted by driver, pool) and the names of incomplete ones."""
+ParsedCache = dict[str, tuple[str, list[DeviceInfo]]]  # slice name -> (resourceVersion, devices)
+
+
+def _slice_devices(s: Obj, parsed: ParsedCache | None) -> list[DeviceInfo]:
+    # A slice version's devices never change: callers that refresh often pass a cache.
+    if parsed is None:
+        return [_device(s, d) for d in s["spec"].get("devices") or ()]
+    name, rv = s["metadata"]["name"], str(s["metadata"].get("resourceVersion", ""))
+    hit = parsed.get(name)
+    if hit is None or hit[0] != rv or not rv:
+        hit = parsed[name] = (rv, [_device(s, d) for d in s["spec"].get("devices") or ()])
+    return hit[1]
+
+
+def gather_pools(slices: Iterable[Obj], parsed: ParsedCache | None = None) -> tuple[list[Pool], list[str]]:
+    """Complete pools (sorted by driver, pool) and the names of incomplete ones; ``parsed``
+    (kept by the caller between calls) reuses the devices of unchanged slice versions."""
     newest: dict[tuple[str, str], list[Obj]] = {}
     gen: dict[tuple[str, str], int] = {}
     for s in slices:
@@ -122,7 +137,11 @@ def gather_pools(slices: Iterable[Obj]) -> tuple[list[Pool], list[str]]:
                 pool.counter_sets[cs["name"]] = {
                     n: parse_quantity(c.get("value", 0)) for n, c in (cs.get("counters") or {}).items()
                 }
-            pool.devices.extend(_device(s, d) for d in s["spec"].get("devices") or ())
+            pool.devices.extend(_slice_devices(s, parsed))
         pool.devices.sort(key=lambda d: d.id)
         pools.append(pool)
+    if parsed is not None:
+        seen = {s["metadata"]["name"] for group in newest.values() for s in group}
+        for gone in [n for n in parsed if n not in seen]:
+            del parsed[gone]
     return pools, incomplete

@@ -16,7 +16,7 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.dra.allocator import Allocator
-from reference_impl.dra.pools import DeviceID, DeviceInfo, gather_pools
+from reference_impl.dra.pools import DeviceID, DeviceInfo, ParsedCache, gather_pools
 from reference_impl.dra.state import AllocatedState, apply_allocation
 
 __all__ = ["POD_CLAIM_NAME", "ClaimTracker"]
@@ -48,21 +48,30 @@ class ClaimTracker:
         self.assumed: dict[str, Obj] = {}
         self.generated: dict[str, dict[str, str]] = {}  # pod uid -> pod claim name -> claim key
         self._rng = ctx.rng.child("dra-shareid")
+        # Eligibility verdicts and the classes/rules snapshot, valid until those change.
+        self._memo: dict[tuple[tuple[str, ...], str, DeviceID], bool] = {}
+        self._policy: tuple[dict[str, Obj], list[Obj]] | None = None
+        self._parsed: ParsedCache = {}
         for c in self.claims.items():
             self._claim(None, c)
         self.slices.add_handler(lambda ev: self._changed("ResourceSlice", ev))
-        self.classes.add_handler(lambda ev: self._on_event("DeviceClass", ev))
-        self.rules.add_handler(lambda ev: self._on_event("DeviceTaintRule", ev))
+        self.classes.add_handler(lambda ev: self._policy_changed("DeviceClass", ev))
+        self.rules.add_handler(lambda ev: self._policy_changed("DeviceTaintRule", ev))
         self.claims.add_handler(self._claim_event)
 
     # -- events -------------------------------------------------------------------------
+
+    def _policy_changed(self, kind: str, ev: ObjectEvent) -> None:
+        self._memo, self._policy = {}, None
+        self._on_event(kind, ev)
 
     def _changed(self, kind: str, ev: ObjectEvent) -> None:
         self._dirty = True
         self._on_event(kind, ev)
 
     def _claim_event(self, ev: ObjectEvent) -> None:
-        self._claim(ev.old, None if ev.type == "DELETED" else ev.obj)
+        deleted = ev.type == "DELETED"  # a DELETED event carries the object in ``obj``
+        self._claim(ev.obj if deleted else ev.old, None if deleted else ev.obj)
         self._on_event("ResourceClaim", ev)
 
     def _claim(self, old: Obj | None, new: Obj | None) -> None:
@@ -91,7 +100,8 @@ class ClaimTracker:
         if not self._dirty:
             return
         self._dirty = False
-        pools, self.incomplete = gather_pools(self.slices.items())
+        self._memo = {}  # devices are rebuilt (their taints may have changed)
+        pools, self.incomplete = gather_pools(self.slices.items(), self._parsed)
         self._by_node, self._global, self._by_id = {}, [], {}
         self._counter_sets = {(p.driver, p.name): p.counter_sets for p in pools}
         for p in pools:
@@ -120,9 +130,12 @@ class ClaimTracker:
     def allocator(self, devices: Sequence[DeviceInfo]) -> Allocator:
         """An allocator over ``devices`` with the current classes, rules and state."""
         self._refresh()
-        classes = {str(c["metadata"]["name"]): c for c in self.classes.cache.values()}
-        return Allocator(devices, self._counter_sets, classes, list(self.rules.items()),
-                         self.state, self._share_id)
+        if self._policy is None:
+            classes = {str(c["metadata"]["name"]): c for c in self.classes.cache.values()}
+            self._policy = (classes, list(self.rules.items()))
+        classes, rules = self._policy
+        return Allocator(devices, self._counter_sets, classes, rules, self.state, self._share_id,
+                         memo=self._memo)
 
     def _share_id(self) -> str:
         return self._rng.uuid4()

@@ -51,3 +51,5 @@ class KubeletConfig:
     # Lease renewal period; None renews never, which keeps quiet clusters quiet.
     lease_renew_seconds: float | None = None
     kubelet_version: str = "v1.37.2"
+    # How long an admitted in-place resize stays PodResizeInProgress before it is applied.
+    resize_actuation_seconds: float = 1.0

@@ -23,6 +23,9 @@ from reference_impl.kubelet import config as cfg
 from reference_impl.kubelet.ipam import NodeAddresses
 from reference_impl.kubelet.node_status import initialized_status, lease_manifest, micro_time
 from reference_impl.kubelet.pod_status import Placement, running_status, terminated_status
+from reference_impl.kubelet.projected import ProjectedVolumes
+from reference_impl.kubelet.resize import DEFERRED, ResizeState, admitted, apply_resize, reconcile
+from reference_impl.kubelet.resize import pod_requests as allocated_requests
 
 __all__ = ["Kubelet"]
 
@@ -42,6 +45,7 @@ class _PodState:
     complete_at: Instant | None
     stop_at: Instant | None = None
     wake_at: Instant | None = None
+    resize: ResizeState | None = None
 
 
 def _ann_seconds(pod: Obj, key: str, default: float) -> float:
@@ -68,7 +72,10 @@ class Kubelet:
         )
         self._states: dict[str, _PodState] = {}  # pod key -> state
         self._paused: set[str] = set()
+        self._deferred: set[str] = set()  # pods whose resize is PodResizePending/Deferred
+        self._actuation = Duration(seconds(self.config.resize_actuation_seconds))
         self.addresses = NodeAddresses()
+        self.volumes = ProjectedVolumes(ctx, self._queue.add)  # podCertificate, CTB
         self._pods: SharedInformer | None = None
         self._nodes: SharedInformer | None = None
 
@@ -77,7 +84,8 @@ class Kubelet:
         self._nodes = self._ctx.informers.informer("v1", "Node")
         self._pods = self._ctx.informers.informer("v1", "Pod")
         self._nodes.add_handler(self._on_node)
-        self._pods.add_handler(lambda ev: self._queue.add(object_key(ev.obj)))
+        self._pods.add_handler(self._on_pod)
+        self.volumes.start()
         for node in self._nodes.items():
             self._nodes_q.add(object_key(node))
         for pod in self._pods.items():
@@ -114,11 +122,50 @@ class Kubelet:
                 self._queue.add(object_key(pod))
 
     def actuate_resize(self, pod: Obj) -> None:
-        """Extension point: apply an in-place resize (``pods/resize``) to container status.
+        """Re-check an in-place resize (``pods/resize``) of ``pod`` now (see ``resize.py``)."""
+        self._queue.add(object_key(pod))
 
-        A later change sets ``status.containerStatuses[*].resources`` and the
-        PodResizePending/PodResizeInProgress conditions here; today nothing happens.
-        """
+    def _on_pod(self, ev: ObjectEvent) -> None:
+        self._queue.add(object_key(ev.obj))
+        phase = (ev.obj.get("status") or {}).get("phase")
+        if ev.type == "DELETED" or phase in _TERMINAL:
+            # Room freed on a node: deferred resizes there are retried (upstream retries
+            # pending resizes whenever a pod is removed).
+            node = ev.obj["spec"].get("nodeName")
+            for key in sorted(self._deferred):
+                st = self._states.get(key)
+                if st is not None and st.node == node:
+                    self._queue.add(key)
+
+    def _resize(self, key: str, pod: Obj, st: _PodState, status: Obj, now: Instant) -> Instant | None:
+        """Allocate/actuate a pending resize and write its state into ``status``."""
+        assert st.resize is not None and self._nodes is not None
+        node = self._nodes.get(st.node) or {}
+        alloc = allocated_requests(
+            {"node": {"requests": (node.get("status") or {}).get("allocatable") or {}}}
+        )
+        wake = reconcile(pod, st.resize, self._used(st.node, key), alloc, now, self._actuation)
+        pending = st.resize.pending
+        if pending is not None and pending[0] == DEFERRED:
+            self._deferred.add(key)
+        else:
+            self._deferred.discard(key)
+        apply_resize(pod, status, st.resize, rfc3339(now))
+        return wake
+
+    def _used(self, node: str, skip: str) -> dict[str, int]:
+        """Requests allocated on ``node`` to pods other than ``skip`` that still hold them."""
+        assert self._pods is not None
+        used = dict.fromkeys(("cpu", "memory"), 0)
+        for key, st in sorted(self._states.items()):
+            pod = self._pods.get(key)
+            if key == skip or st.node != node or st.resize is None or pod is None:
+                continue
+            if (pod.get("status") or {}).get("phase") in _TERMINAL:
+                continue
+            for k, v in allocated_requests(st.resize.allocated).items():
+                used[k] += v
+        return used
 
     # -- nodes ------------------------------------------------------------------------
 
@@ -163,6 +210,8 @@ class Kubelet:
             if st is not None:
                 self.addresses.release(st.node, st.uid)
                 del self._states[key]
+                self.volumes.forget(key)
+                self._deferred.discard(key)
             if pod is None:
                 return
         node = pod["spec"].get("nodeName")
@@ -176,6 +225,11 @@ class Kubelet:
         phase = (pod.get("status") or {}).get("phase", "Pending")
         if phase in _TERMINAL:
             return
+        mounted, refresh_at = self.volumes.ready(key, pod, self._nodes.get(node) if self._nodes else None)
+        if refresh_at is not None:
+            self._wake(key, st, refresh_at)
+        if not mounted:
+            return  # ContainerCreating until every projected source can be mounted
         self._advance(key, pod, st, now)
 
     def _accept(self, key: str, pod: Obj, node: str) -> _PodState:
@@ -195,6 +249,7 @@ class Kubelet:
             start_at,
             Instant(start_at + seconds(load)),
             complete_at,
+            resize=admitted(pod),
         )
         self._states[key] = st
         self._ctx.trace.record(self.name, "accept", key, node)
@@ -219,9 +274,14 @@ class Kubelet:
         if now >= st.start_at:
             ready = now >= st.ready_at
             status = running_status(pod, self._placement(pod, st), ready, stamp)
+            resize_at = self._resize(key, pod, st, status, now)
             self._write(key, pod, status, "ready" if ready else "running")
+        else:
+            resize_at = None
         pending = [
-            t for t in (st.start_at, st.ready_at, st.complete_at) if t is not None and t > now
+            t
+            for t in (st.start_at, st.ready_at, st.complete_at, resize_at)
+            if t is not None and t > now
         ]
         if pending:
             self._wake(key, st, min(pending))

@@ -105,7 +105,7 @@ def _base(pod: Mapping[str, Any], p: Placement, phase: str) -> Obj:
     status: Obj = {
         k: v
         for k, v in old.items()
-        if k in ("qosClass", "nominatedNodeName", "resourceClaimStatuses")
+        if k in ("qosClass", "nominatedNodeName", "resourceClaimStatuses", "extendedResourceClaimStatus")
     }
     status.update(
         phase=phase,

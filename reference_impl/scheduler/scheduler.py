@@ -15,6 +15,7 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, rfc3339
 from reference_impl.errors import ApiError
+from reference_impl.scheduler import resize_preemption
 from reference_impl.scheduler.cache import SchedulerCache
 from reference_impl.scheduler.eventhandlers import EventHandlers
 from reference_impl.scheduler.framework.cycle_state import CycleState
@@ -22,6 +23,7 @@ from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.events import ASSIGNED_POD_DELETE
 from reference_impl.scheduler.framework.interface import Code, Status
 from reference_impl.scheduler.framework.queue import SchedulingQueue
+from reference_impl.scheduler.framework.queue_index import QueueIndex
 from reference_impl.scheduler.framework.registry import Registry, SchedulerFeatures
 from reference_impl.scheduler.framework.runtime import Framework
 from reference_impl.scheduler.framework.types import QueuedPodInfo
@@ -68,10 +70,14 @@ class Scheduler:
         self._started = True
         handlers = EventHandlers(self)
         self.workload.start()
+        if self.ctx.gates.get(resize_preemption.GATE, False):
+            resize_preemption.ResizePreemption(self).start()
         for plugin in self.framework.plugins:  # DRA: claim/slice/class events requeue pods
             hook = getattr(plugin, "start_events", None)
             if hook is not None:
                 hook(self.queue.move_all_to_active_or_backoff)
+            if isinstance(plugin, QueueIndex):  # DRA-REQUEUE: index pool pods by event
+                self.queue.register_index(plugin.name(), plugin)
         nodes = self.ctx.informers.informer("v1", "Node")
         pods = self.ctx.informers.informer("v1", "Pod")
         nodes.add_handler(handlers.on_node)

@@ -18,6 +18,7 @@ from reference_impl.api.meta import set_condition
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import rfc3339
 from reference_impl.errors import ApiError
+from reference_impl.scheduler.composite_cycle import CompositeCycle
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.interface import (
@@ -66,6 +67,7 @@ class WorkloadCycle:
             (p for p in sched.framework.plugins if isinstance(p, GangScheduling)), None
         )
         self.group_attempts = 0
+        self.composite = CompositeCycle(self) if sched.features.enable_composite_pod_group else None
 
     def start(self) -> None:
         """Requeue held pods when PodGroups or member pods appear."""
@@ -73,6 +75,8 @@ class WorkloadCycle:
             return
         self._s.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup").add_handler(self._on_group)
         self._s.ctx.informers.informer("v1", "Pod").add_handler(self._on_pod)
+        if self.composite is not None:
+            self.composite.start()
 
     def _on_group(self, ev: ObjectEvent) -> None:
         action = ActionType.ADD if ev.type == "ADDED" else ActionType.UPDATE
@@ -103,6 +107,11 @@ class WorkloadCycle:
         """One all-or-nothing attempt for ``first``'s group."""
         assert self.gang is not None
         self.group_attempts += 1
+        if self.composite is not None:
+            root, why = self.composite.gating_root(pg)
+            if root is not None or why:
+                self.composite.schedule(first, pg, root, why)  # a gang ancestor decides
+                return
         gk = group_key(first.pod) or ""
         pinfos = [first, *self._take_members(gk, first.key)]
         bound = self._bound_members(gk)
@@ -160,7 +169,7 @@ class WorkloadCycle:
     def _domains(self, pg: Obj, bound: list[str]) -> list[list[NodeInfo] | None]:
         """None = every node; with a topology key, one node list per label value."""
         topo = ((pg.get("spec") or {}).get("schedulingConstraints") or {}).get("topology") or []
-        if not topo:
+        if not topo or not self._s.features.enable_topology_aware_workload_scheduling:
             return [None]
         label = topo[0]["key"]
         by_value: dict[str, list[NodeInfo]] = {}

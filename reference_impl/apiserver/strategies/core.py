@@ -176,6 +176,23 @@ def _resource_causes(c: Obj, path: str) -> list[Cause]:
     return causes
 
 
+def resize_policy_causes(c: Obj, path: str) -> list[Cause]:
+    """``validateResizePolicy``: cpu/memory only, NotRequired or RestartContainer."""
+    causes: list[Cause] = []
+    for j, rp in enumerate(c.get("resizePolicy") or ()):
+        name, policy = rp.get("resourceName"), rp.get("restartPolicy")
+        if name not in ("cpu", "memory"):
+            msg = f'Unsupported value: "{name}": supported values: "cpu", "memory"'
+            causes.append(Cause(f"{path}.resizePolicy[{j}].resourceName", "FieldValueNotSupported", msg))
+        if policy not in ("NotRequired", "RestartContainer"):
+            msg = (
+                f'Unsupported value: "{policy}": supported values: "NotRequired", '
+                '"RestartContainer"'
+            )
+            causes.append(Cause(f"{path}.resizePolicy", "FieldValueNotSupported", msg))
+    return causes
+
+
 @validator("Pod")
 def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """PodSpec rules on create, and the update restrictions on update."""
@@ -197,6 +214,7 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if not c.get("image"):
             causes.append(Cause(f"{p}.image", "FieldValueRequired", "Required value"))
         causes += _resource_causes(c, p)
+        causes += resize_policy_causes(c, p)
     rp = spec.get("restartPolicy")
     if rp not in RESTART_POLICIES:
         causes.append(

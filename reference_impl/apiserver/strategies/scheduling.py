@@ -232,6 +232,14 @@ def validate_pod_group(pg: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
             Cause("spec.parentCompositePodGroupName", "FieldValueInvalid", e)
             for e in dns1123_subdomain_errors(str(parent))
         ]
+        if not spec.get("workloadRef"):
+            causes.append(
+                Cause(
+                    "spec.workloadRef",
+                    "FieldValueRequired",
+                    "Required value: must be set when parentCompositePodGroupName is set",
+                )
+            )
     if old is not None:
         causes += _only_min_count_changes(spec, old.get("spec") or {}, False)
     return causes

@@ -125,8 +125,10 @@ class HorizontalController:
         )
         current = int((target.get("spec") or {}).get("replicas", 1))
         lo, hi = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
-        if current == 0 and lo != 0:
-            # Scaled to zero by hand: autoscaling is disabled for the target.
+        scaled_by_us = (condition({"status": status}, SCALED_TO_ZERO) or {}).get("status") == "True"
+        if current == 0 and not (lo == 0 and scaled_by_us):
+            # At zero and not put there by this HPA (scaled by hand, or created at zero):
+            # upstream 1.37 disables autoscaling rather than scale up from zero.
             set_condition(
                 status,
                 _cond(

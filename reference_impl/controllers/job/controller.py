@@ -28,6 +28,7 @@ from reference_impl.controllers.job import conditions as jc
 from reference_impl.controllers.job import tracking
 from reference_impl.controllers.job.indexed_job_utils import format_indexes, index_of, parse_indexes
 from reference_impl.controllers.job.pods import new_pod, pending_indexes, wanted_active
+from reference_impl.controllers.job_workload import ensure_job_workload
 from reference_impl.errors import Conflict, Forbidden, NotFound
 
 __all__ = ["JobController"]
@@ -61,6 +62,7 @@ class JobController:
         self._backoff: dict[str, _Backoff] = {}
         self._jobs: SharedInformer | None = None
         self._pods: SharedInformer | None = None
+        self._groups: dict[str, str] = {}  # Job key -> its PodGroup (spec.scheduling)
 
     def start(self) -> None:
         """Register Job and Pod informers; queue every Job."""
@@ -76,6 +78,7 @@ class JobController:
         if ev.type == "DELETED":
             self._expectations.forget(key)
             self._backoff.pop(key, None)
+            self._groups.pop(key, None)
         self._queue.add(key)
 
     def _on_pod(self, ev: ObjectEvent) -> None:
@@ -99,12 +102,16 @@ class JobController:
         if pod is not None and tracking.has_tracking_finalizer(pod):
             self._server.update(tracking.remove_finalizer(pod))
 
-    def ensure_workload(self, job: Obj) -> None:
-        """Extension point for ``Job.spec.scheduling`` (KEP-5547, gate WorkloadWithJob).
-
-        A later change creates the Workload and PodGroup for a gang-scheduled Job here,
-        before its pods; today it does nothing, so such Jobs run as plain Jobs.
-        """
+    def ensure_workload(self, job: Obj) -> str | None:
+        """``Job.spec.scheduling`` (KEP-5547, gate WorkloadWithJob): create or resize the
+        Job's Workload and PodGroup before its pods; the PodGroup's name, or None."""
+        gates = self._ctx.gates
+        if not (gates.get("WorkloadWithJob", False) and gates.get("GenericWorkload", False)):
+            return None
+        group = ensure_job_workload(self._server, job)
+        if group is not None:
+            self._groups[object_key(job)] = group
+        return group
 
     # -- sync -------------------------------------------------------------------------
 
@@ -122,6 +129,8 @@ class JobController:
         if jc.is_finished(status):
             self._remove_finalizers([p for p in pods if tracking.has_tracking_finalizer(p)])
             return
+        if job["spec"].get("scheduling"):
+            self.ensure_workload(job)  # also carries a minCount change to the PodGroup
         now = self._ctx.clock.now()
         new_s, new_f = self._newly_finished(job, status, pods)
         self._note_backoff(key, pods, new_s, new_f, job)
@@ -286,7 +295,6 @@ class JobController:
             )
         if n <= 0 or self._in_backoff(key):
             return
-        self.ensure_workload(job)
         indexes: list[int | None] = (
             list(pending_indexes(job, done, active)[:n]) if indexed else [None] * n
         )
@@ -306,9 +314,13 @@ class JobController:
 
     def _create_pods(self, key: str, job: Obj, indexes: list[int | None]) -> None:
         self._expectations.expect(key, adds=len(indexes))
+        group = self._groups.get(key)
         for ix in indexes:
+            manifest = new_pod(job, ix)
+            if group is not None:
+                manifest["spec"]["schedulingGroup"] = {"podGroupName": group}
             try:
-                pod = self._server.create(new_pod(job, ix))
+                pod = self._server.create(manifest)
             except Forbidden:
                 self._expectations.creation_observed(key)
                 continue

@@ -22,6 +22,7 @@ from reference_impl.scheduler.framework.interface import (
     QueueingHint,
     Status,
 )
+from reference_impl.scheduler.framework.queue_index import QueueIndex, UnschedulablePool
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
 
 __all__ = ["QueueFramework", "SchedulingQueue"]
@@ -73,7 +74,9 @@ class SchedulingQueue:
         self._hints_enabled = hints_enabled
         self._active: KeyedHeap[QueuedPodInfo] = KeyedHeap(framework.queue_sort_less)
         self._backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(self._backoff_less)
-        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._unschedulable = UnschedulablePool()
+        self.last_examined = 0  # pods whose hints the last cluster event ran
+        self.examined_total = 0
         self._in_flight: dict[str, tuple[QueuedPodInfo, int]] = {}
         self._seq = 0
         self.scheduling_cycle = 0
@@ -81,6 +84,10 @@ class SchedulingQueue:
         self._backoff_timer: Instant | None = None
         self._leftover_timer: Instant | None = None
         self._errored: set[str] = set()
+
+    def register_index(self, plugin: str, index: QueueIndex) -> None:
+        """Let ``plugin`` index the pods it rejects by the events that may help them."""
+        self._unschedulable.register_index(plugin, index)
 
     # -- sizes and lookups ------------------------------------------------------------
 
@@ -153,18 +160,11 @@ class SchedulingQueue:
     ) -> None:
         """Requeue pool pods for which a rejecting plugin's hint says QUEUE (in key order)."""
         self._move_request_cycle = self.scheduling_cycle
-        wildcard = event.resource is EventResource.WILDCARD
         interested = self._fw.plugins_interested_in(event)
-        if not interested and not wildcard:
-            # Cheap exit: only pods with no recorded rejector could still move.
-            candidates = [k for k, p in self._unschedulable.items() if not p.unschedulable_plugins
-                          and not p.pending_plugins]
-        else:
-            candidates = [
-                k for k, p in self._unschedulable.items()
-                if wildcard or not (p.unschedulable_plugins or p.pending_plugins)
-                or (p.unschedulable_plugins | p.pending_plugins) & interested
-            ]
+        # The pool's indexes narrow the scan to pods this event may help (DRA-REQUEUE).
+        candidates = self._unschedulable.candidates(event, old, new, interested)
+        self.last_examined = len(candidates)
+        self.examined_total += len(candidates)
         for key in sorted(candidates):
             pinfo = self._unschedulable[key]
             hint = self._worth_requeuing(pinfo, event, old, new)

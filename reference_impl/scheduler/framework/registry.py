@@ -30,6 +30,8 @@ class SchedulerFeatures:
     enable_in_place_pod_vertical_scaling: bool = True
     enable_dynamic_resource_allocation: bool = True
     enable_generic_workload: bool = False
+    enable_topology_aware_workload_scheduling: bool = False
+    enable_composite_pod_group: bool = False
 
     @classmethod
     def from_gates(cls, gates: FeatureGates) -> SchedulerFeatures:
@@ -39,6 +41,10 @@ class SchedulerFeatures:
             enable_in_place_pod_vertical_scaling=gates.get("InPlacePodVerticalScaling", True),
             enable_dynamic_resource_allocation=gates.get("DynamicResourceAllocation", True),
             enable_generic_workload=gates.get("GenericWorkload", False),
+            enable_topology_aware_workload_scheduling=gates.get(
+                "TopologyAwareWorkloadScheduling", False
+            ),
+            enable_composite_pod_group=gates.get("CompositePodGroup", False),
         )
 
 

@@ -123,6 +123,23 @@ class DefaultPreemption:
         self._evict(gk, victims)
         return True
 
+    def preempt_on_node(self, pod: Obj, node: str, fits: Callable[[], bool]) -> bool:
+        """Resize preemption (KEP-5836): evict lower-priority units on ``node`` only, never
+        PDB-protected ones, so that ``fits()`` (the bound pod's resize) holds."""
+        key = pod_key(pod)
+        if self._ineligible(key, pod["spec"]):
+            return False
+        units = [
+            u
+            for u in self._units(int(pod["spec"].get("priority") or 0))
+            if not u.name.startswith("!") and all(p.node_name == node for p in u.pods)
+        ]
+        victims = self._select(units, fits)
+        if not victims:
+            return False
+        self._evict(key, victims)
+        return True
+
     # -- the algorithm --------------------------------------------------------------
 
     @property

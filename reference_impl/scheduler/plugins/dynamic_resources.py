@@ -41,7 +41,12 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.plugins import extended_resources as ext
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.dynamic_resources_index import (
+    ClaimEventIndex,
+    missing_device_class,
+)
 
 __all__ = ["DynamicResources", "MAX_RESERVED_FOR", "new"]
 
@@ -67,6 +72,8 @@ class _State:
     pending: list[Obj]
     per_node: dict[str, list[Obj]] = field(default_factory=dict)
     assumed: list[str] = field(default_factory=list)
+    ext_requests: dict[str, int] = field(default_factory=dict)  # DRA-EXT
+    ext_claims: dict[str, Obj] = field(default_factory=dict)  # node -> special claim
 
     def clone(self) -> _State:
         return self
@@ -79,6 +86,9 @@ class DynamicResources:
         self._ctx = handle.ctx
         self._move: Any = None
         self.tracker = ClaimTracker(handle.ctx, self._event)
+        gate = handle.ctx.gates.get("DRAExtendedResource", True)
+        self._ext = ext.DeviceClassMapping(handle.ctx) if gate else None
+        self._index = ClaimEventIndex(self.tracker)
 
     def name(self) -> str:
         """The registered name."""
@@ -96,6 +106,16 @@ class DynamicResources:
         old = ev.obj if ev.type == "DELETED" else ev.old
         new = None if ev.type == "DELETED" else ev.obj
         self._move(ClusterEvent(_RESOURCES[kind], _ACTIONS[ev.type], f"{kind}{ev.type.title()}"), old, new)
+
+    def pod_index_keys(self, pod: Obj) -> list[str] | None:
+        """``QueueIndex``: the keys a rejected pod is filed under (DRA-REQUEUE)."""
+        return self._index.pod_keys(pod)
+
+    def event_index_keys(
+        self, event: ClusterEvent, old: Obj | None, new: Obj | None
+    ) -> list[str] | None:
+        """``QueueIndex``: the keys of the pods ``event`` may help."""
+        return self._index.event_keys(event, old, new)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Claims (with a hint), slices, classes and rules."""
@@ -146,7 +166,8 @@ class DynamicResources:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """Resolve the pod's claims; SKIP when it has none."""
-        if not pod["spec"].get("resourceClaims"):
+        ext_reqs = ext.pod_requests(pod, self._ext.get()) if self._ext else {}
+        if not pod["spec"].get("resourceClaims") and not ext_reqs:
             return None, Status(Code.SKIP)
         claims, why = self._claims(pod)
         if why:
@@ -161,7 +182,10 @@ class DynamicResources:
                 return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (
                     f'resourceclaim "{c["metadata"]["name"]}" is already reserved for the maximum of {MAX_RESERVED_FOR} consumers',))
             (allocated if st.get("allocation") else pending).append(c)
-        state.write(_KEY, _State(claims, allocated, pending))
+        missing = missing_device_class(pending, self.tracker.classes.cache)
+        if missing:  # waits in the pool for the DeviceClass event
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (missing,))
+        state.write(_KEY, _State(claims, allocated, pending, ext_requests=ext_reqs))
         return None, OK
 
     # -- Filter -------------------------------------------------------------------------
@@ -176,29 +200,40 @@ class DynamicResources:
             if sel and not node_selector_matches(sel, node_info.node):
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                               ("resourceclaim not available on the node",))
-        if not s.pending:
+        extra = self._ext_claim(pod, s, node_info)
+        pending = [*s.pending, extra] if extra else s.pending
+        if not pending:
             return OK
         try:
             alloc = self.tracker.allocator(self.tracker.devices_for(node_info.name)).allocate(
-                s.pending, node_info.node)
+                pending, node_info.node)
         except AllocationError as e:
             return Status(Code.ERROR, (str(e),))
         if alloc is None:
             return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
         s.per_node[node_info.name] = alloc
+        if extra:
+            s.ext_claims[node_info.name] = extra
         return OK
+
+    def _ext_claim(self, pod: Obj, s: _State, node_info: NodeInfo) -> Obj | None:
+        # DRA-EXT: the special claim for extended resources this node does not advertise.
+        if not s.ext_requests or self._ext is None:
+            return None
+        return ext.node_claim(pod, s.ext_requests, self._ext.get(), node_info)
 
     # -- Reserve / Unreserve / PreBind ----------------------------------------------------
 
     def reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:
         """Assume the allocation found for ``node_name``."""
         s = state.try_read(_KEY)
-        if s is None or not s.pending:
+        extra = [s.ext_claims[node_name]] if s is not None and node_name in s.ext_claims else []
+        if s is None or not (s.pending or extra):
             return OK
         allocs = s.per_node.get(node_name)
         if allocs is None:
             return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
-        for claim, alloc in zip(s.pending, allocs, strict=True):
+        for claim, alloc in zip([*s.pending, *extra], allocs, strict=True):
             key = object_key(claim)
             self.tracker.assume(key, alloc)
             s.assumed.append(key)
@@ -235,6 +270,14 @@ class DynamicResources:
                 return Status(Code.ERROR, (f"updating ResourceClaim {key}: {e}",))
             finally:
                 self.tracker.forget(key)
+        extra = s.ext_claims.get(node_name)
+        if extra is not None:  # DRA-EXT: the special claim is created only now
+            try:
+                ext.create_claim(self._ctx, pod, extra, s.per_node[node_name][-1])
+            except ApiError as e:
+                return Status(Code.ERROR, (f"creating the extended resource claim: {e}",))
+            finally:
+                self.tracker.forget(object_key(extra))
         return OK
 
 

@@ -107,12 +107,16 @@ class GangScheduling:
         return OK
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """A PodGroup appearing or changing, or another member pod being created."""
+        """A PodGroup appearing or changing, a member pod created, a node added or relabelled."""
         return (
             ClusterEventWithHint(
                 ClusterEvent(EventResource.POD_GROUP, ActionType.ADD | ActionType.UPDATE)
             ),
             ClusterEventWithHint(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)),
+            # A new or relabelled node may open a topology domain the whole gang fits in.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+            ),
         )
 
 

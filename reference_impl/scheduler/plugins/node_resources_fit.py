@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
@@ -29,6 +29,7 @@ from reference_impl.scheduler.framework.interface import (
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, Resource
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.extended_resources import DeviceClassMapping
 
 __all__ = ["NAME", "NodeResourcesFit", "NodeResourcesFitArgs", "fits_request", "new"]
 
@@ -66,8 +67,13 @@ class InsufficientResource:
     unresolvable: bool
 
 
-def fits_request(req: Resource, node: NodeInfo) -> list[InsufficientResource]:
-    """``fitsRequest``: every resource the pod asks for against what the node has left."""
+def fits_request(
+    req: Resource, node: NodeInfo, dra_backed: Collection[str] = ()
+) -> list[InsufficientResource]:
+    """``fitsRequest``: every resource the pod asks for against what the node has left.
+
+    ``dra_backed`` names extended resources a DeviceClass serves (DRA-EXT).
+    """
     out: list[InsufficientResource] = []
     alloc, used = node.allocatable, node.requested
     if len(node.pods) + 1 > alloc.allowed_pod_number:
@@ -84,6 +90,8 @@ def fits_request(req: Resource, node: NodeInfo) -> list[InsufficientResource]:
             out.append(InsufficientResource(name, f"Insufficient {name}", want > have))
     for name in sorted(req.scalar):
         want, have = req.scalar[name], alloc.scalar.get(name, 0)
+        if have <= 0 and name in dra_backed:
+            continue  # DRA-EXT: not advertised here, so DynamicResources allocates it
         if want > have - used.scalar.get(name, 0):
             out.append(InsufficientResource(name, f"Insufficient {name}", want > have))
     return out
@@ -99,7 +107,7 @@ def _least_requested(requested: int, capacity: int) -> int:
 class NodeResourcesFit:
     """Filters nodes without room for the pod's requests; scores by LeastAllocated."""
 
-    def __init__(self, args: NodeResourcesFitArgs) -> None:
+    def __init__(self, args: NodeResourcesFitArgs, dra: DeviceClassMapping | None = None) -> None:
         if args.strategy != "LeastAllocated":
             raise ValueError(f"scoring strategy {args.strategy!r} is not supported; use LeastAllocated")
         self._weights = dict(args.resources)
@@ -108,6 +116,7 @@ class NodeResourcesFit:
         self._cycle: CycleState | None = None
         self._req = Resource()
         self._nz_cpu = self._nz_mem = 0
+        self._dra = dra  # DRA-EXT: extended resources backed by DeviceClasses
 
     def name(self) -> str:
         """The plugin name."""
@@ -143,7 +152,7 @@ class NodeResourcesFit:
             and req.ephemeral_storage <= alloc.ephemeral_storage - used.ephemeral_storage
         ):
             return OK
-        insufficient = fits_request(req, node_info)
+        insufficient = fits_request(req, node_info, self._dra.get() if self._dra else ())
         if not insufficient:
             return OK
         code = Code.UNSCHEDULABLE
@@ -240,7 +249,9 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
     """The registry factory; ``args`` is a NodeResourcesFitArgs or None."""
     if args is not None and not isinstance(args, NodeResourcesFitArgs):
         raise TypeError(f"NodeResourcesFit takes NodeResourcesFitArgs, not {type(args).__name__}")
-    return NodeResourcesFit(args or NodeResourcesFitArgs())
+    ctx = getattr(handle, "ctx", None)  # selftests build the plugin without a framework
+    dra = DeviceClassMapping(ctx) if ctx is not None and ctx.gates.get("DRAExtendedResource", True) else None
+    return NodeResourcesFit(args or NodeResourcesFitArgs(), dra)
 
 
 _: type[FilterPlugin] = NodeResourcesFit

@@ -18,6 +18,7 @@ from reference_impl.scheduler.plugins import (
     queue_sort,
     scheduling_gates,
     taint_toleration,
+    volume_binding,
 )
 
 __all__ = ["in_tree_registry"]
@@ -37,5 +38,6 @@ def in_tree_registry() -> Registry:
         names.DYNAMIC_RESOURCES: dynamic_resources.new,
         names.GANG_SCHEDULING: gang_scheduling.new,
         names.DEFAULT_PREEMPTION: default_preemption.new,
+        names.VOLUME_BINDING: volume_binding.new,
     }
     return MappingProxyType(factories)

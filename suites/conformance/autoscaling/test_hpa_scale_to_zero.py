@@ -35,6 +35,10 @@ def _scaled_to_zero(hpa: dict[str, Any]) -> bool:
     return (condition(hpa, "ScaledToZero") or {}).get("status") == "True"
 
 
+def _pods(target: Target, namespace: str, app: str) -> list[dict[str, Any]]:
+    return target.list("v1", "Pod", namespace, label_selector=f"app={app}")
+
+
 def _ready(target: Target, namespace: str, app: str) -> list[dict[str, Any]]:
     pods = target.list("v1", "Pod", namespace, label_selector=f"app={app}")
     return [p for p in pods if (condition(p, "Ready") or {}).get("status") == "True"]
@@ -199,19 +203,28 @@ def test_scale_down_stabilization_window_delays_scaling_to_zero(
 def test_cold_start_from_zero_is_image_pull_plus_model_load(target: Target, namespace: str) -> None:
     """HPA cold start from zero.
 
-    Scaling up from 0 MUST create pods whose first Ready transition comes no sooner than
-    image pull plus model load after the scale-up; the measured time to first ready
-    replica is recorded.
+    An idle HPA MUST first scale its Deployment to 0 (ScaledToZero=True). Scaling up from
+    that 0 MUST create pods whose first Ready transition comes no sooner than image pull
+    plus model load after the scale-up; the measured time to first ready replica is
+    recorded. (A target that starts at 0 is "scaled by hand": upstream 1.37 disables the
+    HPA then, so the test lets the HPA take it to zero itself.)
     """
     pod = (
         make_pod("x")
         .annotation("garhwal.dev/image-pull-seconds", "20")
         .annotation("garhwal.dev/model-load-seconds", "40")
     )
-    target.apply(make_deployment("llm", namespace, replicas=0, pod=pod).build())
+    target.apply(make_deployment("llm", namespace, replicas=1, pod=pod).build())
     target.set_external_metric("requests", 0, {"model": "llm"})
     hpa = make_hpa("llm", namespace, target="llm").replicas(0, 4).scale_down(0)
     target.apply(hpa.external("requests", average_value="5", selector={"model": "llm"}).build())
+
+    def at_zero() -> bool:
+        h = _hpa(target, namespace, "llm")
+        dep = target.get("apps/v1", "Deployment", "llm", namespace)
+        return _scaled_to_zero(h) and dep["spec"].get("replicas") == 0 and not _pods(target, namespace, "llm")
+
+    target.wait_until(at_zero, timeout=300, what="the HPA scaling the Deployment to zero")
     target.set_external_metric("requests", 5, {"model": "llm"})
     target.wait_until(
         lambda: bool(_ready(target, namespace, "llm")), timeout=300, what="a ready replica"

@@ -1,0 +1,1 @@
+"""DRA benchmarks: scheduler throughput with claims, and requeue cost per capacity event."""

@@ -1,0 +1,424 @@
+"""The device taint eviction controller (``pkg/controller/devicetainteviction``).
+
+A pod is evicted when a claim it has reserved is allocated a device with a ``NoExecute``
+taint that the allocation result does not tolerate. Taints come from the newest
+generation of the device's ResourceSlices and from every DeviceTaintRule whose selector
+matches it. A ``NoExecute`` toleration with ``tolerationSeconds`` delays eviction to
+``timeAdded + tolerationSeconds``; one without it tolerates forever. Eviction sets the
+pod's ``DisruptionTarget`` condition, then deletes it; the resource claim controller
+drops the reservation and deallocates the claim once its pods are gone.
+
+Each DeviceTaintRule gets ``status.conditions[type=EvictionInProgress]``: pods pending
+eviction for NoExecute, and for effect None a one-time dry run of what NoExecute would do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference_impl.api.meta import set_condition
+from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.informers import WorkQueue, object_key
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.clock import Duration, Instant, Timer, parse_rfc3339, rfc3339, seconds
+from reference_impl.dra.pools import DeviceID
+from reference_impl.dra.taints import rule_matches, tolerates
+from reference_impl.errors import Conflict, NotFound
+
+__all__ = ["DeviceTaintEvictionController", "Eviction", "RULE_STATUS_PERIOD"]
+
+Obj = dict[str, Any]
+API: Final = "resource.k8s.io/v1"
+CONDITION: Final = "EvictionInProgress"
+REASON: Final = "DeletionByDeviceTaintManager"
+RULE_STATUS_PERIOD: Final = seconds(10)  # upstream ruleStatusPeriod
+
+
+@dataclass(frozen=True, slots=True)
+class Eviction:
+    """When pods of a claim must go, and the rules (by uid) among the reasons."""
+
+    when: Instant
+    rules: frozenset[str]
+
+
+def _earliest(a: Eviction | None, b: Eviction | None) -> Eviction | None:
+    if a is None or b is None:
+        return a or b
+    return Eviction(min(a.when, b.when), a.rules | b.rules)
+
+
+def _time(taint: Obj) -> Instant:
+    added = taint.get("timeAdded")
+    return parse_rfc3339(added) if added else Instant(0)
+
+
+def _taint_eviction(taint: Obj, tolerations: list[Obj]) -> Instant | None:
+    """``claimEvictionTime`` for one taint: None when tolerated forever."""
+    secs: int | None = None
+    for tol in tolerations:
+        # Only an explicit NoExecute toleration counts here, as upstream.
+        if tol.get("effect") == "NoExecute" and tolerates(tol, taint):
+            if tol.get("tolerationSeconds") is None:
+                return None
+            s = max(int(tol["tolerationSeconds"]), 0)
+            secs = s if secs is None else min(secs, s)
+    return Instant(_time(taint) + seconds(secs or 0))
+
+
+class DeviceTaintEvictionController:
+    """Deletes pods whose allocated devices carry an untolerated NoExecute taint."""
+
+    name: Final = "device-taint-eviction-controller"
+
+    def __init__(self, ctx: ComponentContext) -> None:
+        self._ctx = ctx
+        inf = ctx.informers
+        self._pods = inf.informer("v1", "Pod")
+        self._claims = inf.informer(API, "ResourceClaim")
+        self._slices = inf.informer(API, "ResourceSlice")
+        self._rules = inf.informer(API, "DeviceTaintRule")
+        self._pod_q = WorkQueue(ctx.clock, self._sync_pod, name="devicetainteviction-pods")
+        self._rule_q = WorkQueue(ctx.clock, self._sync_rule, name="devicetainteviction-rules")
+        self._device_taints: dict[DeviceID, list[Obj]] = {}  # NoExecute slice taints
+        self._pool_slices: dict[tuple[str, str], dict[str, Obj]] = {}  # pool -> slices by name
+        self._pool_claims: dict[tuple[str, str], set[str]] = {}  # pool -> allocated claim keys
+        self._timers: dict[str, tuple[Instant, Timer]] = {}
+        self._evicted: dict[str, int] = {}  # rule uid -> pods evicted
+
+    def start(self) -> None:
+        """Watch slices, rules, claims and pods."""
+        self._slices.add_handler(self._on_slice)
+        self._rules.add_handler(self._on_rule)
+        self._claims.add_handler(self._on_claim)
+        self._pods.add_handler(self._on_pod)
+        self._reindex_slices()
+        for c in self._claims.items():
+            self._index_claim(c, +1)
+        for p in self._pods.items():
+            self._pod_q.add(object_key(p))
+        for r in self._rules.items():
+            self._rule_q.add(r["metadata"]["name"])
+
+    # -- indexes --------------------------------------------------------------------
+
+    def _reindex_slices(self, pool: tuple[str, str] | None = None) -> None:
+        """NoExecute taints of devices in the newest generation of ``pool`` (or all)."""
+        newest: dict[tuple[str, str], int] = {}
+        group: dict[tuple[str, str], list[Obj]] = {}
+        if pool is None:
+            self._pool_slices = {}
+            for s in self._slices.items():
+                self._pool_slices.setdefault(_pool(s), {})[s["metadata"]["name"]] = s
+        pools = [pool] if pool is not None else sorted(self._pool_slices)
+        for s in [s for p in pools for s in self._pool_slices.get(p, {}).values()]:
+            spec = s["spec"]
+            key = _pool(s)
+            g = int(spec["pool"].get("generation", 0))
+            if key not in newest or g > newest[key]:
+                newest[key], group[key] = g, [s]
+            elif g == newest[key]:
+                group[key].append(s)
+        if pool is None:
+            self._device_taints.clear()
+        else:
+            for did in [d for d in self._device_taints if d[:2] == pool]:
+                del self._device_taints[did]
+        for (driver, pname), slices in group.items():
+            for s in slices:
+                for dev in s["spec"].get("devices") or ():
+                    taints = [t for t in dev.get("taints") or () if t.get("effect") == "NoExecute"]
+                    if taints:
+                        self._device_taints[(driver, pname, dev["name"])] = taints
+
+    def _index_claim(self, claim: Obj, sign: int) -> None:
+        key = object_key(claim)
+        for r in _results(claim):
+            pool = (r["driver"], r["pool"])
+            if sign > 0:
+                self._pool_claims.setdefault(pool, set()).add(key)
+            else:
+                self._pool_claims.get(pool, set()).discard(key)
+
+    # -- events ---------------------------------------------------------------------
+
+    def _on_slice(self, ev: ObjectEvent) -> None:
+        pool = _pool(ev.obj)
+        if ev.old is not None:
+            self._pool_slices.get(_pool(ev.old), {}).pop(ev.old["metadata"]["name"], None)
+        if ev.type == "DELETED":
+            self._pool_slices.get(pool, {}).pop(ev.obj["metadata"]["name"], None)
+        else:
+            self._pool_slices.setdefault(pool, {})[ev.obj["metadata"]["name"]] = ev.obj
+        before = {d: t for d, t in self._device_taints.items() if d[:2] == pool}
+        self._reindex_slices(pool)
+        after = {d: t for d, t in self._device_taints.items() if d[:2] == pool}
+        if before != after:
+            for key in sorted(self._pool_claims.get(pool, ())):
+                self._queue_claim_pods(self._claims.get(key))
+
+    def _on_rule(self, ev: ObjectEvent) -> None:
+        old, new = ev.old, (None if ev.type == "DELETED" else ev.obj)
+        if new is not None and (old is None or old.get("spec") != new.get("spec")):
+            self._rule_q.add(new["metadata"]["name"])
+        if new is None:
+            self._evicted.pop(ev.obj["metadata"].get("uid", ""), None)
+        if old is None or new is None or old.get("spec") != new.get("spec"):
+            # Rule changes are rare: re-evaluate every allocated claim.
+            for c in self._claims.items():
+                if _results(c):
+                    self._queue_claim_pods(c)
+
+    def _on_claim(self, ev: ObjectEvent) -> None:
+        if ev.old is not None:
+            self._index_claim(ev.old, -1)
+            self._queue_claim_pods(ev.old)
+        if ev.type != "DELETED":
+            self._index_claim(ev.obj, +1)
+            self._queue_claim_pods(ev.obj)
+
+    def _on_pod(self, ev: ObjectEvent) -> None:
+        key = object_key(ev.obj)
+        if ev.type == "DELETED":
+            self._cancel(key)
+            return
+        old, new = ev.old, ev.obj
+        if old is not None and old["spec"].get("nodeName") == new["spec"].get("nodeName") and (
+            (old.get("status") or {}).get("resourceClaimStatuses")
+            == (new.get("status") or {}).get("resourceClaimStatuses")
+            and bool(old["metadata"].get("deletionTimestamp")) == bool(new["metadata"].get("deletionTimestamp"))
+        ):
+            return
+        self._pod_q.add(key)
+
+    def _queue_claim_pods(self, claim: Obj | None) -> None:
+        if claim is None:
+            return
+        ns = claim["metadata"].get("namespace", "default")
+        for ref in (claim.get("status") or {}).get("reservedFor") or ():
+            if ref.get("resource") == "pods" and not ref.get("apiGroup"):
+                self._pod_q.add(f"{ns}/{ref['name']}")
+
+    # -- eviction time --------------------------------------------------------------
+
+    def _taints(self, did: DeviceID, simulate: Obj | None) -> Iterator[tuple[Obj, str | None]]:
+        """NoExecute taints of an allocated device, with the uid of the rule behind each."""
+        for t in self._device_taints.get(did, ()):
+            yield t, None
+        rules = [r for r in self._rules.items() if r is not simulate]
+        for r in [*rules, *([simulate] if simulate is not None else [])]:
+            taint = r["spec"]["taint"]
+            if r is simulate:
+                taint = {**taint, "effect": "NoExecute"}
+            if taint.get("effect") == "NoExecute" and rule_matches(r, did):
+                yield taint, str(r["metadata"].get("uid", ""))
+
+    def claim_eviction(self, claim: Obj, simulate: Obj | None = None) -> Eviction | None:
+        """The earliest untolerated NoExecute eviction of ``claim``'s devices, if any."""
+        out: Eviction | None = None
+        for r in _results(claim):
+            did: DeviceID = (r["driver"], r["pool"], r["device"])
+            for taint, rule_uid in self._taints(did, simulate):
+                when = _taint_eviction(taint, list(r.get("tolerations") or ()))
+                if when is not None:
+                    rules = frozenset({rule_uid}) if rule_uid else frozenset()
+                    out = _earliest(out, Eviction(when, rules))
+        return out
+
+    def pod_eviction(self, pod: Obj, simulate: Obj | None = None) -> Eviction | None:
+        """``podEvictionTime``: over the scheduled pod's allocated, reserved claims."""
+        if not pod["spec"].get("nodeName"):
+            return None
+        ns = pod["metadata"].get("namespace", "default")
+        uid = pod["metadata"].get("uid")
+        out: Eviction | None = None
+        for name in _claim_names(pod):
+            claim = self._claims.get(f"{ns}/{name}")
+            if claim is None or not any(
+                r.get("uid") == uid for r in (claim.get("status") or {}).get("reservedFor") or ()
+            ):
+                continue
+            out = _earliest(out, self.claim_eviction(claim, simulate))
+        return out
+
+    # -- pods -----------------------------------------------------------------------
+
+    def _cancel(self, key: str) -> None:
+        entry = self._timers.pop(key, None)
+        if entry is not None:
+            entry[1].cancel()
+
+    def _sync_pod(self, key: str) -> None:
+        pod = self._pods.get(key)
+        if pod is None or pod["metadata"].get("deletionTimestamp") or _finished(pod):
+            self._cancel(key)
+            return
+        ev = self.pod_eviction(pod)
+        if ev is None:
+            self._cancel(key)
+            return
+        for uid in sorted(ev.rules):
+            name = self._rule_name(uid)
+            if name:
+                self._rule_q.add(name)
+        now = self._ctx.clock.now()
+        if ev.when > now:
+            entry = self._timers.get(key)
+            if entry is None or entry[0] != ev.when:
+                self._cancel(key)
+                timer = self._ctx.clock.call_at(ev.when, lambda: self._pod_q.add(key))
+                self._timers[key] = (ev.when, timer)
+            return
+        self._cancel(key)
+        if self._evict(pod):
+            for uid in sorted(ev.rules):
+                self._evicted[uid] = self._evicted.get(uid, 0) + 1
+                name = self._rule_name(uid)
+                if name:
+                    self._rule_q.add_after(name, RULE_STATUS_PERIOD)
+
+    def _evict(self, pod: Obj) -> bool:
+        """``addConditionAndDeletePod``: DisruptionTarget, then delete with a uid precondition."""
+        meta = pod["metadata"]
+        ns, name = meta.get("namespace", "default"), meta["name"]
+        server = self._ctx.server
+        try:
+            latest = server.get("v1", "Pod", name, ns)
+            if latest["metadata"].get("uid") != meta.get("uid") or latest["metadata"].get("deletionTimestamp"):
+                return False
+            status = dict(latest.get("status") or {})
+            cond = {"type": "DisruptionTarget", "status": "True", "reason": REASON,
+                    "message": "Device Taint manager: deleting due to NoExecute taint"}
+            if set_condition(status, cond, rfc3339(self._ctx.clock.now())):
+                server.update_status({**latest, "status": status})
+            server.delete("v1", "Pod", name, ns, uid=meta.get("uid"))
+        except (NotFound, Conflict):
+            return False
+        self._ctx.trace.record(self.name, "evict", f"{ns}/{name}", REASON)
+        return True
+
+    # -- rule status ----------------------------------------------------------------
+
+    def _rule_name(self, uid: str) -> str | None:
+        for r in self._rules.items():
+            if r["metadata"].get("uid") == uid:
+                return str(r["metadata"]["name"])
+        return None
+
+    def _pending(self, rule: Obj, simulate: Obj | None) -> tuple[int, int]:
+        uid = rule["metadata"].get("uid", "")
+        namespaces: set[str] = set()
+        n = 0
+        for pod in self._pods.items():
+            if pod["metadata"].get("deletionTimestamp") or _finished(pod):
+                continue
+            ev = self.pod_eviction(pod, simulate)
+            if ev is not None and uid in ev.rules:
+                n += 1
+                namespaces.add(pod["metadata"].get("namespace", "default"))
+        return n, len(namespaces)
+
+    def _sync_rule(self, name: str) -> None:
+        rule = self._rules.get(name)
+        if rule is None:
+            return
+        now = self._ctx.clock.now()
+        gen = int(rule["metadata"].get("generation", 1))
+        old = next((c for c in (rule.get("status") or {}).get("conditions") or ()
+                    if c.get("type") == CONDITION), None)
+        if old is not None and old.get("observedGeneration") == gen:
+            since = Duration(now - parse_rfc3339(old["lastTransitionTime"]))
+            if since < RULE_STATUS_PERIOD:
+                self._rule_q.add_after(name, Duration(RULE_STATUS_PERIOD - since))
+                return
+        status, reason, message = self._condition(rule)
+        cond = {"type": CONDITION, "status": status, "reason": reason, "message": message,
+                "observedGeneration": gen}
+        if old is not None and all(old.get(k) == v for k, v in cond.items()):
+            return
+        new_status = dict(rule.get("status") or {})
+        new_status["conditions"] = [c for c in new_status.get("conditions") or () if c.get("type") != CONDITION]
+        new_status["conditions"].append({**cond, "lastTransitionTime": rfc3339(now)})
+        try:
+            self._ctx.server.update_status({**rule, "status": new_status})
+        except NotFound:
+            pass
+
+    def _condition(self, rule: Obj) -> tuple[str, str, str]:
+        """(status, reason, message) of EvictionInProgress, worded as upstream."""
+        effect = rule["spec"]["taint"].get("effect")
+        status, message = "False", ""
+        if effect == "NoExecute":
+            pods, nss = self._pending(rule, None)
+            if pods:
+                status, reason = "True", "PodsPendingEviction"
+                message = f"{_n(pods, 'pod needs', 'pods need')} to be evicted in {_ns(nss)}."
+            else:
+                reason = "Completed" if self._evicted.get(rule["metadata"].get("uid", "")) else "NotStarted"
+        elif effect == "None":
+            reason = "NoEffect"
+            pods, nss = self._pending(rule, rule)
+            published, allocated = self._selected(rule)
+            message = (f"{_n(published, 'published device', 'published devices')} selected. "
+                       f"{_n(allocated, 'allocated device', 'allocated devices')} selected. "
+                       f"{_n(pods, 'pod would', 'pods would')} be evicted in {_ns(nss, ' ')}"
+                       "if the effect was NoExecute. This information will not be updated again. "
+                       "Recreate the DeviceTaintRule to trigger an update.")
+        else:
+            reason, message = "OtherEffect", "Eviction only happens for the NoExecute effect."
+        evicted = self._evicted.get(rule["metadata"].get("uid", ""), 0)
+        if evicted:
+            message += (" " if message else "") + f"{_n(evicted, 'pod', 'pods')} evicted since starting the controller."
+        return status, reason, message
+
+    def _selected(self, rule: Obj) -> tuple[int, int]:
+        """Published devices (newest slices) and allocated devices the rule selects."""
+        published = 0
+        for s in self._slices.items():
+            spec = s["spec"]
+            for dev in spec.get("devices") or ():
+                published += rule_matches(rule, (spec["driver"], spec["pool"]["name"], dev["name"]))
+        allocated = sum(
+            rule_matches(rule, (r["driver"], r["pool"], r["device"]))
+            for c in self._claims.items() for r in _results(c)
+        )
+        return published, allocated
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"1 {one}" if count == 1 else f"{count} {many}"
+
+
+def _ns(count: int, end: str = "") -> str:
+    return ("1 namespace" if count == 1 else f"{count} different namespaces") + end
+
+
+def _pool(slice_: Obj) -> tuple[str, str]:
+    spec = slice_.get("spec") or {}
+    return spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")
+
+
+def _results(claim: Obj) -> list[Obj]:
+    alloc = (claim.get("status") or {}).get("allocation") or {}
+    return list((alloc.get("devices") or {}).get("results") or ())
+
+
+def _claim_names(pod: Obj) -> list[str]:
+    """The claim names of ``pod.spec.resourceClaims`` (``resourceclaim.Name``), when known."""
+    generated = {s.get("name"): s.get("resourceClaimName")
+                 for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
+    out: list[str] = []
+    for ref in pod["spec"].get("resourceClaims") or ():
+        name = ref.get("resourceClaimName") or generated.get(ref["name"])
+        if name:
+            out.append(str(name))
+    ext = ((pod.get("status") or {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+    if ext:
+        out.append(str(ext))
+    return out
+
+
+def _finished(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")

@@ -1,0 +1,246 @@
+"""Models the CompositePodGroup part of pkg/scheduler/schedule_one_podgroup.go (KEP-6012).
+
+A gang CompositePodGroup (``schedulingPolicy.gang.minGroupCount``) is admitted only when
+at least ``minGroupCount`` of its children can each meet their own gang minimum at the
+same time. Until the topmost such ancestor of a PodGroup is admitted
+(``CompositePodGroupInitiallyScheduled=True``), a pod of any PodGroup below it triggers one
+attempt for the whole subtree: every child group is placed in turn on the cache (keeping
+the assumptions of the children that met their minimum), and either the subtree as a
+whole binds or nothing does. A hierarchy deeper than 4 composite levels, or a cycle, is
+flagged ``Invalid`` and its pods wait.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from reference_impl.api.meta import condition, set_condition
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.clock import rfc3339
+from reference_impl.errors import ApiError
+from reference_impl.scheduler.framework.diagnosis import Diagnosis
+from reference_impl.scheduler.framework.interface import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    EventResource,
+    Status,
+)
+from reference_impl.scheduler.framework.types import QueuedPodInfo
+from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.gang_scheduling import (
+    NAME as GANG,
+)
+from reference_impl.scheduler.plugins.gang_scheduling import (
+    POD_GROUP_VERSION,
+    group_key,
+    min_count,
+)
+
+if TYPE_CHECKING:
+    from reference_impl.scheduler.workload_cycle import GroupAttempt, WorkloadCycle
+
+__all__ = ["COMPOSITE_SCHEDULED", "CPG_VERSION", "MAX_DEPTH", "CompositeCycle"]
+
+Obj = dict[str, Any]
+CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
+COMPOSITE_SCHEDULED: Final = "CompositePodGroupInitiallyScheduled"
+MAX_DEPTH: Final = 4
+
+
+def _ns_name(obj: Obj) -> tuple[str, str]:
+    return obj["metadata"].get("namespace", "default"), obj["metadata"]["name"]
+
+
+def _parent(obj: Obj) -> str:
+    return str((obj.get("spec") or {}).get("parentCompositePodGroupName") or "")
+
+
+def min_group_count(cpg: Obj) -> int:
+    """The composite gang minimum; 0 for ``basic: {}`` (children scheduled independently)."""
+    gang = (cpg.get("spec") or {}).get("schedulingPolicy", {}).get("gang")
+    return int(gang.get("minGroupCount") or 0) if gang is not None else 0
+
+
+def _admitted(cpg: Obj) -> bool:
+    return (condition(cpg, COMPOSITE_SCHEDULED) or {}).get("status") == "True"
+
+
+@dataclass(slots=True)
+class _Placement:
+    """The kept child attempts of one subtree, and which PodGroups met their minimum."""
+
+    attempts: list[GroupAttempt] = field(default_factory=list)
+    groups: list[Obj] = field(default_factory=list)
+
+
+class CompositeCycle:
+    """Admission of gang CompositePodGroups, driven from the pod-group cycle."""
+
+    def __init__(self, wc: WorkloadCycle) -> None:
+        self._wc = wc
+        self._s = wc._s  # noqa: SLF001 - the cycle's own scheduler
+
+    def start(self) -> None:
+        """Requeue group members when a CompositePodGroup appears or changes."""
+        self._s.ctx.informers.informer(CPG_VERSION, "CompositePodGroup").add_handler(self._on_cpg)
+
+    def _on_cpg(self, ev: ObjectEvent) -> None:
+        if ev.type != "DELETED":
+            ev_ = ClusterEvent(EventResource.POD_GROUP, ActionType.UPDATE)
+            self._s.queue.move_all_to_active_or_backoff(ev_, ev.old, ev.obj)
+
+    def _cpg(self, ns: str, name: str) -> Obj | None:
+        return self._s.ctx.informers.informer(CPG_VERSION, "CompositePodGroup").get(f"{ns}/{name}")
+
+    def gating_root(self, pg: Obj) -> tuple[Obj | None, str]:
+        """The topmost not-yet-admitted gang ancestor of ``pg`` and why it blocks ("" = try,
+        "missing" = a parent does not exist yet, "invalid" = cycle or depth over 4)."""
+        ns, _ = _ns_name(pg)
+        root: Obj | None = None
+        seen: set[str] = set()
+        name, top = _parent(pg), None
+        while name:
+            cpg = self._cpg(ns, name)
+            if cpg is None:
+                return (top, "missing")
+            if name in seen or len(seen) >= MAX_DEPTH:
+                return (cpg, "invalid")
+            seen.add(name)
+            top = cpg
+            if min_group_count(cpg) > 0 and not _admitted(cpg):
+                root = cpg
+            name = _parent(cpg)
+        return (root, "")
+
+    # -- the subtree attempt ------------------------------------------------------------
+
+    def schedule(self, first: QueuedPodInfo, pg: Obj, root: Obj | None, why: str) -> None:
+        """One all-or-nothing attempt for the subtree below ``root``."""
+        if why or root is None:
+            self._hold([first], f"pod group hierarchy is {why or 'incomplete'}")
+            if why == "invalid" and root is not None:
+                self._set(root, "False", "Invalid", "cycle or more than 4 levels of groups")
+            return
+        ns, name = _ns_name(root)
+        groups = self._subtree_groups(ns, name)
+        pinfos = self._take(first, groups)
+        placement = _Placement()
+        ok = self._place(root, pinfos, placement)
+        if not ok:
+            for att in reversed(placement.attempts):
+                self._wc._rollback(att)  # noqa: SLF001
+            msg = (
+                f"composite pod group {ns}/{name}: fewer than "
+                f"{min_group_count(root)} child groups fit at the same time"
+            )
+            self._hold(list(pinfos.values()), msg)
+            for g in groups:
+                self._wc._set_condition(g, "False", "Unschedulable", msg)  # noqa: SLF001
+            self._set(root, "False", "Unschedulable", msg)
+            return
+        placed = {p.key for att in placement.attempts for _, p, _ in att.placed}
+        for att in placement.attempts:
+            for state, pinfo, node in att.placed:
+                self._s._permit_and_bind(state, pinfo, node)  # noqa: SLF001
+        self._hold([p for k, p in sorted(pinfos.items()) if k not in placed], "group not admitted")
+        for g in placement.groups:
+            self._wc._set_condition(g, "True", "Scheduled", "placed with its composite group")  # noqa: SLF001
+        self._set(root, "True", "Scheduled", f"{len(placement.groups)} child groups placed")
+
+    def _children(self, ns: str, name: str) -> tuple[list[Obj], list[Obj]]:
+        inf = self._s.ctx.informers
+        pgs = [
+            p
+            for p in inf.informer(POD_GROUP_VERSION, "PodGroup").items()
+            if _ns_name(p)[0] == ns and _parent(p) == name
+        ]
+        cpgs = [
+            c
+            for c in inf.informer(CPG_VERSION, "CompositePodGroup").items()
+            if _ns_name(c)[0] == ns and _parent(c) == name
+        ]
+        key = lambda o: o["metadata"]["name"]  # noqa: E731
+        return sorted(pgs, key=key), sorted(cpgs, key=key)
+
+    def _subtree_groups(self, ns: str, name: str, depth: int = 0) -> list[Obj]:
+        pgs, cpgs = self._children(ns, name)
+        if depth < MAX_DEPTH:
+            for c in cpgs:
+                pgs += self._subtree_groups(ns, c["metadata"]["name"], depth + 1)
+        return pgs
+
+    def _take(self, first: QueuedPodInfo, groups: list[Obj]) -> dict[str, QueuedPodInfo]:
+        """Every pending member of every PodGroup in the subtree, popped from the queue."""
+        out = {first.key: first}
+        for g in groups:
+            ns, name = _ns_name(g)
+            for p in self._wc._take_members(f"{ns}/{name}", first.key):  # noqa: SLF001
+                out[p.key] = p
+        return out
+
+    def _place(self, node: Obj, pinfos: dict[str, QueuedPodInfo], out: _Placement) -> bool:
+        """Place ``node``'s children greedily; True if enough of them met their minimum."""
+        ns, name = _ns_name(node)
+        pgs, cpgs = self._children(ns, name)
+        met = 0
+        for pg in pgs:
+            att = self._place_group(pg, pinfos)
+            if att is not None:
+                out.attempts.append(att)
+                out.groups.append(pg)
+                met += 1
+        for cpg in cpgs:
+            sub = _Placement()
+            if self._place(cpg, pinfos, sub):
+                out.attempts += sub.attempts
+                out.groups += sub.groups
+                met += 1
+            else:
+                for att in reversed(sub.attempts):
+                    self._wc._rollback(att)  # noqa: SLF001
+        return met >= max(1, min_group_count(node))
+
+    def _place_group(self, pg: Obj, pinfos: dict[str, QueuedPodInfo]) -> GroupAttempt | None:
+        """One child PodGroup at its own gang minimum (kept on the cache), or None."""
+        ns, name = _ns_name(pg)
+        gk = f"{ns}/{name}"
+        mine = [p for k, p in sorted(pinfos.items()) if group_key(p.pod) == gk]
+        bound = self._wc._bound_members(gk)  # noqa: SLF001
+        need = max(1, min_count(pg)) - len(bound)
+        if need <= 0:
+            return self._wc._try_place([], None)  # noqa: SLF001 - already met
+        for nodes in self._wc._domains(pg, bound):  # noqa: SLF001
+            att = self._wc._try_place(mine, nodes)  # noqa: SLF001
+            if len(att.placed) >= need:
+                return att
+            self._wc._rollback(att)  # noqa: SLF001
+        return None
+
+    def _hold(self, pinfos: list[QueuedPodInfo], msg: str) -> None:
+        for pinfo in pinfos:
+            diag = Diagnosis()
+            # Room freed anywhere (or a group/node event) may let the subtree fit.
+            diag.unschedulable_plugins |= {GANG, names.NODE_RESOURCES_FIT}
+            self._s._handle_failure(pinfo, Status(Code.UNSCHEDULABLE, (msg,), GANG), diag)  # noqa: SLF001
+
+    def _set(self, cpg: Obj, status: str, reason: str, message: str) -> None:
+        """CompositePodGroupInitiallyScheduled; terminal once True."""
+        latest = self._cpg(*_ns_name(cpg))
+        if latest is None or _admitted(latest):
+            return
+        st = {**(latest.get("status") or {})}
+        st["conditions"] = [dict(c) for c in st.get("conditions") or ()]
+        cond = {
+            "type": COMPOSITE_SCHEDULED,
+            "status": status,
+            "reason": reason,
+            "message": message,
+            "observedGeneration": int(latest["metadata"].get("generation", 1)),
+        }
+        if set_condition(st, cond, rfc3339(self._s.ctx.clock.now())):
+            try:
+                self._s.ctx.server.update_status({**latest, "status": st})
+            except ApiError:
+                pass  # changed meanwhile; the next attempt writes it again

@@ -1,0 +1,160 @@
+"""DynamicResources' requeue index (DRA-REQUEUE), alongside ``dynamicresources.go``'s hints.
+
+Upstream's queueing hints run per pod for every claim/slice/class event. This index lets
+the queue skip that scan: a pod the plugin rejected is filed under ``pod:<uid>``,
+``claim:<ns>/<name>`` for each claim it references and ``class:<name>`` for each
+DeviceClass its claims request. An event names the keys it may help:
+
+- a ResourceClaim event: the claim, its owning pod, and, when it frees an allocation, the
+  classes whose selectors match the freed devices;
+- a ResourceSlice event, or a Node add: the classes whose selectors match a device that is
+  now usable in the slice's pool (or from the node);
+- a DeviceClass event: the class.
+
+Anything else (e.g. a DeviceTaintRule change) names no keys, and every pod the plugin
+rejected is examined, as upstream. Class selectors (not request selectors) are used, so
+the keys are a superset of the pods the event can help.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from reference_impl.dra.cel import CELError, compile_selector
+from reference_impl.dra.pools import DeviceID, DeviceInfo
+from reference_impl.dra.tracker import ClaimTracker
+from reference_impl.scheduler.framework.interface import ClusterEvent, EventResource
+
+__all__ = ["ClaimEventIndex", "missing_device_class"]
+
+Obj = dict[str, Any]
+
+
+def _class_names(claim: Obj) -> list[str]:
+    out = []
+    for req in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
+        if "exactly" in req:
+            out.append(str(req["exactly"].get("deviceClassName", "")))
+        out += [str(s.get("deviceClassName", "")) for s in req.get("firstAvailable") or ()]
+    return out
+
+
+def missing_device_class(claims: Sequence[Obj], classes: Iterable[str]) -> str:
+    """A message naming the first class an unallocated claim requests that does not
+    exist, or "" (the pod then waits in the pool for a DeviceClass event)."""
+    known = set(classes)
+    for c in claims:
+        if (c.get("status") or {}).get("allocation"):
+            continue
+        for name in _class_names(c):
+            if name not in known:
+                return (
+                    f'resourceclaim "{c["metadata"]["name"]}": device class "{name}" does not exist'
+                )
+    return ""
+
+
+class ClaimEventIndex:
+    """Computes the index keys of pods and events from the plugin's ClaimTracker."""
+
+    def __init__(self, tracker: ClaimTracker) -> None:
+        self._t = tracker
+
+    # -- pods -------------------------------------------------------------------------
+
+    def pod_keys(self, pod: Obj) -> list[str] | None:
+        """The keys of a rejected pod; None when it has no claims (not indexable)."""
+        refs = pod["spec"].get("resourceClaims") or ()
+        if not refs:
+            return None
+        ns = pod["metadata"].get("namespace", "default")
+        keys = [f"pod:{pod['metadata'].get('uid', '')}"]
+        for ref in refs:
+            name = self._t.claim_name(pod, ref)
+            if not name:
+                continue
+            keys.append(f"claim:{ns}/{name}")
+            claim = self._t.claims.get(f"{ns}/{name}")
+            if claim is not None:
+                keys += [f"class:{c}" for c in _class_names(claim)]
+        return keys
+
+    # -- events -----------------------------------------------------------------------
+
+    def event_keys(self, event: ClusterEvent, old: Obj | None, new: Obj | None) -> list[str] | None:
+        """The keys ``event`` may help; None = every pod the plugin rejected."""
+        obj = new or old
+        if obj is None:
+            return None
+        kind = obj.get("kind", "")
+        if event.resource is EventResource.RESOURCE_CLAIM:
+            return self._claim_keys(old, new)
+        if event.resource is EventResource.RESOURCE_SLICE and kind == "ResourceSlice":
+            return self._classes_matching(self._pool_devices(obj))
+        if event.resource is EventResource.DEVICE_CLASS:
+            return [f"class:{obj['metadata']['name']}"]
+        if event.resource is EventResource.NODE and new is not None:
+            return self._node_keys(new["metadata"]["name"])
+        return None
+
+    def _claim_keys(self, old: Obj | None, new: Obj | None) -> list[str]:
+        obj = new or old
+        assert obj is not None
+        meta = obj["metadata"]
+        keys = [f"claim:{meta.get('namespace', 'default')}/{meta['name']}"]
+        keys += [
+            f"pod:{r['uid']}" for r in meta.get("ownerReferences") or () if r.get("kind") == "Pod"
+        ]
+        freed = ((old or {}).get("status") or {}).get("allocation")
+        if freed and not ((new or {}).get("status") or {}).get("allocation"):
+            ids: list[DeviceID] = [
+                (r["driver"], r["pool"], r["device"])
+                for r in (freed.get("devices") or {}).get("results") or ()
+            ]
+            devices = [d for d in map(self._t.device, ids) if d is not None]
+            keys += self._classes_matching(devices)
+        return keys
+
+    def _node_keys(self, node: str) -> list[str]:
+        # Usually a node registers before its driver publishes: skip the pool rebuild then.
+        if not any(
+            (sl.get("spec") or {}).get("nodeName") in (node, None)
+            for sl in self._t.slices.cache.values()
+        ):
+            return []
+        return self._classes_matching(self._t.devices_for(node))
+
+    def _pool_devices(self, slice_: Obj) -> list[DeviceInfo]:
+        # The whole pool: the slice that completes a pool makes its siblings' devices usable.
+        spec = slice_.get("spec") or {}
+        pool = (spec.get("pool") or {}).get("name", "")
+        devices = self._t.devices_for(str(spec.get("nodeName") or ""))
+        return [d for d in devices if d.id[0] == spec.get("driver") and d.id[1] == pool]
+
+    def _classes_matching(self, devices: Sequence[DeviceInfo]) -> list[str]:
+        if not devices:
+            return []
+        out = []
+        for cls in self._t.classes.items():
+            exprs = [
+                s["cel"]["expression"]
+                for s in (cls.get("spec") or {}).get("selectors") or ()
+                if "cel" in s
+            ]
+            if any(_matches(d, exprs) for d in devices):
+                out.append(f"class:{cls['metadata']['name']}")
+        return out
+
+
+def _matches(d: DeviceInfo, exprs: Sequence[str]) -> bool:
+    for e in exprs:
+        hit = d.selector_cache.get(e)
+        if hit is None:
+            try:
+                hit = d.selector_cache[e] = compile_selector(e).matches(d.activation)
+            except CELError:
+                return True  # the allocator reports the error; let the pod retry and see it
+        if not hit:
+            return False
+    return True

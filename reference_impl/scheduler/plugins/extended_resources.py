@@ -1,0 +1,177 @@
+"""Extended resources backed by DRA, after ``dynamicresources/extendeddynamicresources.go``
+and ``dynamicresources/extended`` (KEP-5004).
+
+A container request such as ``example.com/gpu: 2`` is served by the DeviceClass whose
+``spec.extendedResourceName`` matches (the newest class wins; on a creation-time tie the
+lexicographically first name). On a node that advertises the resource as allocatable
+(device-plugin style) NodeResourcesFit handles it as before; on the others the
+DynamicResources plugin allocates it through a special claim with one request per
+(container, resource), named ``container-<i>-request-<j>`` (``i`` indexes init containers
+then containers, ``j`` the resource in the container's sorted request names). At PreBind
+the claim is created as ``<pod>-extended-resources-<suffix>``, owned by the pod and
+annotated ``resource.kubernetes.io/extended-resource-claim: "true"``, and recorded in
+``pod.status.extendedResourceClaimStatus``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+from reference_impl.api.meta import parse_quantity
+from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.scheduler.framework.types import NodeInfo
+
+__all__ = [
+    "ANNOTATION",
+    "SPECIAL_CLAIM",
+    "DeviceClassMapping",
+    "class_mapping",
+    "create_claim",
+    "device_requests",
+    "is_extended_resource_name",
+    "node_claim",
+    "pod_requests",
+    "request_mappings",
+]
+
+Obj = dict[str, Any]
+API: Final = "resource.k8s.io/v1"
+ANNOTATION: Final = "resource.kubernetes.io/extended-resource-claim"
+SPECIAL_CLAIM: Final = "<extended-resources>"  # in-memory name, never a valid object name
+_NATIVE: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pods", "storage"})
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """``IsExtendedResourceName``: domain-qualified and outside ``kubernetes.io``."""
+    if name in _NATIVE or name.startswith(("hugepages-", "requests.")) or "/" not in name:
+        return False
+    domain = name.split("/", 1)[0]
+    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
+
+
+def class_mapping(classes: Iterable[Obj]) -> dict[str, str]:
+    """extendedResourceName -> DeviceClass name: newest class wins, then the first name."""
+    best: dict[str, tuple[str, str]] = {}
+    for c in classes:
+        ern = (c.get("spec") or {}).get("extendedResourceName")
+        if not ern:
+            continue
+        name, created = str(c["metadata"]["name"]), str(c["metadata"].get("creationTimestamp", ""))
+        cur = best.get(ern)
+        if cur is None or created > cur[0] or (created == cur[0] and name < cur[1]):
+            best[ern] = (created, name)
+    return {k: v[1] for k, v in best.items()}
+
+
+class DeviceClassMapping:
+    """The live mapping from the DeviceClass informer, recomputed when a class changes."""
+
+    def __init__(self, ctx: ComponentContext) -> None:
+        self._classes = ctx.informers.informer(API, "DeviceClass")
+        self._mapping: dict[str, str] | None = None
+        self._classes.add_handler(self._changed)
+
+    def _changed(self, ev: ObjectEvent) -> None:
+        self._mapping = None
+
+    def get(self) -> dict[str, str]:
+        """The current mapping (cached between class events)."""
+        if self._mapping is None:
+            self._mapping = class_mapping(self._classes.items())
+        return self._mapping
+
+
+def _containers(pod: Obj) -> list[Obj]:
+    return [*(pod["spec"].get("initContainers") or ()), *(pod["spec"].get("containers") or ())]
+
+
+def _count(q: object) -> int:
+    return int(parse_quantity(q))
+
+
+def pod_requests(pod: Obj, mapping: dict[str, str]) -> dict[str, int]:
+    """The pod's DRA-mapped extended resource requests (``PodRequests``: max of init, sum)."""
+    out: dict[str, int] = {}
+    for c in pod["spec"].get("containers") or ():
+        for r, q in ((c.get("resources") or {}).get("requests") or {}).items():
+            if r in mapping and is_extended_resource_name(r):
+                out[r] = out.get(r, 0) + _count(q)
+    for c in pod["spec"].get("initContainers") or ():
+        for r, q in ((c.get("resources") or {}).get("requests") or {}).items():
+            if r in mapping and is_extended_resource_name(r):
+                out[r] = max(out.get(r, 0), _count(q))
+    return {r: n for r, n in out.items() if n > 0}
+
+
+def device_requests(pod: Obj, resources: Iterable[str], mapping: dict[str, str]) -> list[Obj]:
+    """``createDeviceRequests``: one ExactCount request per (container, resource)."""
+    out: list[Obj] = []
+    wanted = set(resources)
+    for i, c in enumerate(_containers(pod)):
+        reqs = (c.get("resources") or {}).get("requests") or {}
+        keys = sorted(reqs)
+        for r in sorted(wanted & set(reqs)):
+            n = _count(reqs[r])
+            if n > 0 and mapping.get(r):
+                out.append({"name": f"container-{i}-request-{keys.index(r)}", "exactly": {
+                    "deviceClassName": mapping[r], "allocationMode": "ExactCount", "count": n}})
+    return sorted(out, key=lambda d: str(d["name"]))
+
+
+def request_mappings(claim: Obj, pod: Obj) -> list[Obj]:
+    """``createRequestMappings``: which container and resource each claim request serves."""
+    names = {r["name"] for r in claim["spec"]["devices"].get("requests") or ()}
+    out: list[Obj] = []
+    for i, c in enumerate(_containers(pod)):
+        keys = sorted((c.get("resources") or {}).get("requests") or {})
+        for j, r in enumerate(keys):
+            req = f"container-{i}-request-{j}"
+            if req in names:
+                out.append({"containerName": c["name"], "resourceName": r, "requestName": req})
+    return out
+
+
+def node_claim(pod: Obj, requests: dict[str, int], mapping: dict[str, str], node: NodeInfo) -> Obj | None:
+    """``filterExtendedResources``: the in-memory claim for what ``node`` lacks as allocatable.
+
+    Resources the node advertises (a device plugin) are left to NodeResourcesFit.
+    """
+    dra = [r for r in requests if node.allocatable.scalar.get(r, 0) <= 0]
+    if not dra:
+        return None
+    meta = pod["metadata"]
+    return {
+        "apiVersion": API, "kind": "ResourceClaim",
+        # Unique per pod so that assumed allocations of different pods never collide.
+        "metadata": {"name": f"{SPECIAL_CLAIM}{meta.get('uid', '')}", "namespace": meta.get("namespace", "default")},
+        "spec": {"devices": {"requests": device_requests(pod, dra, mapping)}},
+    }
+
+
+def create_claim(ctx: ComponentContext, pod: Obj, claim: Obj, allocation: Obj) -> Obj:
+    """PreBind: create the special claim, allocate and reserve it, record it in the pod.
+
+    Raises ApiError on failure (the caller turns it into an ERROR status).
+    """
+    server = ctx.server
+    meta = pod["metadata"]
+    ns = meta.get("namespace", "default")
+    created = server.create({
+        "apiVersion": API, "kind": "ResourceClaim",
+        "metadata": {
+            "generateName": f"{meta['name'][:38]}-extended-resources-", "namespace": ns,
+            "annotations": {ANNOTATION: "true"},
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta["uid"],
+                                 "controller": True, "blockOwnerDeletion": True}],
+        },
+        "spec": claim["spec"],
+    })
+    consumer = {"resource": "pods", "name": meta["name"], "uid": meta["uid"]}
+    created = server.update_status({**created, "status": {"allocation": allocation, "reservedFor": [consumer]}})
+    latest = server.get("v1", "Pod", meta["name"], ns)
+    status = {**(latest.get("status") or {}), "extendedResourceClaimStatus": {
+        "resourceClaimName": created["metadata"]["name"], "requestMappings": request_mappings(created, latest)}}
+    server.update_status({**latest, "status": status})
+    return created

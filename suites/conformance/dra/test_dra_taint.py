@@ -1,0 +1,272 @@
+"""DRA-TAINT: device taints (slices and DeviceTaintRules), tolerations and eviction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fixtures import Capability, FakeDriver, Target
+from reference_impl.api import (
+    DRA_API,
+    POOL_KEY,
+    condition,
+    make_device_taint_rule,
+    make_node,
+    make_pool_pod,
+    make_resource_claim,
+    timestamp_seconds,
+)
+from reference_impl.errors import NotFound
+
+pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5055")]
+Obj = dict[str, Any]
+DRIVER = "taint.garhwal.dev"
+
+
+class Env:
+    """A private node with one driver pool, a GPU class and the rules a test creates."""
+
+    def __init__(self, target: Target, ns: str) -> None:
+        self.target, self.ns = target, ns
+        self.node = f"dra-taint-{ns}"[:63]
+        self.drv = FakeDriver(target, driver=DRIVER, prefix="dra")
+        self.cls = f"dra-taint-{ns}"[:63]
+        self.rules: list[str] = []
+
+    def setup(self, gpus: int = 2, taints: tuple[Obj, ...] = ()) -> None:
+        node = make_node(self.node).capacity(cpu="8", memory="16Gi", pods="10")
+        self.target.apply(node.label(POOL_KEY, self.ns).taint(POOL_KEY, "NoSchedule", self.ns).build())
+        self.drv.install_class(self.cls)
+        self.drv.publish([self.node], gpus=gpus, taints=taints)
+
+    def rule(self, suffix: str, key: str, effect: str, **selector: str | None) -> Obj:
+        name = f"dra-taint-{self.ns}-{suffix}"[:63]
+        b = make_device_taint_rule(name, key, effect)
+        if selector.pop("_missing", None) is None:
+            b.selector(**selector)
+        self.rules.append(name)
+        return self.target.apply(b.build())
+
+    def claim_pod(self, name: str, *, device: str | None = None, tolerations: tuple[Obj, ...] = ()) -> None:
+        sel = (f'device.attributes["{DRIVER}"].index == {device[-1]}',) if device else ()
+        self.target.apply(make_resource_claim(name, self.ns).request(
+            "gpu", self.cls, selectors=sel, tolerations=tolerations).build())
+        self.target.apply(make_pool_pod(name, self.ns, cpu="100m").claim("gpu", claim=name).build())
+
+    def pod(self, name: str) -> Obj | None:
+        try:
+            return self.target.get("v1", "Pod", name, self.ns)
+        except NotFound:
+            return None
+
+    def claim(self, name: str) -> Obj:
+        return self.target.get(DRA_API, "ResourceClaim", name, self.ns)
+
+    def bound(self, name: str) -> bool:
+        return bool((self.pod(name) or {}).get("spec", {}).get("nodeName"))
+
+    def gone(self, name: str) -> bool:
+        pod = self.pod(name)
+        return pod is None or bool(pod["metadata"].get("deletionTimestamp"))
+
+    def rule_condition(self, name: str) -> Obj | None:
+        return condition(self.target.get(DRA_API, "DeviceTaintRule", name), "EvictionInProgress")
+
+    def cleanup(self) -> None:
+        for name in self.rules:
+            try:
+                self.target.delete(DRA_API, "DeviceTaintRule", name)
+            except NotFound:
+                pass
+        self.drv.cleanup()
+        try:
+            self.target.delete("v1", "Node", self.node)
+        except NotFound:
+            pass
+
+
+@pytest.fixture
+def env(target: Target, namespace: str) -> Iterator[Env]:
+    """A private tainted node with a driver pool; everything it made is removed afterwards."""
+    e = Env(target, namespace)
+    try:
+        yield e
+    finally:
+        e.cleanup()
+
+
+def _disruption(target: Target, ns: str, name: str, since: str) -> Obj | None:
+    for ev in target.watch("v1", "Pod", since, namespace=ns, timeout=5):
+        if ev.object["metadata"]["name"] == name:
+            cond = condition(ev.object, "DisruptionTarget")
+            if cond is not None:
+                return cond
+    return None
+
+
+NO_EXEC = {"key": "dra-taint/broken", "operator": "Exists", "effect": "NoExecute"}
+
+
+def test_no_schedule_taint_blocks_allocation_without_toleration(target: Target, env: Env) -> None:
+    """DRA-TAINT, NoSchedule.
+
+    A device whose slice carries a NoSchedule taint MUST NOT be allocated to a request that
+    does not tolerate it: the pod stays Pending with PodScheduled=False and its claim
+    unallocated.
+    """
+    env.setup(gpus=1, taints=({"key": "dra-taint/maintenance", "effect": "NoSchedule"},))
+    env.claim_pod("p")
+
+    def rejected() -> bool:
+        cond = condition(env.pod("p") or {}, "PodScheduled")
+        return cond is not None and cond.get("status") == "False"
+
+    target.wait_until(rejected, timeout=60, what="pod reported unschedulable")
+    assert not env.bound("p")
+    assert not (env.claim("p").get("status") or {}).get("allocation")
+
+
+def test_toleration_allows_allocation_and_is_copied_into_results(target: Target, env: Env) -> None:
+    """DRA-TAINT, tolerations copied.
+
+    A request tolerating a NoSchedule device taint MUST be allocated that device, and the
+    allocation result MUST carry a copy of the request's tolerations in results[].tolerations.
+    """
+    env.setup(gpus=1, taints=({"key": "dra-taint/maintenance", "value": "yes", "effect": "NoSchedule"},))
+    tol = {"key": "dra-taint/maintenance", "operator": "Equal", "value": "yes", "effect": "NoSchedule"}
+    env.claim_pod("p", tolerations=(tol,))
+    target.wait_until(lambda: env.bound("p"), timeout=60, what="tolerating pod bound")
+    (result,) = env.claim("p")["status"]["allocation"]["devices"]["results"]
+    assert result["device"] == "gpu-0"
+    assert result["tolerations"] == [tol]
+
+
+def test_no_execute_rule_evicts_only_pods_on_the_tainted_device(target: Target, env: Env) -> None:
+    """DRA-TAINT, NoExecute eviction.
+
+    A NoExecute DeviceTaintRule selecting one device by driver, pool and device MUST get the
+    pod using that device deleted with DisruptionTarget (reason DeletionByDeviceTaintManager),
+    its claim MUST be deallocated once the pod is gone, and a pod using another device of the
+    same node MUST stay bound with its claim allocated.
+    """
+    env.setup(gpus=2)
+    env.claim_pod("hit", device="gpu-0")
+    env.claim_pod("spared", device="gpu-1")
+    target.wait_until(lambda: env.bound("hit") and env.bound("spared"), timeout=60, what="both pods bound")
+    since = env.pod("hit")["metadata"]["resourceVersion"]  # type: ignore[index]
+    env.rule("gpu0", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.node, device="gpu-0")
+    target.wait_until(lambda: env.pod("hit") is None, timeout=90, what="pod on tainted device deleted")
+    cond = _disruption(target, env.ns, "hit", since)
+    assert cond is not None and cond["status"] == "True"
+    assert cond["reason"] == "DeletionByDeviceTaintManager"
+    target.wait_until(lambda: not (env.claim("hit").get("status") or {}).get("allocation"),
+                      timeout=60, what="claim of evicted pod deallocated")
+    spared = env.pod("spared")
+    assert spared is not None and not spared["metadata"].get("deletionTimestamp")
+    assert env.claim("spared")["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-1"
+
+
+@pytest.mark.requires(Capability.VIRTUAL_TIME)
+def test_toleration_seconds_delay_eviction_exactly(target: Target, env: Env) -> None:
+    """DRA-TAINT, tolerationSeconds (exact).
+
+    With a NoExecute toleration of tolerationSeconds 30, the pod MUST NOT be evicted before
+    the taint's timeAdded + 30 s and MUST be evicted at exactly that instant.
+    """
+    env.setup(gpus=1)
+    env.claim_pod("p", tolerations=({**NO_EXEC, "tolerationSeconds": 30},))
+    target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
+    since = env.pod("p")["metadata"]["resourceVersion"]  # type: ignore[index]
+    rule = env.rule("slow", "dra-taint/broken", "NoExecute", driver=DRIVER)
+    added = timestamp_seconds(rule["spec"]["taint"]["timeAdded"])
+    with pytest.raises(Exception, match="timed out"):
+        target.wait_until(lambda: env.gone("p"), timeout=29, what="no early eviction")
+    target.wait_until(lambda: env.pod("p") is None, timeout=30, what="pod evicted")
+    cond = _disruption(target, env.ns, "p", since)
+    assert cond is not None
+    assert timestamp_seconds(cond["lastTransitionTime"]) - added == 30
+
+
+def test_toleration_seconds_delay_eviction(target: Target, env: Env) -> None:
+    """DRA-TAINT, tolerationSeconds.
+
+    With a NoExecute toleration of tolerationSeconds 8, the pod MUST still be running right
+    after the taint appears, and MUST be evicted no earlier than about 8 s after timeAdded.
+    """
+    env.setup(gpus=1)
+    env.claim_pod("p", tolerations=({**NO_EXEC, "tolerationSeconds": 8},))
+    target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
+    since = env.pod("p")["metadata"]["resourceVersion"]  # type: ignore[index]
+    rule = env.rule("delay", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.node)
+    added = timestamp_seconds(rule["spec"]["taint"]["timeAdded"])
+    assert not env.gone("p")
+    target.wait_until(lambda: env.pod("p") is None, timeout=60, what="pod evicted")
+    cond = _disruption(target, env.ns, "p", since)
+    assert cond is not None
+    assert timestamp_seconds(cond["lastTransitionTime"]) - added >= 7
+
+
+def test_no_execute_rule_reports_pods_pending_eviction(target: Target, env: Env) -> None:
+    """DRA-TAINT, EvictionInProgress.
+
+    While a pod tolerates a NoExecute rule for an hour, the rule's EvictionInProgress
+    condition MUST be True (reason PodsPendingEviction) and count 1 pod in 1 namespace.
+    """
+    env.setup(gpus=1)
+    env.claim_pod("p", tolerations=({**NO_EXEC, "tolerationSeconds": 3600},))
+    target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
+    name = env.rule("pending", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.node)["metadata"]["name"]
+    target.wait_until(lambda: (env.rule_condition(name) or {}).get("status") == "True",
+                      timeout=60, what="EvictionInProgress=True")
+    cond = env.rule_condition(name)
+    assert cond is not None
+    assert cond["reason"] == "PodsPendingEviction"
+    assert cond["message"] == "1 pod needs to be evicted in 1 namespace."
+    assert not env.gone("p")
+
+
+def test_none_effect_rule_reports_a_dry_run(target: Target, env: Env) -> None:
+    """DRA-TAINT, None dry run.
+
+    A DeviceTaintRule with effect None MUST NOT evict anything, and its EvictionInProgress
+    condition MUST be False and report what NoExecute would do: the selected published and
+    allocated devices and the pods that would be evicted.
+    """
+    env.setup(gpus=2)
+    env.claim_pod("p", device="gpu-0")
+    target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
+    name = env.rule("dry", "dra-taint/probe", "None", driver=DRIVER, pool=env.node)["metadata"]["name"]
+    target.wait_until(lambda: env.rule_condition(name) is not None, timeout=60, what="dry-run status")
+    cond = env.rule_condition(name)
+    assert cond is not None and cond["status"] == "False"
+    assert cond["message"].startswith(
+        "2 published devices selected. 1 allocated device selected. "
+        "1 pod would be evicted in 1 namespace if the effect was NoExecute.")
+    assert not env.gone("p")
+
+
+def test_empty_selector_matches_every_device_and_missing_selector_none(target: Target, env: Env) -> None:
+    """DRA-TAINT, selector semantics.
+
+    A rule with an empty deviceSelector MUST select every published device (here at least
+    this test's two), and a rule without a deviceSelector MUST select none: its NoExecute
+    taint evicts nothing and its dry run counts zero devices.
+    """
+    env.setup(gpus=2)
+    env.claim_pod("p")
+    target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
+    empty = env.rule("empty", "dra-taint/probe", "None")["metadata"]["name"]
+    missing = env.rule("missing", "dra-taint/probe", "None", _missing="1")["metadata"]["name"]
+    evict = env.rule("missing-exec", "dra-taint/broken", "NoExecute", _missing="1")["metadata"]["name"]
+    target.wait_until(lambda: all(env.rule_condition(n) for n in (empty, missing, evict)),
+                      timeout=60, what="rule status")
+    everything = env.rule_condition(empty)["message"]  # type: ignore[index]
+    published = int(everything.split(" ", 1)[0])
+    assert published >= 2 and "0 allocated devices" not in everything
+    assert env.rule_condition(missing)["message"].startswith(  # type: ignore[index]
+        "0 published devices selected. 0 allocated devices selected. 0 pods would be evicted")
+    cond = env.rule_condition(evict)
+    assert cond is not None and cond["status"] == "False"
+    assert not env.gone("p")

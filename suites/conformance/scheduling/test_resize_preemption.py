@@ -1,0 +1,327 @@
+"""In-place pod resize (pods/resize) and resize preemption on the same node (KEP-5836)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from fixtures import Capability, Target
+from reference_impl.api import (
+    condition,
+    make_pdb,
+    make_pool_pod,
+    make_priority_class,
+    resized,
+    with_resize_policy,
+)
+from reference_impl.errors import Invalid, NotFound
+
+pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5836")]
+
+Obj = dict[str, Any]
+kubelet = pytest.mark.requires(Capability.KUBELET)
+
+
+@pytest.fixture
+def classes(target: Target, namespace: str) -> Iterator[tuple[str, str]]:
+    """A low (10) and a high (1000) PriorityClass, removed afterwards."""
+    low, high = f"sched-rz-low-{namespace}"[:63], f"sched-rz-high-{namespace}"[:63]
+    target.apply(make_priority_class(low, 10))
+    target.apply(make_priority_class(high, 1000))
+    yield low, high
+    for name in (low, high):
+        try:
+            target.delete("scheduling.k8s.io/v1", "PriorityClass", name)
+        except NotFound:
+            pass
+
+
+def _pod(name: str, namespace: str, req: str, priority_class: str = "", **policy: str) -> Obj:
+    pod = make_pool_pod(name, namespace, cpu=req).req(memory="128Mi")
+    if priority_class:
+        pod = pod.priority_class(priority_class)
+    return with_resize_policy(
+        pod.build(), **(policy or {"cpu": "NotRequired", "memory": "NotRequired"})
+    )
+
+
+def _pending_pod(target: Target, namespace: str) -> Obj:
+    """A pod no node can take (its pool has no nodes): resizes stay API-only."""
+    target.apply(_pod("rz", namespace, "100m"))
+    target.wait_until(
+        lambda: condition(_get(target, namespace, "rz"), "PodScheduled") is not None,
+        timeout=30,
+        what="rz unschedulable",
+    )
+    return _get(target, namespace, "rz")
+
+
+def _get(target: Target, namespace: str, name: str) -> Obj:
+    return target.get("v1", "Pod", name, namespace)
+
+
+def _running(target: Target, namespace: str, name: str) -> Obj:
+    target.wait_until(
+        lambda: (_get(target, namespace, name).get("status") or {}).get("phase") == "Running",
+        timeout=60,
+        what=f"{name} running",
+    )
+    return _get(target, namespace, name)
+
+
+def _actuated(pod: Obj, cpu: str) -> bool:
+    cs = ((pod.get("status") or {}).get("containerStatuses") or [{}])[0]
+    return (
+        (cs.get("allocatedResources") or {}).get("cpu") == cpu
+        and ((cs.get("resources") or {}).get("requests") or {}).get("cpu") == cpu
+        and condition(pod, "PodResizeInProgress") is None
+        and condition(pod, "PodResizePending") is None
+    )
+
+
+def _pending_reason(target: Target, namespace: str, name: str) -> str:
+    return str((condition(_get(target, namespace, name), "PodResizePending") or {}).get("reason"))
+
+
+def _alive(target: Target, namespace: str) -> set[str]:
+    return {
+        p["metadata"]["name"]
+        for p in target.list("v1", "Pod", namespace)
+        if not p["metadata"].get("deletionTimestamp")
+    }
+
+
+def test_the_resize_subresource_changes_only_container_resources(
+    target: Target, namespace: str
+) -> None:
+    """Resize writes resources.
+
+    A resize through pods/resize MUST change spec.containers[*].resources and bump
+    metadata.generation, and MUST ignore every other field of the body (the image).
+    """
+    pod = _pending_pod(target, namespace)
+    body = resized(pod, cpu="200m")
+    body["spec"]["containers"][0]["image"] = "registry.k8s.io/pause:3.9"
+    out = target.resize(body)
+    c = out["spec"]["containers"][0]
+    assert c["resources"]["requests"]["cpu"] == "200m"
+    assert c["image"] == pod["spec"]["containers"][0]["image"]
+    assert out["metadata"]["generation"] == pod["metadata"]["generation"] + 1
+
+
+def test_a_resize_that_would_change_the_qos_class_is_rejected(
+    target: Target, namespace: str
+) -> None:
+    """Resize keeps QoS.
+
+    A resize that turns a Burstable pod into a Guaranteed one MUST be Invalid at field
+    spec, and the stored pod MUST keep its resources.
+    """
+    pod = _pending_pod(target, namespace)
+    body = resized(pod, cpu="100m")
+    body["spec"]["containers"][0]["resources"]["limits"] = {"cpu": "100m", "memory": "128Mi"}
+    with pytest.raises(Invalid) as err:
+        target.resize(body)
+    assert "spec" in err.value.fields
+    assert "limits" not in _get(target, namespace, "rz")["spec"]["containers"][0]["resources"]
+
+
+def test_a_resize_of_a_resource_other_than_cpu_or_memory_is_rejected(
+    target: Target, namespace: str
+) -> None:
+    """Resize is cpu and memory only.
+
+    A resize that adds an ephemeral-storage request MUST be Invalid at field spec with
+    "only cpu and memory resources are mutable".
+    """
+    pod = _pending_pod(target, namespace)
+    with pytest.raises(Invalid) as err:
+        target.resize(resized(pod, ephemeral_storage="1Gi"))
+    assert "spec" in err.value.fields
+    assert "only cpu and memory resources are mutable" in str(err.value)
+
+
+def test_an_unknown_resize_restart_policy_is_rejected(target: Target, namespace: str) -> None:
+    """Resize policy values.
+
+    A resizePolicy restartPolicy other than NotRequired or RestartContainer MUST be Invalid
+    at spec.containers[0].resizePolicy (directly or through the resize subresource).
+    """
+    pod = _pending_pod(target, namespace)
+    with pytest.raises(Invalid) as err:
+        target.resize(with_resize_policy(pod, cpu="Sometimes"))
+    assert any(f.startswith("spec.containers[0].resizePolicy") for f in err.value.fields)
+
+
+@kubelet
+def test_a_fitting_resize_with_not_required_is_actuated_without_restart(
+    target: Target, namespace: str, pool: Callable[..., str]
+) -> None:
+    """NotRequired actuates live.
+
+    A resize that fits its node MUST end with allocatedResources and resources equal to the
+    new spec, no PodResizePending/PodResizeInProgress left, and restartCount unchanged.
+    """
+    pool(cpu="4")
+    target.apply(_pod("app", namespace, "1"))
+    pod = _running(target, namespace, "app")
+    target.resize(resized(pod, cpu="2"))
+    target.wait_until(
+        lambda: _actuated(_get(target, namespace, "app"), "2"), timeout=60, what="resize actuated"
+    )
+    cs = _get(target, namespace, "app")["status"]["containerStatuses"][0]
+    assert cs["restartCount"] == 0
+
+
+@kubelet
+def test_a_resize_marks_itself_in_progress_before_it_completes(
+    target: Target, namespace: str, pool: Callable[..., str]
+) -> None:
+    """PodResizeInProgress.
+
+    Between the resize and its actuation, the pod MUST carry PodResizeInProgress=True with
+    allocatedResources already equal to the new spec.
+    """
+    pool(cpu="4")
+    target.apply(_pod("app", namespace, "1"))
+    pod = _running(target, namespace, "app")
+    since = pod["metadata"]["resourceVersion"]
+    target.resize(resized(pod, cpu="3"))
+    target.wait_until(
+        lambda: _actuated(_get(target, namespace, "app"), "3"), timeout=60, what="resize actuated"
+    )
+    seen = [
+        ev.object
+        for ev in target.watch("v1", "Pod", since, namespace=namespace, timeout=5)
+        if condition(ev.object, "PodResizeInProgress") is not None
+    ]
+    assert seen, "no PodResizeInProgress observed"
+    cs = seen[0]["status"]["containerStatuses"][0]
+    assert cs["allocatedResources"]["cpu"] == "3"
+
+
+@kubelet
+def test_restart_container_policy_restarts_the_container(
+    target: Target, namespace: str, pool: Callable[..., str]
+) -> None:
+    """RestartContainer restarts.
+
+    A cpu resize of a container whose cpu resizePolicy is RestartContainer MUST be actuated
+    and MUST increment that container's restartCount.
+    """
+    pool(cpu="4")
+    target.apply(_pod("app", namespace, "1", cpu="RestartContainer", memory="NotRequired"))
+    pod = _running(target, namespace, "app")
+    target.resize(resized(pod, cpu="2"))
+    target.wait_until(
+        lambda: _actuated(_get(target, namespace, "app"), "2"), timeout=60, what="resize actuated"
+    )
+    assert _get(target, namespace, "app")["status"]["containerStatuses"][0]["restartCount"] == 1
+
+
+@kubelet
+def test_a_resize_beyond_the_node_allocatable_is_infeasible(
+    target: Target, namespace: str, pool: Callable[..., str]
+) -> None:
+    """Infeasible resize.
+
+    A resize asking for more cpu than the node's allocatable MUST leave PodResizePending
+    reason Infeasible with "Node didn't have enough capacity", and the allocation unchanged.
+    """
+    pool(cpu="4")
+    target.apply(_pod("app", namespace, "1"))
+    pod = _running(target, namespace, "app")
+    target.resize(resized(pod, cpu="8"))
+    target.wait_until(
+        lambda: _pending_reason(target, namespace, "app") == "Infeasible",
+        timeout=60,
+        what="resize infeasible",
+    )
+    pod = _get(target, namespace, "app")
+    assert "Node didn't have enough capacity" in condition(pod, "PodResizePending")["message"]
+    assert pod["status"]["containerStatuses"][0]["allocatedResources"]["cpu"] == "1"
+
+
+@kubelet
+@pytest.mark.feature_gates(InPlacePodVerticalScalingSchedulerPreemption=False)
+def test_without_the_gate_a_resize_that_does_not_fit_stays_deferred(
+    target: Target, namespace: str, pool: Callable[..., str], classes: tuple[str, str]
+) -> None:
+    """Deferred without preemption.
+
+    With the gate off, a resize that fits the node but not next to a lower-priority pod
+    MUST stay PodResizePending reason Deferred, and the other pod MUST keep running.
+    """
+    pool(cpu="4")
+    target.apply(_pod("high", namespace, "2", classes[1]))
+    pod = _running(target, namespace, "high")
+    low = make_pool_pod("low", namespace, cpu="2").priority_class(classes[0]).build()
+    target.apply(low)
+    _running(target, namespace, "low")
+    target.resize(resized(pod, cpu="3"))
+    target.wait_until(
+        lambda: _pending_reason(target, namespace, "high") == "Deferred",
+        timeout=60,
+        what="resize deferred",
+    )
+    assert "low" in _alive(target, namespace)
+
+
+@kubelet
+def test_a_deferred_resize_preempts_a_lower_priority_pod_on_its_node_only(
+    target: Target, namespace: str, pool: Callable[..., str], classes: tuple[str, str]
+) -> None:
+    """Resize preemption, same node only.
+
+    With the gate on, a deferred resize of a high-priority pod MUST evict the lower-priority
+    pod on its own node (DisruptionTarget reason PreemptionByScheduler), MUST NOT touch the
+    lower-priority pod on another node, and MUST then be actuated.
+    """
+    a = pool(cpu="4")
+    b = pool(cpu="4")
+    low, high = classes
+    target.apply(make_pool_pod("high", namespace, cpu="2").priority_class(high).node(a).build())
+    pod = _running(target, namespace, "high")
+    target.apply(make_pool_pod("low-a", namespace, cpu="2").priority_class(low).node(a).build())
+    target.apply(make_pool_pod("low-b", namespace, cpu="2").priority_class(low).node(b).build())
+    since = _running(target, namespace, "low-a")["metadata"]["resourceVersion"]
+    _running(target, namespace, "low-b")
+    target.resize(resized(pod, cpu="4"))
+    target.wait_until(
+        lambda: _actuated(_get(target, namespace, "high"), "4"), timeout=120, what="resized"
+    )
+    assert _alive(target, namespace) == {"high", "low-b"}
+    reasons = {
+        (condition(ev.object, "DisruptionTarget") or {}).get("reason")
+        for ev in target.watch("v1", "Pod", since, namespace=namespace, timeout=5)
+        if ev.object["metadata"]["name"] == "low-a"
+    }
+    assert "PreemptionByScheduler" in reasons
+
+
+@kubelet
+def test_resize_preemption_never_evicts_a_pdb_protected_pod(
+    target: Target, namespace: str, pool: Callable[..., str], classes: tuple[str, str]
+) -> None:
+    """Resize preemption respects PDBs.
+
+    When the only lower-priority pod on the node is protected by a PodDisruptionBudget with
+    no disruptions allowed, the resize MUST stay Deferred and that pod MUST keep running.
+    """
+    a = pool(cpu="4")
+    low, high = classes
+    target.apply(make_pdb("guard", namespace, {"app": "guarded"}, min_available=1))
+    target.apply(make_pool_pod("high", namespace, cpu="2").priority_class(high).node(a).build())
+    pod = _running(target, namespace, "high")
+    guarded = make_pool_pod("low", namespace, cpu="2").priority_class(low).node(a)
+    target.apply(guarded.label("app", "guarded").build())
+    _running(target, namespace, "low")
+    target.resize(resized(pod, cpu="3"))
+    target.wait_until(
+        lambda: _pending_reason(target, namespace, "high") == "Deferred",
+        timeout=60,
+        what="resize deferred",
+    )
+    assert "low" in _alive(target, namespace)
