@@ -19,6 +19,7 @@ from reference_impl.apiserver.admission import install_priority
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.server import APIServer
+from reference_impl.autoscaler import ClusterAutoscaler
 from reference_impl.clock import Duration, Instant, Priority, SimClock, seconds
 from reference_impl.controllers import Controller, start_controllers
 from reference_impl.features import FeatureGates
@@ -45,6 +46,15 @@ class ClusterConfig:
     )
     # kube-apiserver --etcd-compaction-interval (5m)
     compaction_interval_seconds: float = 300.0
+    # The kube-proxy configuration (kubeproxy.config.k8s.io/v1alpha1) a node would run;
+    # mode unset like a default kube-proxy (the KPROXY probe reads it).
+    kube_proxy: Mapping[str, Any] = field(
+        default_factory=lambda: {
+            "apiVersion": "kubeproxy.config.k8s.io/v1alpha1",
+            "kind": "KubeProxyConfiguration",
+            "mode": "",
+        }
+    )
 
 
 class Cluster:
@@ -81,6 +91,9 @@ class Cluster:
         self.scheduler.start()
         self.kubelet = Kubelet(ctx, self.config.kubelet)
         self.kubelet.start()
+        # Dormant until its ConfigMap kube-system/garhwal-cluster-autoscaler exists.
+        self.autoscaler = ClusterAutoscaler(ctx)
+        self.autoscaler.start()
         for i in range(self.config.nodes):
             self.api.create(
                 make_node(f"kwok-node-{i}").capacity(**self.config.node_capacity).build()

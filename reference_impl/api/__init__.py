@@ -134,3 +134,23 @@ __all__ += [
     "pem_certificate_count",
     "pod_certificate_volume",
 ]
+
+from reference_impl.api.autoscaler_builders import (  # noqa: E402
+    AUTOSCALER_CONFIGMAP,
+    AUTOSCALER_GROUP_LABEL,
+    make_autoscaler_config,
+    make_bound_pvc,
+    make_csi_pv,
+    make_csinode,
+    make_node_group,
+)
+
+__all__ += [
+    "AUTOSCALER_CONFIGMAP",
+    "AUTOSCALER_GROUP_LABEL",
+    "make_autoscaler_config",
+    "make_bound_pvc",
+    "make_csi_pv",
+    "make_csinode",
+    "make_node_group",
+]

@@ -96,7 +96,7 @@ class Allocator:
         rules: Sequence[Obj],
         state: AllocatedState,
         share_id: Callable[[], str],
-        memo: dict[tuple[tuple[str, ...], str, DeviceID], bool] | None = None,
+        memo: dict[Any, Any] | None = None,
     ) -> None:
         self._memo = memo
         self._devices = devices
@@ -132,16 +132,29 @@ class Allocator:
         return not (taints and untolerated(taints, tolerations))
 
     def _candidates(self, spec: Obj, node: Obj | None) -> list[DeviceInfo]:
+        return list(self._candidate_entry(spec, node, self._devices)[0])
+
+    def _candidate_entry(
+        self, spec: Obj, node: Obj | None, devices: Sequence[DeviceInfo]
+    ) -> tuple[Sequence[DeviceInfo], bool, frozenset[DeviceID]]:
+        """The candidates, whether all are exclusive without shared counters, their ids."""
         exprs = self._selectors(spec)
         tols = spec.get("tolerations") or ()
         memo = self._memo
         if memo is None:
-            return [d for d in self._devices if node_matches(d, node) and self._eligible(d, exprs, tols)]
+            out = [d for d in devices if node_matches(d, node) and self._eligible(d, exprs, tols)]
+            return out, _simple(out), frozenset(d.id for d in out)
         # Selectors and taints do not depend on the node: while classes and rules stay the
         # same, each (selectors, tolerations, device) verdict is computed once.
-        out = []
         sel, tol = tuple(exprs), repr(tols) if tols else ""
-        for d in self._devices:
+        # The whole candidate list is memoised too (per node version and device objects):
+        # the scheduler asks the same question of the same devices for every pod.
+        ckey, version = _candidates_key(sel, tol, node)
+        hit = memo.get(ckey)
+        if hit is not None and hit[0] == version and _same(hit[1], devices):
+            return hit[2], hit[3], hit[4]
+        out = []
+        for d in devices:
             if not node_matches(d, node):
                 continue
             ok = memo.get((sel, tol, d.id))
@@ -149,7 +162,29 @@ class Allocator:
                 ok = memo[(sel, tol, d.id)] = self._eligible(d, exprs, tols)
             if ok:
                 out.append(d)
-        return out
+        simple, ids = _simple(out), frozenset(d.id for d in out)
+        if version is not None:
+            memo[ckey] = (version, devices, tuple(out), simple, ids)
+        return out, simple, ids
+
+    def free_exclusive(
+        self, spec: Obj, node: Obj | None, devices: Sequence[DeviceInfo] | None = None
+    ) -> int | None:
+        """How many candidates for ``spec`` are free, when that alone decides feasibility.
+
+        For one ExactCount request without constraints the search takes the first free
+        candidates in order, so it succeeds exactly when at least ``count`` are free, as
+        long as every candidate is exclusive and uses no shared counters. None otherwise.
+        ``devices`` (default: this allocator's) lets one allocator answer for many nodes.
+        """
+        if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
+            return None
+        cands, simple, ids = self._candidate_entry(
+            spec, node, self._devices if devices is None else devices)
+        if not simple or len(cands) > MAX_SEARCH_STEPS:
+            return None
+        taken = self._state.devices
+        return sum(1 for i in ids if taken.get(i, 0) <= 0)
 
     def _alternatives(self, i: int, req: Obj, node: Obj | None) -> list[_Alt]:
         name = req["name"]
@@ -325,6 +360,31 @@ class Allocator:
         elif selector is not None:
             out["nodeSelector"] = selector
         return out
+
+
+def _candidates_key(
+    sel: tuple[str, ...], tol: str, node: Obj | None
+) -> tuple[tuple[Any, ...], str | None]:
+    """The memo key of a candidate list, and the node version it holds for.
+
+    The memo lives until slices, classes or taint rules change; within it a device object
+    is immutable and the node's resourceVersion fixes its labels. A node without one
+    (hand-built in a test) is never cached: version None.
+    """
+    if node is None:
+        return ("candidates", sel, tol, None), ""
+    meta = node["metadata"]
+    rv = meta.get("resourceVersion")
+    return ("candidates", sel, tol, meta.get("name")), (str(rv) if rv else None)
+
+
+def _same(a: Sequence[DeviceInfo], b: Sequence[DeviceInfo]) -> bool:
+    # The same device objects in the same order (the memo keeps ``a`` alive, so no reuse).
+    return a is b or (len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True)))
+
+
+def _simple(cands: Sequence[DeviceInfo]) -> bool:
+    return not any(d.allow_multiple or d.counters for d in cands)
 
 
 def _attr(con: Obj) -> str:

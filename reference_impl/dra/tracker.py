@@ -18,6 +18,14 @@ from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.dra.allocator import Allocator
 from reference_impl.dra.pools import DeviceID, DeviceInfo, ParsedCache, gather_pools
 from reference_impl.dra.state import AllocatedState, apply_allocation
+from reference_impl.dra.workload_claims import (
+    POD_GROUP_VERSION,
+    WORKLOAD_CLAIM_GATES,
+    group_claim_entry,
+    group_claim_name,
+    group_consumer,
+    pod_group_key,
+)
 
 __all__ = ["POD_CLAIM_NAME", "ClaimTracker"]
 
@@ -37,6 +45,9 @@ class ClaimTracker:
         self.classes = inf.informer(API, "DeviceClass")
         self.claims = inf.informer(API, "ResourceClaim")
         self.rules = inf.informer(API, "DeviceTaintRule")
+        # KEP-5729: PodGroups whose claims pods may share (None: gate off).
+        wl = all(ctx.gates.get(g, False) for g in WORKLOAD_CLAIM_GATES)
+        self.groups = inf.informer(POD_GROUP_VERSION, "PodGroup") if wl else None
         self._dirty = True
         self._by_node: dict[str, list[DeviceInfo]] = {}
         self._global: list[DeviceInfo] = []
@@ -87,7 +98,7 @@ class ClaimTracker:
             apply_allocation(self.state, alloc, self._by_id, +1)
         for ref in (obj["metadata"].get("ownerReferences") or ()):
             name = (obj["metadata"].get("annotations") or {}).get(POD_CLAIM_NAME)
-            if ref.get("kind") == "Pod" and name:
+            if ref.get("kind") in ("Pod", "PodGroup") and name:
                 m = self.generated.setdefault(ref["uid"], {})
                 if new is None:
                     m.pop(name, None)
@@ -157,8 +168,30 @@ class ClaimTracker:
 
     # -- claims of a pod ----------------------------------------------------------------
 
+    def group_of(self, pod: Obj, ref: Obj) -> tuple[Obj, Obj] | None:
+        """(PodGroup, its matching claim entry) when ``ref`` is a shared group claim."""
+        key = pod_group_key(pod) if self.groups is not None else None
+        pg = self.groups.get(key) if self.groups is not None and key else None
+        entry = group_claim_entry(ref, pg)
+        return (pg, entry) if pg is not None and entry is not None else None
+
+    def consumer(self, pod: Obj, ref: Obj) -> Obj:
+        """The ``reservedFor`` entry the claim of ``ref`` gets: the PodGroup or the pod."""
+        shared = self.group_of(pod, ref)
+        if shared is not None:
+            return group_consumer(shared[0])
+        return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+
     def claim_name(self, pod: Obj, ref: Obj) -> str | None:
         """The claim a pod's ``spec.resourceClaims[]`` entry resolves to (None: not yet)."""
+        shared = self.group_of(pod, ref)
+        if shared is not None:
+            pg, entry = shared
+            name = group_claim_name(pg, entry)
+            if name is None:  # generated, but the PodGroup status may lag the claim
+                gkey = self.generated.get(pg["metadata"].get("uid", ""), {}).get(entry["name"])
+                name = gkey.split("/", 1)[1] if gkey else None
+            return name
         if ref.get("resourceClaimName"):
             return str(ref["resourceClaimName"])
         for st in (pod.get("status") or {}).get("resourceClaimStatuses") or ():

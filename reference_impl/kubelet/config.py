@@ -53,3 +53,5 @@ class KubeletConfig:
     kubelet_version: str = "v1.37.2"
     # How long an admitted in-place resize stays PodResizeInProgress before it is applied.
     resize_actuation_seconds: float = 1.0
+    # Whether the container runtime implements CRI CheckpointPod/RestorePod (KEP-5823).
+    checkpoint_supported: bool = True

@@ -18,8 +18,9 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, Instant, Priority, rfc3339, seconds
-from reference_impl.errors import AlreadyExists, Conflict, NotFound
+from reference_impl.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from reference_impl.kubelet import config as cfg
+from reference_impl.kubelet.checkpoint import GATE, CheckpointStore, unimplemented
 from reference_impl.kubelet.ipam import NodeAddresses
 from reference_impl.kubelet.node_status import initialized_status, lease_manifest, micro_time
 from reference_impl.kubelet.pod_status import Placement, running_status, terminated_status
@@ -76,6 +77,7 @@ class Kubelet:
         self._actuation = Duration(seconds(self.config.resize_actuation_seconds))
         self.addresses = NodeAddresses()
         self.volumes = ProjectedVolumes(ctx, self._queue.add)  # podCertificate, CTB
+        self.checkpoints = CheckpointStore()  # CRI CheckpointPod/RestorePod archives
         self._pods: SharedInformer | None = None
         self._nodes: SharedInformer | None = None
 
@@ -124,6 +126,33 @@ class Kubelet:
     def actuate_resize(self, pod: Obj) -> None:
         """Re-check an in-place resize (``pods/resize``) of ``pod`` now (see ``resize.py``)."""
         self._queue.add(object_key(pod))
+
+    def checkpoint_pod(self, namespace: str, name: str) -> Obj:
+        """CRI ``CheckpointPod``: archive a running pod (state, memory, warm-up done)."""
+        self._require_checkpoint("CheckpointPod")
+        key = f"{namespace}/{name}"
+        pod = self._server.get("v1", "Pod", name, namespace)
+        st = self._states.get(key)
+        if st is None or st.uid != pod["metadata"]["uid"]:
+            raise BadRequest(
+                f"rpc error: code = FailedPrecondition desc = pod {key} has no sandbox on a "
+                "node this kubelet runs"
+            )
+        now = self._ctx.clock.now()
+        load = _ann_seconds(pod, cfg.ANN_MODEL_LOAD, 0.0)
+        warm = now >= st.ready_at
+        archive = self.checkpoints.record(pod, st.node, warm=warm, load_seconds=load, now=rfc3339(now))
+        self._ctx.trace.record(self.name, "checkpoint", key, archive["name"])
+        return archive
+
+    def restore_manifest(self, archive: Obj, pod: Obj) -> Obj:
+        """CRI ``RestorePod`` (admission half): ``pod`` marked to start from ``archive``."""
+        self._require_checkpoint("RestorePod")
+        return self.checkpoints.restore_manifest(archive, pod)
+
+    def _require_checkpoint(self, method: str) -> None:
+        if not self._ctx.gates.enabled(GATE) or not self.config.checkpoint_supported:
+            raise unimplemented(method)
 
     def _on_pod(self, ev: ObjectEvent) -> None:
         self._queue.add(object_key(ev.obj))
@@ -237,6 +266,11 @@ class Kubelet:
         start = _ann_seconds(pod, cfg.ANN_START, self.config.pod_start_seconds)
         pull = _ann_seconds(pod, cfg.ANN_IMAGE_PULL, 0.0)
         load = _ann_seconds(pod, cfg.ANN_MODEL_LOAD, 0.0)
+        archive = self.checkpoints.restored_from(pod)
+        if archive is not None:
+            # Restored from a checkpoint: the rootfs comes with the archive (no pull), and
+            # a warm-up already done is not repeated.
+            pull, load = 0.0, 0.0 if archive["warmUpDone"] else load
         start_at = Instant(now + seconds(start) + seconds(pull))
         complete_at = None
         run = (pod["metadata"].get("annotations") or {}).get(cfg.ANN_RUN)

@@ -35,6 +35,7 @@ DEFAULT_PLUGINS: Final = (
     PluginConfig(names.TAINT_TOLERATION, weight=3),
     PluginConfig(names.NODE_AFFINITY, weight=2),
     PluginConfig(names.NODE_RESOURCES_FIT, weight=1),
+    PluginConfig(names.NODE_VOLUME_LIMITS),
     PluginConfig(names.VOLUME_BINDING),
     PluginConfig(names.DYNAMIC_RESOURCES),
     PluginConfig(names.DEFAULT_PREEMPTION),

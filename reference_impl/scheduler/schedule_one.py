@@ -14,9 +14,10 @@ from typing import Any, Final
 
 from reference_impl.rng import Rng
 from reference_impl.scheduler.cache import SchedulerCache
+from reference_impl.scheduler.framework.batch import BatchFilterPlugin
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError
-from reference_impl.scheduler.framework.interface import OK, Code, Status
+from reference_impl.scheduler.framework.interface import OK, Code, FilterPlugin, Status
 from reference_impl.scheduler.framework.runtime import Framework
 from reference_impl.scheduler.framework.types import NodeInfo
 
@@ -92,7 +93,7 @@ class PodScheduler:
 
     def _select_host(self, nodes: Sequence[NodeInfo], totals: list[int]) -> str:
         best = max(totals)
-        top = sorted([ni.name for ni, t in zip(nodes, totals, strict=True) if t == best])
+        top = sorted([nodes[i].name for i, t in enumerate(totals) if t == best])
         # Upstream reservoir-samples among equal top scores; a seeded choice keeps replays exact.
         return top[0] if len(top) == 1 else self._rng.choice(top)
 
@@ -126,23 +127,32 @@ class PodScheduler:
         start = self.next_start_node_index % n
         if not filters:
             return [nodes[(start + i) % n] for i in range(to_find)], OK
-        feasible: list[NodeInfo] = []
         fns = [pl.filter for pl in filters]
-        order = [*nodes[start:], *nodes[:start]]
-        processed = n
-        # The hot loop (inlined RunFilterPlugins): nodes in rotated order, OK by identity.
-        for i, ni in enumerate(order):
-            for fn in fns:
-                s = fn(state, pod, ni)
-                if s is not OK and s.code is not Code.SUCCESS:
-                    if not self._record(s, fn, ni, diagnosis):
-                        return [], self._filter_error(s, fn)
-                    break
+        batch = [pl for pl in filters if isinstance(pl, BatchFilterPlugin)]
+        feasible: list[NodeInfo] = []
+        pos, processed = 0, n
+        # Chunks of exactly the nodes still needed: the sequential search would visit every
+        # one of them, so the visited set (and next_start_node_index) is unchanged.
+        while pos < n:
+            chunk = _rotated(nodes, start + pos, min(to_find - len(feasible), n - pos))
+            suspects, rest = _suspects(state, pod, chunk, filters, batch)
+            if not suspects and not rest:
+                feasible.extend(chunk)
             else:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    processed = i + 1
-                    break
+                for i, ni in enumerate(chunk):
+                    # Batch-vouched plugins would return OK; only the others need running.
+                    for fn in fns if i in suspects else rest:
+                        s = fn(state, pod, ni)
+                        if s is not OK and s.code is not Code.SUCCESS:
+                            if not self._record(s, fn, ni, diagnosis):
+                                return [], self._filter_error(s, fn)
+                            break
+                    else:
+                        feasible.append(ni)
+            pos += len(chunk)
+            if len(feasible) >= to_find:
+                processed = pos
+                break
         self.next_start_node_index = (start + processed) % n
         return feasible, OK
 
@@ -162,3 +172,30 @@ class PodScheduler:
     def _filter_error(self, s: Status, fn: Callable[..., Status]) -> Status:
         name = self._plugin_name(fn)
         return Status(Code.ERROR, (f'running Filter plugin "{name}": {s.message()}',), name)
+
+
+def _rotated(nodes: Sequence[NodeInfo], at: int, count: int) -> list[NodeInfo]:
+    """``count`` nodes from index ``at`` (mod len), wrapping around."""
+    n = len(nodes)
+    a = at % n
+    b = a + count
+    return list(nodes[a:b]) if b <= n else [*nodes[a:], *nodes[: b - n]]
+
+
+def _suspects(
+    state: CycleState,
+    pod: Obj,
+    chunk: list[NodeInfo],
+    filters: Sequence[FilterPlugin],
+    batch: Sequence[BatchFilterPlugin],
+) -> tuple[set[int], list[Callable[..., Status]]]:
+    """Chunk indices some batch plugin cannot vouch for, and the per-node-only filters."""
+    suspects: set[int] = set()
+    vouching: set[int] = set()
+    for pl in batch:
+        got = pl.filter_suspects(state, pod, chunk)
+        if got is not None:
+            suspects |= got
+            vouching.add(id(pl))
+    rest = [pl.filter for pl in filters if id(pl) not in vouching]
+    return suspects, rest

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reference_impl.clock import Duration
+from reference_impl.scheduler.framework.batch import BatchScorePlugin
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -241,17 +242,20 @@ class Framework:
             name = pl.name()
             if name in state.skip_score_plugins:
                 continue
-            fn = pl.score
-            results = [fn(state, pod, ni) for ni in nodes]  # hot: no per-node branching
-            for _, s in results:
-                if s is not OK and s.code is not Code.SUCCESS:
-                    return totals, _error("Score", name, s)
+            raw = pl.score_nodes(state, pod, nodes) if isinstance(pl, BatchScorePlugin) else None
+            if raw is None:
+                fn = pl.score
+                results = [fn(state, pod, ni) for ni in nodes]  # hot: no per-node branching
+                for _, s in results:
+                    if s is not OK and s.code is not Code.SUCCESS:
+                        return totals, _error("Score", name, s)
+                raw = [r[0] for r in results]
             weight = self.weights[name]
             ext = pl.score_extensions()
             if ext is None:
-                values = [r[0] for r in results]
+                values = raw
             else:
-                scores = [NodeScore(ni.name, r[0]) for ni, r in zip(nodes, results, strict=True)]
+                scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw, strict=True)]
                 s = ext.normalize_score(state, pod, scores)
                 if not s.is_success():
                     return totals, _error("NormalizeScore", name, s)

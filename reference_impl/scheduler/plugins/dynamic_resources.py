@@ -41,6 +41,7 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.plugins import dynamic_resources_fast as fast
 from reference_impl.scheduler.plugins import extended_resources as ext
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.dynamic_resources_index import (
@@ -74,6 +75,9 @@ class _State:
     assumed: list[str] = field(default_factory=list)
     ext_requests: dict[str, int] = field(default_factory=dict)  # DRA-EXT
     ext_claims: dict[str, Obj] = field(default_factory=dict)  # node -> special claim
+    consumers: list[Obj] = field(default_factory=list)  # reservedFor entry per claim
+    vouched: dict[str, Obj] = field(default_factory=dict)  # node -> Node (fast path)
+    short: set[str] = field(default_factory=set)  # nodes the fast path found too full
 
     def clone(self) -> _State:
         return self
@@ -172,20 +176,24 @@ class DynamicResources:
         claims, why = self._claims(pod)
         if why:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,))
-        uid = pod["metadata"].get("uid")
         allocated: list[Obj] = []
         pending: list[Obj] = []
-        for c in claims:
+        # KEP-5729: a shared PodGroup claim is reserved for the group, not for the pod.
+        consumers = [self.tracker.consumer(pod, ref) for ref in pod["spec"].get("resourceClaims") or ()]
+        for c, consumer in zip(claims, consumers, strict=True):
             st = c.get("status") or {}
             reserved = st.get("reservedFor") or []
-            if len(reserved) >= MAX_RESERVED_FOR and all(r.get("uid") != uid for r in reserved):
+            if len(reserved) >= MAX_RESERVED_FOR and all(r.get("uid") != consumer["uid"] for r in reserved):
                 return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (
                     f'resourceclaim "{c["metadata"]["name"]}" is already reserved for the maximum of {MAX_RESERVED_FOR} consumers',))
-            (allocated if st.get("allocation") else pending).append(c)
+            assumed = None if st.get("allocation") else self.tracker.assumed.get(object_key(c))
+            if assumed is not None:  # a group member reserved it earlier in this group cycle
+                c = {**c, "status": {**st, "allocation": assumed}}
+            (allocated if st.get("allocation") or assumed else pending).append(c)
         missing = missing_device_class(pending, self.tracker.classes.cache)
         if missing:  # waits in the pool for the DeviceClass event
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (missing,))
-        state.write(_KEY, _State(claims, allocated, pending, ext_requests=ext_reqs))
+        state.write(_KEY, _State(claims, allocated, pending, ext_requests=ext_reqs, consumers=consumers))
         return None, OK
 
     # -- Filter -------------------------------------------------------------------------
@@ -196,7 +204,7 @@ class DynamicResources:
         if s is None or node_info.node is None:
             return OK
         for c in s.allocated:
-            sel = c["status"]["allocation"].get("nodeSelector")
+            sel = ((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")
             if sel and not node_selector_matches(sel, node_info.node):
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                               ("resourceclaim not available on the node",))
@@ -204,6 +212,9 @@ class DynamicResources:
         pending = [*s.pending, extra] if extra else s.pending
         if not pending:
             return OK
+        if not extra and (node_info.name in s.short
+                          or fast.cannot_allocate(self.tracker, s.pending, node_info)):
+            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))  # no full search needed
         try:
             alloc = self.tracker.allocator(self.tracker.devices_for(node_info.name)).allocate(
                 pending, node_info.node)
@@ -215,6 +226,24 @@ class DynamicResources:
         if extra:
             s.ext_claims[node_info.name] = extra
         return OK
+
+    def filter_suspects(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> set[int] | None:
+        """BatchFilterPlugin: nodes ``filter`` might reject; vouched ones allocate at Reserve."""
+        s = state.try_read(_KEY)
+        if s is None:
+            return set()
+        if s.allocated or s.ext_requests:
+            return None
+        if not s.pending:
+            return set()
+        got = fast.vouch(self.tracker, s.pending, nodes)
+        if got is None:
+            return None
+        s.vouched.update(got[1])
+        s.short.update(got[2])
+        return got[0]
 
     def _ext_claim(self, pod: Obj, s: _State, node_info: NodeInfo) -> Obj | None:
         # DRA-EXT: the special claim for extended resources this node does not advertise.
@@ -231,6 +260,10 @@ class DynamicResources:
         if s is None or not (s.pending or extra):
             return OK
         allocs = s.per_node.get(node_name)
+        if allocs is None and node_name in s.vouched:  # Filter's fast path skipped the search
+            allocs = fast.allocate(self.tracker, s.pending, s.vouched[node_name])
+            if allocs is not None:
+                s.per_node[node_name] = allocs
         if allocs is None:
             return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
         for claim, alloc in zip([*s.pending, *extra], allocs, strict=True):
@@ -253,17 +286,20 @@ class DynamicResources:
         if s is None:
             return Status(Code.SKIP)
         allocs = dict(zip([object_key(c) for c in s.pending], s.per_node.get(node_name, []), strict=False))
-        consumer = {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
-        for c in s.claims:
+        for c, consumer in zip(s.claims, s.consumers, strict=True):
             key = object_key(c)
             latest = self.tracker.claims.get(key) or c
             status = dict(latest.get("status") or {})
-            if key in allocs and not status.get("allocation"):
-                status["allocation"] = allocs[key]
+            alloc = allocs.get(key) or self.tracker.assumed.get(key)
+            if alloc and not status.get("allocation"):
+                status["allocation"] = alloc
             reserved = list(status.get("reservedFor") or [])
             if all(r.get("uid") != consumer["uid"] for r in reserved):
                 reserved.append(consumer)
             status["reservedFor"] = reserved
+            if status == latest.get("status"):  # a shared group claim already reserved
+                self.tracker.forget(key)
+                continue
             try:
                 self._ctx.server.update_status({**latest, "status": status})
             except ApiError as e:

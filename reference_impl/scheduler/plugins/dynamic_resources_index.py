@@ -73,6 +73,8 @@ class ClaimEventIndex:
         for ref in refs:
             name = self._t.claim_name(pod, ref)
             if not name:
+                if self._t.group_of(pod, ref) is not None:  # KEP-5729: the group claim to come
+                    keys.append(f"group:{ns}/{pod['spec']['schedulingGroup']['podGroupName']}")
                 continue
             keys.append(f"claim:{ns}/{name}")
             claim = self._t.claims.get(f"{ns}/{name}")
@@ -105,6 +107,10 @@ class ClaimEventIndex:
         keys = [f"claim:{meta.get('namespace', 'default')}/{meta['name']}"]
         keys += [
             f"pod:{r['uid']}" for r in meta.get("ownerReferences") or () if r.get("kind") == "Pod"
+        ]
+        keys += [
+            f"group:{meta.get('namespace', 'default')}/{r['name']}"
+            for r in meta.get("ownerReferences") or () if r.get("kind") == "PodGroup"
         ]
         freed = ((old or {}).get("status") or {}).get("allocation")
         if freed and not ((new or {}).get("status") or {}).get("allocation"):

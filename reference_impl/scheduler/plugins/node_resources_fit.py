@@ -160,6 +160,25 @@ class NodeResourcesFit:
             code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         return Status(code, tuple(i.reason for i in insufficient), NAME)
 
+    def filter_suspects(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> set[int] | None:
+        """Nodes failing ``filter``'s fast path (BatchFilterPlugin); None with scalar requests."""
+        req = self._req if self._cycle is state else self._requests(state)
+        if req.scalar:
+            return None
+        cpu, mem, eph = req.milli_cpu, req.memory, req.ephemeral_storage
+        return {
+            i
+            for i, ni in enumerate(nodes)
+            if not (
+                len(ni.pods) < (a := ni.allocatable).allowed_pod_number
+                and cpu <= a.milli_cpu - (u := ni.requested).milli_cpu
+                and mem <= a.memory - u.memory
+                and eph <= a.ephemeral_storage - u.ephemeral_storage
+            )
+        }
+
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """Scoring reuses the PreFilter requests; recompute only if PreFilter did not run."""
         if state.try_read(_PRE_FILTER) is None:
@@ -191,6 +210,24 @@ class NodeResourcesFit:
                 )
             total += s * weight
         return (total // self._weight_sum if self._weight_sum else 0), OK
+
+    def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
+        """``score`` for many nodes in one loop (BatchScorePlugin); default weights only."""
+        if not self._default_weights:
+            return None
+        if self._cycle is not state:
+            self._requests(state)
+        nz_c, nz_m, top = self._nz_cpu, self._nz_mem, MAX_NODE_SCORE
+        out: list[int] = []
+        append = out.append
+        for ni in nodes:
+            alloc, used = ni.allocatable, ni.non_zero_requested
+            cap_c, cap_m = alloc.milli_cpu, alloc.memory
+            want_c, want_m = used.milli_cpu + nz_c, used.memory + nz_m
+            c = (cap_c - want_c) * top // cap_c if 0 < cap_c and want_c <= cap_c else 0
+            m = (cap_m - want_m) * top // cap_m if 0 < cap_m and want_m <= cap_m else 0
+            append((c + m) // 2)
+        return out
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""

@@ -48,6 +48,12 @@ class NodeUnschedulable:
             return OK
         return OK if tolerated(UNSCHEDULABLE_TAINT, parse_tolerations(pod)) else _REJECT
 
+    def filter_suspects(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> set[int] | None:
+        """Cordoned nodes (BatchFilterPlugin): a schedulable node always passes."""
+        return {i for i, ni in enumerate(nodes) if ni.unschedulable}
+
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """A node becoming schedulable, or the pod gaining the toleration."""
         return (

@@ -15,6 +15,7 @@ from reference_impl.scheduler.plugins import (
     node_name,
     node_resources_fit,
     node_unschedulable,
+    node_volume_limits,
     queue_sort,
     scheduling_gates,
     taint_toleration,
@@ -39,5 +40,6 @@ def in_tree_registry() -> Registry:
         names.GANG_SCHEDULING: gang_scheduling.new,
         names.DEFAULT_PREEMPTION: default_preemption.new,
         names.VOLUME_BINDING: volume_binding.new,
+        names.NODE_VOLUME_LIMITS: node_volume_limits.new,
     }
     return MappingProxyType(factories)

@@ -84,6 +84,12 @@ class TaintToleration:
         reason = f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,), NAME)
 
+    def filter_suspects(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> set[int] | None:
+        """Nodes with any taint (BatchFilterPlugin): an untainted node always passes."""
+        return {i for i, ni in enumerate(nodes) if ni.taints}
+
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """Keep the tolerations that can tolerate PreferNoSchedule taints.
 

@@ -16,7 +16,7 @@ import pytest
 from fixtures import FakeDriver, Target
 from reference_impl.api import DRA_API, make_claim_template, make_pod
 
-pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-4381")]
+pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-4247")]
 NODES = ["kwok-node-0", "kwok-node-1", "kwok-node-2"]
 
 

@@ -1,0 +1,42 @@
+"""Optional whole-chunk fast paths for Filter and Score (no upstream counterpart).
+
+Upstream runs Filter and Score once per node in parallel goroutines; in Python a call per
+node dominates the cycle. A plugin may also implement these to answer for many nodes in
+one comprehension. They are pure accelerations: the framework still calls the per-node
+``filter`` for every node a batch cannot vouch for, so statuses and diagnosis are exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.types import NodeInfo
+
+__all__ = ["BatchFilterPlugin", "BatchScorePlugin"]
+
+Obj = dict[str, Any]
+
+
+@runtime_checkable
+class BatchFilterPlugin(Protocol):
+    """A Filter plugin that can vouch for many nodes at once."""
+
+    def filter_suspects(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> set[int] | None:
+        """Indices of ``nodes`` whose ``filter`` might not return OK; None: no fast path.
+
+        Every index *not* returned MUST be a node on which ``filter`` returns OK.
+        """
+        ...
+
+
+@runtime_checkable
+class BatchScorePlugin(Protocol):
+    """A Score plugin that can score many nodes at once."""
+
+    def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
+        """Exactly ``[score(state, pod, ni)[0] for ni in nodes]`` (all OK); None: no fast path."""
+        ...
