@@ -26,6 +26,7 @@ from typing import Any, Final
 from reference_impl.api.meta import parse_quantity
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.volumes import pod_csi_volumes
 from reference_impl.autoscaler.config import (
     CONFIG_KEY,
     CONFIGMAP_NAME,
@@ -160,34 +161,8 @@ class ClusterAutoscaler:
             node_selector=dict(pod["spec"].get("nodeSelector") or {}),
             tolerations=tuple(pod["spec"].get("tolerations") or ()),
         )
-        for vol in pod["spec"].get("volumes") or ():
-            claim = (vol.get("persistentVolumeClaim") or {}).get("claimName")
-            found = self._csi_volume(ns, claim) if claim else None
-            if found is not None:
-                demand.volumes.setdefault(found[0], set()).add(found[1])
+        demand.volumes.update(pod_csi_volumes(self._ctx.informers, pod))
         return demand
-
-    def _csi_volume(self, ns: str, claim: str) -> tuple[str, str] | None:
-        """(driver, volume id) of a claim: from its bound CSI PV, else its class's provisioner."""
-        pvc = self._informer("v1", "PersistentVolumeClaim").get(f"{ns}/{claim}")
-        if pvc is None:
-            return None
-        pv_name = pvc["spec"].get("volumeName")
-        if pv_name:
-            pv = self._informer("v1", "PersistentVolume").get(pv_name)
-            csi = ((pv or {}).get("spec") or {}).get("csi")
-            found = (str(csi["driver"]), pv_name) if csi else None
-        else:
-            sc = self._informer("storage.k8s.io/v1", "StorageClass").get(
-                pvc["spec"].get("storageClassName") or ""
-            )
-            found = (str(sc["provisioner"]), f"pvc:{ns}/{claim}") if sc else None
-        if found is None:
-            return None
-        # As the scheduler: volumes of a CSIDriver with attachRequired: false do not count.
-        d = self._informer("storage.k8s.io/v1", "CSIDriver").get(found[0])
-        attachable = d is None or (d.get("spec") or {}).get("attachRequired", True) is not False
-        return found if attachable else None
 
     def _pending(self) -> list[Obj]:
         out = []

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.apiserver.volumes import pod_csi_volumes
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -67,36 +68,8 @@ class NodeVolumeLimits:
     def _informer(self, api_version: str, kind: str) -> Any:
         return self._h.ctx.informers.informer(api_version, kind)
 
-    def _volume(self, ns: str, claim: str) -> tuple[str, str] | None:
-        pvc = self._informer("v1", "PersistentVolumeClaim").get(f"{ns}/{claim}")
-        if pvc is None:
-            return None
-        pv_name = pvc["spec"].get("volumeName")
-        if pv_name:
-            pv = self._informer("v1", "PersistentVolume").get(pv_name)
-            csi = ((pv or {}).get("spec") or {}).get("csi")
-            found = (str(csi["driver"]), pv_name) if csi else None
-        else:
-            sc = self._informer("storage.k8s.io/v1", "StorageClass").get(
-                pvc["spec"].get("storageClassName") or ""
-            )
-            found = (str(sc["provisioner"]), f"pvc:{ns}/{claim}") if sc else None
-        return found if found is not None and self._attachable(found[0]) else None
-
-    def _attachable(self, driver: str) -> bool:
-        # Upstream skips volumes of a CSIDriver with attachRequired: false.
-        d = self._informer("storage.k8s.io/v1", "CSIDriver").get(driver)
-        return d is None or (d.get("spec") or {}).get("attachRequired", True) is not False
-
     def _pod_volumes(self, pod: Obj) -> dict[str, set[str]]:
-        ns = pod["metadata"].get("namespace", "default")
-        out: dict[str, set[str]] = {}
-        for vol in pod["spec"].get("volumes") or ():
-            claim = (vol.get("persistentVolumeClaim") or {}).get("claimName")
-            found = self._volume(ns, claim) if claim else None
-            if found is not None:
-                out.setdefault(found[0], set()).add(found[1])
-        return out
+        return pod_csi_volumes(self._h.ctx.informers, pod)
 
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
