@@ -83,6 +83,12 @@ def _annotations_bump(info: ResourceInfo, obj: Obj, old: Obj) -> bool:
     return bool(obj["metadata"].get("annotations") != old["metadata"].get("annotations"))
 
 
+def _content(obj: Obj) -> Obj:
+    # What a write changes: everything but the version it was read at and the apiVersion.
+    meta = {k: v for k, v in obj["metadata"].items() if k != "resourceVersion"}
+    return {**obj, "apiVersion": "", "metadata": meta}
+
+
 def _spec_part(obj: Obj) -> Obj:
     return {k: v for k, v in obj.items() if k not in ("metadata", "status")}
 
@@ -296,7 +302,7 @@ class APIServer:
             causes += v(new, old, ctx)
         if causes:
             raise Invalid(info.kind, meta.get("name", ""), causes)
-        return self._finish_update(key, info, new, old, admit=False)
+        return self._finish_update(key, info, new, old)
 
     def resize(self, manifest: Obj) -> Obj:
         """The pods/resize subresource: only container resources and resizePolicy may change."""
@@ -322,7 +328,9 @@ class APIServer:
                 continue
             if _non_resizable(target.get("resources"), c.get("resources")):
                 causes.append(
-                    Cause("spec", "FieldValueForbidden", "only cpu and memory resources are mutable")
+                    Cause(
+                        "spec", "FieldValueForbidden", "only cpu and memory resources are mutable"
+                    )
                 )
             for f in ("resources", "resizePolicy"):
                 if f in c:
@@ -549,9 +557,7 @@ class APIServer:
             else:
                 nm.pop(k, None)
 
-    def _finish_update(
-        self, key: str, info: ResourceInfo, obj: Obj, old: Obj, admit: bool = True
-    ) -> Obj:
+    def _finish_update(self, key: str, info: ResourceInfo, obj: Obj, old: Obj) -> Obj:
         meta = obj["metadata"]
         if (
             meta.get("deletionTimestamp")
@@ -564,11 +570,7 @@ class APIServer:
                 out = copy.deepcopy(obj)
                 out["metadata"].pop("resourceVersion", None)
                 return out
-        if obj == {
-            **old,
-            "apiVersion": obj["apiVersion"],
-            "metadata": {**old["metadata"], "resourceVersion": meta.get("resourceVersion")},
-        }:
+        if _content(obj) == _content(old):
             kv = self.store.get(key)
             assert kv is not None
             return self._out(kv, obj["apiVersion"])  # a no-op write does not bump the revision
