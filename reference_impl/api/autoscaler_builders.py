@@ -9,6 +9,8 @@ from typing import Any, Final
 
 import yaml
 
+from reference_impl.api.storage_builders import make_pvc
+
 __all__ = [
     "AUTOSCALER_CONFIGMAP",
     "AUTOSCALER_GROUP_LABEL",
@@ -118,14 +120,6 @@ def make_bound_pvc(
     name: str, namespace: str, volume_name: str, size: str = "1Gi", storage_class: str = ""
 ) -> Obj:
     """A claim pre-bound to ``volume_name`` (``spec.volumeName``)."""
-    return {
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "accessModes": ["ReadWriteOnce"],
-            "storageClassName": storage_class,
-            "volumeName": volume_name,
-            "resources": {"requests": {"storage": size}},
-        },
-    }
+    pvc = make_pvc(name, namespace, storage_class, size)
+    pvc["spec"]["volumeName"] = volume_name
+    return pvc
