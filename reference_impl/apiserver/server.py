@@ -239,12 +239,7 @@ class APIServer:
         info, obj = self._decode(manifest)
         meta = obj["metadata"]
         ns = self._ns(info, meta.get("namespace"))
-        key = self._key(info, meta.get("name", ""), ns)
-        kv = self.store.get(key)
-        if kv is None:
-            raise NotFound(f'{info.group_resource} "{meta.get("name")}" not found')
-        old = kv.decode()
-        self._check_rv(info, meta, kv)
+        key, old = self._current(info, meta)
         if ns is not None:
             meta["namespace"] = ns
         self._carry_meta(old, obj)
@@ -284,12 +279,7 @@ class APIServer:
         if not info.status:
             raise MethodNotAllowed(f"{info.group_resource} has no status subresource")
         meta = obj["metadata"]
-        key = self._key(info, meta.get("name", ""), self._ns(info, meta.get("namespace")))
-        kv = self.store.get(key)
-        if kv is None:
-            raise NotFound(f'{info.group_resource} "{meta.get("name")}" not found')
-        old = kv.decode()
-        self._check_rv(info, meta, kv)
+        key, old = self._current(info, meta)
         new = copy.deepcopy(old)
         new["apiVersion"] = obj["apiVersion"]
         if "status" in obj:
@@ -310,17 +300,12 @@ class APIServer:
         if info.kind != "Pod":
             raise MethodNotAllowed(f"{info.group_resource} has no resize subresource")
         meta = obj["metadata"]
-        key = self._key(info, meta.get("name", ""), self._ns(info, meta.get("namespace")))
-        kv = self.store.get(key)
-        if kv is None:
-            raise NotFound(f'pods "{meta.get("name")}" not found')
-        old = kv.decode()
-        self._check_rv(info, meta, kv)
+        key, old = self._current(info, meta)
         new = copy.deepcopy(old)
         causes: list[Cause] = []
-        old_cs = {c["name"]: c for c in old["spec"].get("containers") or []}
+        new_cs = {c["name"]: c for c in new["spec"].get("containers") or []}
         for i, c in enumerate((obj.get("spec") or {}).get("containers") or []):
-            target = old_cs.get(c.get("name", ""))
+            target = new_cs.get(c.get("name", ""))
             if target is None:
                 causes.append(
                     Cause(f"spec.containers[{i}].name", "FieldValueNotFound", "container not found")
@@ -336,16 +321,15 @@ class APIServer:
                 if f in c:
                     target[f] = c[f]
         qos = (old.get("status") or {}).get("qosClass")
-        if qos not in (None, _qos(old_cs)):
+        if qos not in (None, _qos(new_cs)):
             msg = f'Invalid value: "{qos}": Pod QOS Class may not change as a result of resizing'
             causes.append(Cause("spec", "FieldValueInvalid", msg))
-        new["spec"]["containers"] = [old_cs[c["name"]] for c in old["spec"]["containers"]]
+        new["spec"]["containers"] = [new_cs[c["name"]] for c in old["spec"]["containers"]]
         for i, c in enumerate(new["spec"]["containers"]):
             causes += resize_policy_causes(c, f"spec.containers[{i}]")
         causes += self._schema_causes(new)
         if causes:
             raise Invalid("Pod", meta.get("name", ""), causes)
-        old = kv.decode()
         if new["spec"] == old["spec"]:
             return old  # nothing resizable changed: upstream writes nothing
         new["metadata"]["generation"] = int(old["metadata"].get("generation", 1)) + 1
@@ -534,6 +518,16 @@ class APIServer:
                 f"{info.group_resource} is forbidden: unable to create new content in namespace {ns} "
                 "because it is being terminated"
             )
+
+    def _current(self, info: ResourceInfo, meta: Obj) -> tuple[str, Obj]:
+        """The storage key and stored object a write replaces; NotFound, or Conflict on a
+        stale resourceVersion."""
+        key = self._key(info, meta.get("name", ""), self._ns(info, meta.get("namespace")))
+        kv = self.store.get(key)
+        if kv is None:
+            raise NotFound(f'{info.group_resource} "{meta.get("name")}" not found')
+        self._check_rv(info, meta, kv)
+        return key, kv.decode()
 
     def _check_rv(self, info: ResourceInfo, meta: Obj, kv: KeyValue) -> None:
         rv = meta.get("resourceVersion")
