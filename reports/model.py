@@ -58,6 +58,8 @@ class TestEntry:
     sim_duration_s: float | None = None
     skip_reason: str | None = None
     conformance: bool = False
+    # The gate values this test ran with (reference) or required of the cluster (live).
+    gates: dict[str, bool] = field(default_factory=dict)
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def verdict_input(self) -> TestResult:

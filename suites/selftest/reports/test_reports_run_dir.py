@@ -28,6 +28,7 @@ def test_gang_first(record_property):
 
 @pytest.mark.conformance
 @pytest.mark.feature("HPA-ZERO")
+@pytest.mark.feature_gates(HPAScaleToZero=False)
 def test_hpa_reads_results_so_far():
     """HPA. The run dir MUST already hold the first test."""
     doc = json.loads(open(os.environ["RUN_DIR"] + "/results.json").read())
@@ -81,6 +82,9 @@ def test_results_json_has_one_schema_valid_entry_per_test(
     assert gang["sim_duration_s"] == 0.0 and isinstance(gang["seed"], int)
     assert gang["evidence"]["statement"] == "Gang. All-or-nothing MUST hold."
     assert gang["evidence"]["properties"] == {"ai_requirement": "gang_scheduling"}
+    assert gang["gates"] == {"GenericWorkload": True}
+    assert by_name["test_hpa_reads_results_so_far"]["gates"] == {"HPAScaleToZero": False}
+    assert by_name["test_fails"]["gates"] == {}
     assert by_name["test_fails"]["outcome"] == "failed"
     assert "one is not two" in by_name["test_fails"]["evidence"]["message"]
     skip = by_name["test_skips"]
@@ -169,3 +173,32 @@ def test_report_rerenders_from_results_json(
 def test_report_without_results_json_is_a_clear_error(tmp_path: Path) -> None:
     assert main(["report", str(tmp_path)]) == 2
     assert not (tmp_path / "report.html").exists()
+
+
+PAIR = '''
+import pytest
+
+@pytest.mark.conformance
+@pytest.mark.feature("GANG")
+def test_one():
+    """Gang. One MUST pass."""
+
+@pytest.mark.conformance
+@pytest.mark.feature("GANG")
+def test_two():
+    """Gang. Two MUST pass."""
+'''
+
+
+def test_xdist_workers_report_statements_and_gates(
+    project: pytest.Pytester, tmp_path: Path
+) -> None:
+    project.makepyfile(test_pair=PAIR)
+    project.runpytest_subprocess("-n", "2", f"--report-dir={tmp_path}").assert_outcomes(passed=2)
+    doc = json.loads((tmp_path / "results.json").read_text())
+    validate_results(doc)
+    got = {t["name"]: (t["evidence"].get("statement"), t["gates"]) for t in doc["tests"]}
+    assert got == {
+        "test_one": ("Gang. One MUST pass.", {"GenericWorkload": True}),
+        "test_two": ("Gang. Two MUST pass.", {"GenericWorkload": True}),
+    }
