@@ -8,9 +8,11 @@ and never re-enter the apiserver from inside a write.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from reference_impl.apiserver import conversion
 from reference_impl.apiserver.server import APIServer, ObjectEvent
 from reference_impl.clock import Duration, Priority, SimClock, millis
 from reference_impl.errors import ApiError, Conflict, NotFound
@@ -28,11 +30,21 @@ def object_key(obj: Obj) -> str:
     return f"{ns}/{meta['name']}" if ns else str(meta["name"])
 
 
-class SharedInformer:
-    """A cache of one resource's objects plus the handlers interested in it."""
+def _converted(obj: Obj | None, api_version: str) -> Obj | None:
+    if obj is None or obj.get("apiVersion") == api_version:
+        return obj
+    return conversion.convert(copy.deepcopy(obj), api_version)
 
-    def __init__(self, group_resource: str) -> None:
+
+class SharedInformer:
+    """A cache of one resource's objects plus the handlers interested in it.
+
+    Objects are in ``api_version``, the version the first requester asked for: commit
+    events arrive in the storage version and are converted when that differs."""
+
+    def __init__(self, group_resource: str, api_version: str = "") -> None:
         self.group_resource = group_resource
+        self.api_version = api_version
         self.cache: dict[str, Obj] = {}
         self._handlers: list[Handler] = []
 
@@ -51,6 +63,10 @@ class SharedInformer:
 
     def dispatch(self, ev: ObjectEvent) -> None:
         """Apply one committed event to the cache, then notify handlers."""
+        if self.api_version and ev.obj.get("apiVersion") != self.api_version:
+            obj = _converted(ev.obj, self.api_version)
+            assert obj is not None
+            ev = ObjectEvent(ev.type, ev.info, obj, _converted(ev.old, self.api_version))
         key = object_key(ev.obj)
         if ev.type == "DELETED":
             self.cache.pop(key, None)
@@ -73,7 +89,8 @@ class InformerFactory:
         info = self.server.resource(api_version, kind)
         inf = self._informers.get(info.group_resource)
         if inf is None:
-            inf = self._informers[info.group_resource] = SharedInformer(info.group_resource)
+            inf = SharedInformer(info.group_resource, api_version)
+            self._informers[info.group_resource] = inf
             for obj in self.server.list(api_version, kind):
                 inf.cache[object_key(obj)] = obj
         return inf

@@ -1,0 +1,121 @@
+"""Graceful deletion and finalizers, after the generic registry's ``BeforeDelete``.
+
+An object with finalizers (or a propagation policy that adds one), a bound running pod,
+or a namespace with spec finalizers is only marked with ``deletionTimestamp``; it goes
+once the last finalizer is removed, its kubelet confirms with grace 0, or the namespace
+controller finalizes it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver import keys
+from reference_impl.clock import rfc3339
+from reference_impl.errors import Conflict, MethodNotAllowed, NotFound
+
+if TYPE_CHECKING:
+    from reference_impl.apiserver.server import APIServer
+
+__all__ = ["awaits_kubelet", "delete", "finalize_namespace", "grace_for", "goes_now"]
+
+Obj = dict[str, Any]
+
+
+def awaits_kubelet(info: ResourceInfo, obj: Obj) -> bool:
+    """A bound pod marked for graceful deletion stays until its kubelet confirms."""
+    return (
+        info.kind == "Pod"
+        and bool(obj["spec"].get("nodeName"))
+        and bool(obj["metadata"].get("deletionGracePeriodSeconds"))
+    )
+
+
+def goes_now(info: ResourceInfo, obj: Obj) -> bool:
+    """Whether a marked object being written has nothing left to wait for."""
+    meta = obj["metadata"]
+    if not meta.get("deletionTimestamp") or meta.get("finalizers") or awaits_kubelet(info, obj):
+        return False
+    return info.kind != "Namespace" or not (obj.get("spec") or {}).get("finalizers")
+
+
+def grace_for(info: ResourceInfo, obj: Obj, requested: int | None) -> int | None:
+    """The grace period a delete records: only bound, unfinished pods get one."""
+    if info.kind != "Pod":
+        return None
+    if not obj["spec"].get("nodeName"):
+        return None  # an unscheduled pod has no kubelet to wait for
+    phase = (obj.get("status") or {}).get("phase")
+    if phase in ("Succeeded", "Failed"):
+        return None
+    if requested is not None:
+        return int(requested)  # an explicit 0 is recorded, as upstream does
+    grace = obj["spec"].get("terminationGracePeriodSeconds", 30)
+    return int(grace) if grace else None
+
+
+def delete(
+    srv: APIServer,
+    api_version: str,
+    kind: str,
+    name: str,
+    namespace: str | None,
+    grace_period_seconds: int | None,
+    propagation_policy: str,
+    uid: str | None,
+) -> Obj | None:
+    """``APIServer.delete``: the object as it now is (marked), or None when gone."""
+    info = srv.resource(api_version, kind)
+    if info.virtual:
+        raise MethodNotAllowed(f"{info.kind} cannot be deleted")
+    key = keys.key(info, name, keys.namespace_for(info, namespace))
+    kv = srv.store.get(key)
+    if kv is None:
+        raise NotFound(f'{info.group_resource} "{name}" not found')
+    obj = kv.decode()
+    meta = obj["metadata"]
+    if uid is not None and meta.get("uid") != uid:
+        raise Conflict(
+            f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}"
+        )
+    finalizers: list[str] = list(meta.get("finalizers") or [])
+    if propagation_policy == "Foreground" and "foregroundDeletion" not in finalizers:
+        finalizers.append("foregroundDeletion")
+    elif propagation_policy == "Orphan" and "orphan" not in finalizers:
+        finalizers.append("orphan")
+    grace = grace_for(info, obj, grace_period_seconds)
+    if not (
+        finalizers or grace or (info.kind == "Namespace" and obj.get("spec", {}).get("finalizers"))
+    ):
+        srv.store.delete(key)
+        srv.writes += 1
+        return None
+    if meta.get("deletionTimestamp") and finalizers == list(meta.get("finalizers") or []):
+        current_grace = meta.get("deletionGracePeriodSeconds")
+        if grace is None or (current_grace is not None and grace >= current_grace):
+            return srv._out(kv, api_version)
+    meta["finalizers"] = finalizers
+    if not finalizers:
+        meta.pop("finalizers")
+    meta.setdefault("deletionTimestamp", rfc3339(srv.clock.now()))
+    if grace is not None:
+        meta["deletionGracePeriodSeconds"] = grace
+    if info.kind == "Namespace":
+        obj.setdefault("status", {})["phase"] = "Terminating"
+    return srv._commit(key, obj, api_version)
+
+
+def finalize_namespace(srv: APIServer, name: str) -> Obj | None:
+    """``APIServer.finalize_namespace``: clear spec.finalizers and complete deletion."""
+    info = srv.resource("v1", "Namespace")
+    key = keys.key(info, name, None)
+    kv = srv.store.get(key)
+    if kv is None:
+        return None
+    obj = kv.decode()
+    obj.setdefault("spec", {})["finalizers"] = []
+    if obj["metadata"].get("deletionTimestamp") and not obj["metadata"].get("finalizers"):
+        srv.store.delete(key)
+        return None
+    return srv._commit(key, obj, "v1")

@@ -1,0 +1,62 @@
+"""Lookups a request depends on: the served resource, the namespace, the replaced object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.api import resources
+from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver import keys
+from reference_impl.errors import Conflict, Forbidden, NotFound
+from reference_impl.features import FeatureGates
+from reference_impl.storage.mvcc import MVCCStore
+
+__all__ = ["check_namespace", "current", "resolve"]
+
+Obj = dict[str, Any]
+
+
+def resolve(api_version: str, kind: str, gates: FeatureGates) -> ResourceInfo:
+    """The served resource, or NotFound naming why (unknown, or gated off)."""
+    info = resources.lookup(api_version, kind)
+    if info is None:
+        group_known = any(v == api_version for v in resources.served_versions())
+        why = "" if group_known else f' (1.37 does not serve "{api_version}")'
+        raise NotFound(f'no matches for kind "{kind}" in version "{api_version}"{why}')
+    off = [g for g in info.gates if not gates.enabled(g)]
+    if off:
+        raise NotFound(
+            f'no matches for kind "{kind}" in version "{api_version}": the resource is not '
+            f"served while feature gate {', '.join(off)} is disabled; enable it with "
+            f"--feature-gates={off[0]}=true"
+        )
+    return info
+
+
+def check_namespace(store: MVCCStore, ns: str, info: ResourceInfo) -> None:
+    """NotFound for a missing namespace, Forbidden for one being terminated."""
+    kv = store.get(f"{keys.PREFIX}namespaces/{ns}")
+    if kv is None:
+        raise NotFound(f'namespaces "{ns}" not found')
+    if kv.decode()["metadata"].get("deletionTimestamp"):
+        raise Forbidden(
+            f"{info.group_resource} is forbidden: unable to create new content in namespace {ns} "
+            "because it is being terminated"
+        )
+
+
+def current(store: MVCCStore, info: ResourceInfo, meta: Obj) -> tuple[str, Obj]:
+    """The storage key and stored object a write replaces; NotFound, or Conflict on a
+    stale resourceVersion."""
+    name = meta.get("name", "")
+    key = keys.key(info, name, keys.namespace_for(info, meta.get("namespace")))
+    kv = store.get(key)
+    if kv is None:
+        raise NotFound(f'{info.group_resource} "{meta.get("name")}" not found')
+    rv = meta.get("resourceVersion")
+    if rv and rv != str(kv.mod_revision):
+        raise Conflict(
+            f'Operation cannot be fulfilled on {info.group_resource} "{meta.get("name")}": the '
+            "object has been modified; please apply your changes to the latest version and try again"
+        )
+    return key, kv.decode()

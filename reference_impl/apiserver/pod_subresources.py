@@ -1,0 +1,98 @@
+"""The pods/resize and pods/binding subresources (``pkg/registry/core/pod/storage``)."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from reference_impl.apiserver import keys
+from reference_impl.apiserver.decode import schema_causes
+from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
+from reference_impl.clock import rfc3339
+from reference_impl.errors import Cause, Conflict, Invalid, MethodNotAllowed, NotFound
+
+if TYPE_CHECKING:
+    from reference_impl.apiserver.server import APIServer
+
+__all__ = ["bind", "resize"]
+
+Obj = dict[str, Any]
+
+
+def _qos(containers: dict[str, Obj]) -> str:
+    return pod_qos_class({"containers": list(containers.values())})
+
+
+def _non_resizable(old: Obj | None, new: Obj | None) -> bool:
+    """Whether a resize changes a resource other than cpu and memory."""
+    if new is None:
+        return False
+    for part in ("requests", "limits"):
+        a, b = (old or {}).get(part) or {}, new.get(part) or {}
+        if any(a.get(k) != b.get(k) for k in set(a) | set(b) if k not in ("cpu", "memory")):
+            return True
+    return False
+
+
+def resize(srv: APIServer, manifest: Obj) -> Obj:
+    """``APIServer.resize``: only container resources and resizePolicy may change."""
+    d = srv._decode(manifest)
+    if d.info.kind != "Pod":
+        raise MethodNotAllowed(f"{d.info.group_resource} has no resize subresource")
+    obj = d.obj
+    meta = obj["metadata"]
+    key, old = srv._current(d.info, meta)
+    new = copy.deepcopy(old)
+    causes: list[Cause] = []
+    new_cs = {c["name"]: c for c in new["spec"].get("containers") or []}
+    for i, c in enumerate((obj.get("spec") or {}).get("containers") or []):
+        target = new_cs.get(c.get("name", ""))
+        if target is None:
+            causes.append(
+                Cause(f"spec.containers[{i}].name", "FieldValueNotFound", "container not found")
+            )
+            continue
+        if _non_resizable(target.get("resources"), c.get("resources")):
+            causes.append(
+                Cause("spec", "FieldValueForbidden", "only cpu and memory resources are mutable")
+            )
+        for f in ("resources", "resizePolicy"):
+            if f in c:
+                target[f] = c[f]
+    qos = (old.get("status") or {}).get("qosClass")
+    if qos not in (None, _qos(new_cs)):
+        msg = f'Invalid value: "{qos}": Pod QOS Class may not change as a result of resizing'
+        causes.append(Cause("spec", "FieldValueInvalid", msg))
+    new["spec"]["containers"] = [new_cs[c["name"]] for c in old["spec"]["containers"]]
+    for i, c in enumerate(new["spec"]["containers"]):
+        causes += resize_policy_causes(c, f"spec.containers[{i}]")
+    causes += schema_causes(new)
+    if causes:
+        raise Invalid("Pod", meta.get("name", ""), causes)
+    if new["spec"] == old["spec"]:
+        return old  # nothing resizable changed: upstream writes nothing
+    new["metadata"]["generation"] = int(old["metadata"].get("generation", 1)) + 1
+    return srv._commit(key, new, d.api_version)
+
+
+def bind(srv: APIServer, namespace: str, name: str, node_name: str) -> Obj:
+    """``APIServer.bind``: set spec.nodeName once, as the scheduler does."""
+    info = srv.resource("v1", "Pod")
+    kv = srv.store.get(keys.key(info, name, namespace))
+    if kv is None:
+        raise NotFound(f'pods "{name}" not found')
+    pod = kv.decode()
+    if pod["spec"].get("nodeName"):
+        raise Conflict(f'pod {name} is already assigned to node "{pod["spec"]["nodeName"]}"')
+    if pod["metadata"].get("deletionTimestamp"):
+        raise Conflict(f"pod {name} is being deleted, cannot be assigned to a host")
+    pod["spec"]["nodeName"] = node_name
+    status = pod.setdefault("status", {})
+    # ClearingNominatedNodeNameAfterBinding (beta, on in 1.37): the hint is spent.
+    status.pop("nominatedNodeName", None)
+    conds = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+    conds.append(
+        {"type": "PodScheduled", "status": "True", "lastTransitionTime": rfc3339(srv.clock.now())}
+    )
+    status["conditions"] = conds
+    return srv._commit(kv.key, pod, "v1")
