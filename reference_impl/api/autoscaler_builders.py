@@ -39,8 +39,10 @@ def make_node_group(
     csi_drivers: Mapping[str, int | None] | None = None,
     priority: int = 0,
     price: float = 1.0,
+    resource_slices: Mapping[str, Sequence[Obj]] | None = None,
 ) -> Obj:
-    """One ``nodeGroups[]`` entry: size bounds and the template of the group's nodes."""
+    """One ``nodeGroups[]`` entry: size bounds and the template of the group's nodes
+    (``resource_slices``: DRA driver -> the v1 devices its ResourceSlice publishes)."""
     template: Obj = {
         "capacity": dict(capacity or {"cpu": "8", "memory": "32Gi", "pods": "110"}),
         "labels": dict(labels or {}),
@@ -49,6 +51,11 @@ def make_node_group(
             {"name": d, "allocatable": c} for d, c in sorted((csi_drivers or {}).items())
         ],
     }
+    if resource_slices:
+        template["resourceSlices"] = [
+            {"driver": d, "devices": [dict(x) for x in devs]}
+            for d, devs in sorted(resource_slices.items())
+        ]
     return {
         "name": name,
         "minSize": min_size,

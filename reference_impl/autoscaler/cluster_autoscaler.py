@@ -17,6 +17,13 @@ then every ``scanIntervalSeconds`` it:
 
 With VolumeLimitScaling off the simulation ignores attach limits: a pod rejected only by
 the scheduler's NodeVolumeLimits looks schedulable, so no node is added (the upstream bug).
+
+DRA (``dra.py``): a pending pod's unallocated claims must also be allocatable, by the
+structured allocator, on a node's published devices, or on the devices a group's template
+would publish (``resourceSlices``), counting what this loop already planned there; so a
+pod with a GPU claim scales up a GPU group and never a group without such devices. A
+node's template slices are published when it appears (``dra_driver.py``), and a node
+whose devices are allocated to a claim is not scaled down.
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ from reference_impl.autoscaler.config import (
     NodeGroup,
     parse_config,
 )
+from reference_impl.autoscaler.dra import DraSimulation, PodClaims, TemplateDevices
+from reference_impl.autoscaler.dra_driver import TemplateDriver
 from reference_impl.autoscaler.simulator import PodDemand, SimNode, fit_failures, pod_requests
 from reference_impl.autoscaler.templates import (
     csinode_manifest,
@@ -65,9 +74,12 @@ class ClusterAutoscaler:
         self.config_error = ""
         self._timer: Timer | None = None
         self._empty_since: dict[str, Instant] = {}
+        self._dra = DraSimulation(ctx)
+        self.driver = TemplateDriver(ctx, lambda: self.config)
 
     def start(self) -> None:
         """Watch for the ConfigMap; nothing else runs until it exists."""
+        self.driver.start()
         cms = self._ctx.informers.informer("v1", "ConfigMap")
         cms.add_handler(self._on_configmap)
         cm = cms.get(f"{CONFIGMAP_NAMESPACE}/{CONFIGMAP_NAME}")
@@ -189,34 +201,74 @@ class ClusterAutoscaler:
             g.name: sum(1 for n in nodes.values() if n.group == g.name) for g in cfg.node_groups
         }
         planned: list[tuple[NodeGroup, SimNode]] = []
+        devices: dict[str, TemplateDevices] = {}
         for pod in self._pending():
             demand = self._demand(pod)
-            if any(not fit_failures(demand, n, attach) for n in nodes.values()):
+            claims = self._dra.claims(pod)
+            if claims is None:
+                continue  # a claim is still being generated: judge it next loop
+            if any(self._fits_existing(demand, claims, n, attach) for n in nodes.values()):
                 continue  # the scheduler can place it: not a scale-up trigger
-            target = next((n for _, n in planned if not fit_failures(demand, n, attach)), None)
+            target, allocs = None, None
+            for _, sim in planned:
+                allocs = self._fits_template(demand, claims, sim, devices[sim.name], attach)
+                if allocs is not None:
+                    target = sim
+                    break
             if target is None:
-                group = self._expand(cfg, demand, sizes, attach)
+                group = self._expand(cfg, demand, claims, sizes, attach)
                 if group is None:
                     self._ctx.trace.record(NAME, "NotTriggerScaleUp", demand.key)
                     continue
                 sizes[group.name] += 1
                 target = template_node(group, self._next_name(group, planned))
+                devices[target.name] = self._dra.template(group, target.name, dict(target.labels))
                 planned.append((group, target))
+                allocs = self._fits_template(demand, claims, target, devices[target.name], attach)
             target.place(demand)
+            self._dra.place(devices[target.name], allocs or [])
         created = []
         for group, sim in planned:
             if self._create(group, sim.name):
                 created.append(sim.name)
         return created
 
+    def _fits_existing(
+        self, demand: PodDemand, claims: PodClaims, node: SimNode, attach: bool
+    ) -> bool:
+        if fit_failures(demand, node, attach):
+            return False
+        return not claims or self._dra.fits_existing(claims, node.name, dict(node.labels))
+
+    def _fits_template(
+        self,
+        demand: PodDemand,
+        claims: PodClaims,
+        node: SimNode,
+        tpl: TemplateDevices,
+        attach: bool,
+    ) -> list[Obj] | None:
+        """The claim allocations planned on a new node, or None when the pod does not fit."""
+        if fit_failures(demand, node, attach):
+            return None
+        return self._dra.plan_on(claims, tpl)
+
     def _expand(
-        self, cfg: AutoscalerConfig, demand: PodDemand, sizes: dict[str, int], attach: bool
+        self,
+        cfg: AutoscalerConfig,
+        demand: PodDemand,
+        claims: PodClaims,
+        sizes: dict[str, int],
+        attach: bool,
     ) -> NodeGroup | None:
-        options = [
-            g
-            for g in cfg.node_groups
-            if sizes[g.name] < g.max_size and not fit_failures(demand, template_node(g, ""), attach)
-        ]
+        options = []
+        for g in cfg.node_groups:
+            if sizes[g.name] >= g.max_size:
+                continue
+            sim = template_node(g, f"{g.name}-template")
+            tpl = self._dra.template(g, sim.name, dict(sim.labels))
+            if self._fits_template(demand, claims, sim, tpl, attach) is not None:
+                options.append(g)
         if not options:
             return None
         if cfg.expander == "priority":
@@ -259,6 +311,9 @@ class ClusterAutoscaler:
                 del self._empty_since[name]
         for name, sim in nodes.items():
             if sim.group not in sizes or sim.pods:
+                continue
+            if self._dra.device_holders(name):
+                self._empty_since.pop(name, None)  # its devices are in use: not unneeded
                 continue
             since = self._empty_since.setdefault(name, now)
             if now - since >= unneeded and sizes[sim.group] > mins[sim.group]:

@@ -19,6 +19,9 @@ reference reads them from ConfigMap ``kube-system/garhwal-cluster-autoscaler``, 
         taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
         capacity: {cpu: "8", memory: 32Gi, pods: "110", nvidia.com/gpu: "1"}
         csiDrivers: [{name: ebs.csi.aws.com, allocatable: 25}]   # the CSINode it registers
+        resourceSlices:            # DRA: what the node's driver publishes (one pool per node)
+        - driver: gpu.garhwal.dev
+          devices: [{name: gpu-0, attributes: {type: {string: gpu}}}]   # v1 Device shape
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class NodeGroup:
     capacity: Mapping[str, str] = field(default_factory=lambda: dict(_DEFAULT_CAPACITY))
     # CSI driver name -> allocatable.count on the group's nodes (None = unlimited).
     csi_drivers: Mapping[str, int | None] = field(default_factory=dict)
+    # DRA: per driver, the resource.k8s.io/v1 ``spec.devices`` of the node's ResourceSlice.
+    resource_slices: tuple[tuple[str, tuple[Mapping[str, Any], ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +94,7 @@ def _group(raw: Any, i: int) -> NodeGroup:
         count = d.get("allocatable")
         drivers[str(d["name"])] = None if count is None else int(count)
     return NodeGroup(
+        resource_slices=_slices(tpl.get("resourceSlices") or (), where),
         name=raw["name"],
         min_size=lo,
         max_size=hi,
@@ -99,6 +105,27 @@ def _group(raw: Any, i: int) -> NodeGroup:
         capacity={str(k): str(v) for k, v in (tpl.get("capacity") or _DEFAULT_CAPACITY).items()},
         csi_drivers=drivers,
     )
+
+
+def _slices(raw: Any, where: str) -> tuple[tuple[str, tuple[Mapping[str, Any], ...]], ...]:
+    out: list[tuple[str, tuple[Mapping[str, Any], ...]]] = []
+    for j, sl in enumerate(raw):
+        at = f"{where}.template.resourceSlices[{j}]"
+        if not isinstance(sl, dict) or not isinstance(sl.get("driver"), str) or not sl["driver"]:
+            raise ValueError(f"{at}.driver: a non-empty string is required")
+        devices = sl.get("devices") or []
+        if not isinstance(devices, list) or not devices:
+            raise ValueError(f"{at}.devices: a non-empty list of devices is required")
+        names = [d.get("name") if isinstance(d, dict) else None for d in devices]
+        for k, name in enumerate(names):
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"{at}.devices[{k}].name: a non-empty string is required")
+        if len(set(names)) != len(names):
+            raise ValueError(f"{at}.devices: device names must be unique")
+        if any(d == sl["driver"] for d, _ in out):
+            raise ValueError(f"{at}.driver: {sl['driver']!r} is listed twice")
+        out.append((sl["driver"], tuple(dict(d) for d in devices)))
+    return tuple(out)
 
 
 def parse_config(text: str) -> AutoscalerConfig:

@@ -11,7 +11,7 @@ from reference_impl.api.meta import parse_quantity
 from reference_impl.autoscaler.config import GROUP_LABEL, NodeGroup
 from reference_impl.autoscaler.simulator import PodDemand, SimNode
 
-__all__ = ["csinode_manifest", "node_manifest", "template_node", "waste"]
+__all__ = ["csinode_manifest", "node_manifest", "slice_manifests", "template_node", "waste"]
 
 Obj = dict[str, Any]
 
@@ -65,3 +65,29 @@ def csinode_manifest(group: NodeGroup, name: str) -> Obj:
         "metadata": {"name": name},
         "spec": {"drivers": drivers},
     }
+
+
+def slice_manifests(group: NodeGroup, node: str, node_uid: str | None = None) -> list[Obj]:
+    """The ResourceSlices a node of ``group`` publishes: one pool per driver, named after
+    the node (as a DRA kubelet plugin does), owned by the Node so they go with it."""
+    out = []
+    for driver, devices in group.resource_slices:
+        meta: Obj = {"name": f"{node}-{driver}"}
+        if node_uid:
+            meta["ownerReferences"] = [
+                {"apiVersion": "v1", "kind": "Node", "name": node, "uid": node_uid}
+            ]
+        out.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": meta,
+                "spec": {
+                    "driver": driver,
+                    "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                    "nodeName": node,
+                    "devices": [dict(d) for d in devices],
+                },
+            }
+        )
+    return out

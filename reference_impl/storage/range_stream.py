@@ -132,6 +132,8 @@ class EtcdServer:
         self.epoch = 0  # bumps on every restart; open streams of an older epoch break
         self.streams_broken = 0
         self._fail_after_chunks: int | None = None
+        self._after_restart: Callable[[], None] | None = None
+        self._on_start: list[Callable[[], None]] = []
 
     @property
     def supports_range_stream(self) -> bool:
@@ -172,6 +174,9 @@ class EtcdServer:
             if self._fail_after_chunks is not None and sent >= self._fail_after_chunks:
                 self._fail_after_chunks = None
                 self.restart()
+                hook, self._after_restart = self._after_restart, None
+                if hook is not None:
+                    hook()  # before the client sees the broken stream
             if self.epoch != epoch or not self.store.available:
                 self.streams_broken += 1
                 raise ServiceUnavailable("etcdserver: stream closed: server restarted")
@@ -193,14 +198,28 @@ class EtcdServer:
         self.epoch += 1
 
     def start(self) -> None:
-        """Start the member again; committed data is all there (it was in the WAL)."""
+        """Start the member again; committed data is all there (it was in the WAL).
+
+        The ``on_start`` callbacks run after: the apiserver's watches on this member
+        broke while it was down and now resume, or list again if compacted past."""
         self.store.available = True
+        for fn in list(self._on_start):
+            fn()
+
+    def on_start(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` every time the member starts again after a stop."""
+        self._on_start.append(fn)
 
     def restart(self) -> None:
         """Stop and start: open streams and watches break, data survives."""
         self.stop()
         self.start()
 
-    def restart_after_chunks(self, chunks: int) -> None:
-        """Fault injection: restart in the middle of the next stream, after ``chunks``."""
+    def restart_after_chunks(
+        self, chunks: int, after_restart: Callable[[], None] | None = None
+    ) -> None:
+        """Fault injection: restart in the middle of the next stream, after ``chunks``;
+        ``after_restart`` runs once the member is back, before the client sees the
+        broken stream (writes or a compaction that race the client's retry)."""
         self._fail_after_chunks = chunks
+        self._after_restart = after_restart

@@ -134,6 +134,16 @@ def validate_pcr_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     for f in ("certificateChain", "beginRefreshAt", "notBefore", "notAfter"):
         if old_status.get(f) and status.get(f) != old_status.get(f):
             causes.append(Cause(f"status.{f}", "FieldValueInvalid", "field is immutable once set"))
+    # Upstream freezes the whole status once a terminal condition is set.
+    done = [c for c in old_status.get("conditions") or [] if c.get("type") in _TERMINAL]
+    if any(c.get("status") == "True" for c in done) and status != old_status:
+        causes.append(
+            Cause(
+                "status",
+                "FieldValueInvalid",
+                "immutable after PodCertificateRequest is issued, denied, or failed",
+            )
+        )
     return causes
 
 

@@ -129,23 +129,44 @@ def test_an_etcd_restart_in_the_middle_of_a_stream_is_retried(
 @given(
     sizes=st.lists(st.integers(0, 6000), min_size=0, max_size=40),
     limit=st.integers(64, 40_000),
+    changes=st.lists(st.tuples(st.integers(0, 39), st.booleans()), max_size=15),
 )
 def test_rangestream_equals_range_for_any_collection_and_chunk_limit(
-    target: Target, namespace: str, sizes: list[int], limit: int
+    target: Target,
+    namespace: str,
+    sizes: list[int],
+    limit: int,
+    changes: list[tuple[int, bool]],
 ) -> None:
     """RangeStream equals Range (property).
 
-    For any collection of object sizes and any chunk limit, RangeStream MUST return the
-    keys of a unary Range in order, and no chunk of more than one object MUST exceed the
-    limit.
+    For any collection of object sizes, later rewritten or deleted in any order, and any
+    chunk limit, RangeStream MUST return the keys and values of a unary Range in order
+    (deleted keys absent, rewritten keys at their last value), and no chunk of more than
+    one object MUST exceed the limit.
     """
     run = next(_ids)
-    for i, size in enumerate(sizes):
-        target.apply(make_configmap(f"p{run}-{i:03d}", namespace, blob="y" * size).build())
+    names = [f"p{run}-{i:03d}" for i in range(len(sizes))]
+    for name, size in zip(names, sizes, strict=True):
+        target.apply(make_configmap(name, namespace, blob="y" * size).build())
+    gone: set[str] = set()
+    for i, delete in changes:
+        if i >= len(names) or names[i] in gone:
+            continue
+        if delete:
+            target.delete(*CM, names[i], namespace)
+            gone.add(names[i])
+        else:
+            target.apply(make_configmap(names[i], namespace, blob="w" * (i * 97)).build())
     etcd = etcd_control(target)
     stats = etcd.warm_watch_cache(*CM, max_chunk_bytes=limit)
     assert stats["keys"] == etcd.unary_range(*CM)
     assert stats["objects"] == len(stats["keys"])
+    for key, obj in stats["objects_by_key"].items():
+        if f"/{namespace}/p{run}-" in key:
+            name = obj["metadata"]["name"]
+            assert name not in gone
+            assert obj["data"] == target.get(*CM, name, namespace)["data"]
     # A single object larger than the limit is sent alone; anything else fits.
     for nbytes, objects in zip(stats["chunk_bytes"], stats["chunk_objects"], strict=True):
         assert nbytes <= limit or objects == 1

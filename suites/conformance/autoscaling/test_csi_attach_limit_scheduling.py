@@ -71,10 +71,16 @@ def test_pods_spread_to_nodes_under_their_attach_limit_and_the_next_one_is_unsch
     _volume_pod(target, namespace, "vol-3", cluster_objects)
 
     def rejected() -> bool:
+        # A live scheduler may first reject the pod while its pre-bound claim is still
+        # Pending ("unbound immediate PersistentVolumeClaims"); wait for the real verdict.
         cond = condition(target.get("v1", "Pod", "vol-3", namespace), "PodScheduled") or {}
-        return cond.get("status") == "False" and cond.get("reason") == "Unschedulable"
+        return (
+            cond.get("status") == "False"
+            and cond.get("reason") == "Unschedulable"
+            and "max volume count" in str(cond.get("message"))
+        )
 
-    target.wait_until(rejected, timeout=60, what="vol-3 Unschedulable")
+    target.wait_until(rejected, timeout=60, what="vol-3 Unschedulable for its volume count")
     cond = condition(target.get("v1", "Pod", "vol-3", namespace), "PodScheduled") or {}
     assert "max volume count" in str(cond.get("message"))
     assert _node_of(target, namespace, "vol-3") == ""

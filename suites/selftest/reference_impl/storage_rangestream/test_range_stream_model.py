@@ -59,7 +59,7 @@ def test_warm_up_resumes_after_a_restart_and_restarts_if_compacted() -> None:
     s = _store(100)
     etcd = EtcdServer(s)
     etcd.restart_after_chunks(3)
-    cache = WatchCache(etcd, "/registry/cm/", FeatureGates(), max_chunk_bytes=1500, decode=False)
+    cache = WatchCache(etcd, "/registry/cm/", FeatureGates(), max_chunk_bytes=1500, keep=lambda kv: kv.key)
     stats = cache.initialize()
     assert stats.retries == 1 and stats.objects == 100 and len(cache.items) == 100
     s.put("/registry/cm/k0000", b"new")
