@@ -11,6 +11,7 @@ from typing import Protocol
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.controllers.deployment import DeploymentController
 from reference_impl.controllers.device_taint_eviction import DeviceTaintEvictionController
+from reference_impl.controllers.disruption import DisruptionController
 from reference_impl.controllers.fake_provisioner import FakeProvisioner
 from reference_impl.controllers.garbagecollector import GarbageCollector
 from reference_impl.controllers.hpa import HorizontalController
@@ -18,6 +19,8 @@ from reference_impl.controllers.hpa.replica_calculator import ExternalMetrics
 from reference_impl.controllers.job import JobController
 from reference_impl.controllers.namespace import NamespaceController
 from reference_impl.controllers.podcertificate import PodCertificateSignerController
+from reference_impl.controllers.podcertificate_cleaner import PodCertificateRequestCleaner
+from reference_impl.controllers.podgroup_protection import PodGroupProtectionController
 from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.controllers.resourceclaim import ResourceClaimController
 
@@ -26,11 +29,14 @@ __all__ = [
     "DeploymentController",
     "FakeProvisioner",
     "DeviceTaintEvictionController",
+    "DisruptionController",
     "GarbageCollector",
     "HorizontalController",
     "JobController",
     "NamespaceController",
+    "PodCertificateRequestCleaner",
     "PodCertificateSignerController",
+    "PodGroupProtectionController",
     "ReplicaSetController",
     "ResourceClaimController",
     "start_controllers",
@@ -65,6 +71,9 @@ def start_controllers(
         HorizontalController(ctx, external_metrics),
         FakeProvisioner(ctx),
         PodCertificateSignerController(ctx),
+        PodCertificateRequestCleaner(ctx),
+        PodGroupProtectionController(ctx),
+        DisruptionController(ctx),
     ]
     for c in controllers:
         c.start()

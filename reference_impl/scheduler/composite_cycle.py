@@ -6,8 +6,11 @@ same time. Until the topmost such ancestor of a PodGroup is admitted
 (``CompositePodGroupInitiallyScheduled=True``), a pod of any PodGroup below it triggers one
 attempt for the whole subtree: every child group is placed in turn on the cache (keeping
 the assumptions of the children that met their minimum), and either the subtree as a
-whole binds or nothing does. A hierarchy deeper than 4 composite levels, or a cycle, is
-flagged ``Invalid`` and its pods wait.
+whole binds or nothing does. When it does not fit, the composite preempts as one (as
+upstream 1.37's pod-group PostFilter does with a CompositePodGroup preemptor): its own
+priority and preemptionPolicy, lower-priority victims chosen cluster-wide until
+``minGroupCount`` children fit, members nominated to their nodes. A hierarchy deeper than
+4 composite levels, or a cycle, is flagged ``Invalid`` and its pods wait.
 """
 
 from __future__ import annotations
@@ -135,10 +138,12 @@ class CompositeCycle:
                 f"composite pod group {ns}/{name}: fewer than "
                 f"{min_group_count(root)} child groups fit at the same time"
             )
+            preempted = self._preempt(root, groups, pinfos)
             self._hold(list(pinfos.values()), msg)
-            for g in groups:
-                self._wc._set_condition(g, "False", "Unschedulable", msg)  # noqa: SLF001
-            self._set(root, "False", "Unschedulable", msg)
+            if not preempted:
+                for g in groups:
+                    self._wc._set_condition(g, "False", "Unschedulable", msg)  # noqa: SLF001
+                self._set(root, "False", "Unschedulable", msg)
             return
         placed = {p.key for att in placement.attempts for _, p, _ in att.placed}
         for att in placement.attempts:
@@ -148,6 +153,34 @@ class CompositeCycle:
         for g in placement.groups:
             self._wc._set_condition(g, "True", "Scheduled", "placed with its composite group")  # noqa: SLF001
         self._set(root, "True", "Scheduled", f"{len(placement.groups)} child groups placed")
+
+    # -- composite preemption -----------------------------------------------------------
+
+    def _preempt(self, root: Obj, groups: list[Obj], pinfos: dict[str, QueuedPodInfo]) -> bool:
+        """Upstream's pod-group PostFilter with the composite as preemptor: its priority and
+        preemptionPolicy, lower-priority victim units cluster-wide (whole groups where a
+        ``disruptionMode: all`` ancestor says so), chosen so that the subtree meets
+        ``minGroupCount``; each member of that placement is nominated to its node."""
+        own = frozenset(f"{_ns_name(g)[0]}/{_ns_name(g)[1]}" for g in groups)
+        pods = [p.pod for _, p in sorted(pinfos.items())]
+
+        def attempt() -> dict[str, str] | None:
+            placement = _Placement()
+            ok = self._place(root, pinfos, placement)
+            where = {p.key: n for att in placement.attempts for _, p, n in att.placed}
+            for att in reversed(placement.attempts):
+                self._wc._rollback(att)  # noqa: SLF001
+            return where if ok else None
+
+        for pl in self._s.framework.post_filter:
+            preempt = getattr(pl, "preempt_group", None)
+            if preempt is None:
+                continue
+            fits = lambda: attempt() is not None  # noqa: E731
+            place = lambda: attempt() or {}  # noqa: E731
+            if preempt(pods, root, max(1, min_group_count(root)), fits, place, own):
+                return True
+        return False
 
     def _children(self, ns: str, name: str) -> tuple[list[Obj], list[Obj]]:
         inf = self._s.ctx.informers

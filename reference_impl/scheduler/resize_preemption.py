@@ -5,8 +5,9 @@ A bound pod whose ``PodResizePending`` condition has reason ``Deferred`` asks fo
 its node has left. The scheduler's cache already accounts the pod at its new (larger)
 requests, so the resize fits exactly when the node is no longer over-committed. The
 preemption plugin then picks lower-priority victims on that node only (never elsewhere),
-skipping PDB-protected ones, and evicts them; the kubelet retries the resize once they are
-gone. ``Infeasible`` resizes and nodes with
+weighing PDBs as upstream's PostFilter does for any pod (a victim that would take a budget
+below ``status.disruptionsAllowed`` is spared when another suffices, not otherwise), and
+evicts them; the kubelet retries the resize once they are gone. ``Infeasible`` resizes and nodes with
 ``spec.podPreemptionPolicy.disableResizePreemption`` are left alone.
 """
 

@@ -51,7 +51,7 @@ class PriorityAdmission:
             policy = (default or {}).get("preemptionPolicy") or DEFAULT_POLICY
             if default is not None:
                 spec["priorityClassName"] = default["metadata"]["name"]
-        what = "pod" if info.kind == "Pod" else "pod group"
+        what = {"Pod": "pod", "CompositePodGroup": "composite pod group"}.get(info.kind, "pod group")
         if spec.get("priority") is not None and int(spec["priority"]) != value:
             raise self._forbidden(
                 info,

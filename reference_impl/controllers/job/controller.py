@@ -5,6 +5,7 @@ has met its success criteria or a failure target (backoffLimit, activeDeadlineSe
 creates or deletes pods to match parallelism (NonIndexed or Indexed), honours
 ``suspend`` and writes status. Terminal conditions (Complete, Failed) follow their
 interim ones (SuccessCriteriaMet, FailureTarget) once no pod is still terminating.
+Status writing lives in ``status.py``; the Workload integration in ``../job_workload.py``.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from reference_impl.controllers.controller_utils import (
     controller_ref,
     deletion_rank,
     is_pod_active,
-    is_pod_ready,
 )
 from reference_impl.controllers.job import conditions as jc
 from reference_impl.controllers.job import tracking
-from reference_impl.controllers.job.indexed_job_utils import format_indexes, index_of, parse_indexes
+from reference_impl.controllers.job.indexed_job_utils import index_of, parse_indexes
 from reference_impl.controllers.job.pods import new_pod, pending_indexes, wanted_active
+from reference_impl.controllers.job.status import JobStatusWriter
 from reference_impl.controllers.job_workload import ensure_job_workload
 from reference_impl.errors import Conflict, Forbidden, NotFound
 
@@ -62,7 +63,8 @@ class JobController:
         self._backoff: dict[str, _Backoff] = {}
         self._jobs: SharedInformer | None = None
         self._pods: SharedInformer | None = None
-        self._groups: dict[str, str] = {}  # Job key -> its PodGroup (spec.scheduling)
+        self._groups: dict[str, str] = {}  # Job key -> its PodGroup (WorkloadWithJob)
+        self._status = JobStatusWriter(ctx.server, self._newly_finished, self._completed)
 
     def start(self) -> None:
         """Register Job and Pod informers; queue every Job."""
@@ -102,14 +104,16 @@ class JobController:
         if pod is not None and tracking.has_tracking_finalizer(pod):
             self._server.update(tracking.remove_finalizer(pod))
 
-    def ensure_workload(self, job: Obj) -> str | None:
-        """``Job.spec.scheduling`` (KEP-5547, gate WorkloadWithJob): create or resize the
-        Job's Workload and PodGroup before its pods; the PodGroup's name, or None."""
+    def ensure_workload(self, job: Obj, pods: list[Obj]) -> str | None:
+        """KEP-5547 (gate WorkloadWithJob): create, discover or resize the Job's Workload
+        and PodGroup before its pods; the PodGroup's name, or None."""
         gates = self._ctx.gates
         if not (gates.get("WorkloadWithJob", False) and gates.get("GenericWorkload", False)):
             return None
-        group = ensure_job_workload(self._server, job)
-        if group is not None:
+        group = ensure_job_workload(self._server, job, pods)
+        if group is None:
+            self._groups.pop(object_key(job), None)
+        else:
             self._groups[object_key(job)] = group
         return group
 
@@ -127,17 +131,16 @@ class JobController:
             return  # another controller owns this Job (JobManagedBy)
         pods = self._owned_pods(job)
         if jc.is_finished(status):
-            self._remove_finalizers([p for p in pods if tracking.has_tracking_finalizer(p)])
+            self._status.remove_finalizers([p for p in pods if tracking.has_tracking_finalizer(p)])
             return
-        if job["spec"].get("scheduling"):
-            self.ensure_workload(job)  # also carries a minCount change to the PodGroup
+        self.ensure_workload(job, pods)  # also carries a minCount change to the PodGroup
         now = self._ctx.clock.now()
         new_s, new_f = self._newly_finished(job, status, pods)
         self._note_backoff(key, pods, new_s, new_f, job)
         finished = self._finished_condition(job, status, pods, new_s, new_f, now)
         self._manage(key, job, status, pods, finished, now)
         pods = self._owned_pods(job)
-        self._flush(job, status, pods, finished, now)
+        self._status.flush(job, status, pods, finished, now)
 
     def _owned_pods(self, job: Obj) -> list[Obj]:
         assert self._pods is not None
@@ -334,83 +337,3 @@ class JobController:
                 self._server.delete("v1", "Pod", meta["name"], meta["namespace"], uid=meta["uid"])
             except (NotFound, Conflict):
                 pass
-
-    # -- status (trackJobStatusAndRemoveFinalizers) ---------------------------------------
-
-    def _flush(
-        self,
-        job: Obj,
-        status: Obj,
-        pods: list[Obj],
-        finished: jc.FinishedCondition | None,
-        now: Instant,
-    ) -> None:
-        new_s, new_f = self._newly_finished(job, status, pods)
-        if finished is not None and finished.interim == "FailureTarget":
-            # Once failing, every unfinished pod that is left counts as failed.
-            new_f += [
-                p
-                for p in pods
-                if tracking.has_tracking_finalizer(p)
-                and p not in new_s
-                and p not in new_f
-                and tracking.phase(p) != "Succeeded"
-                and p["metadata"].get("deletionTimestamp")
-            ]
-        self._set_counters(job, status, pods)
-        if new_s or new_f:
-            us, uf = tracking.uncounted(status)
-            tracking.set_uncounted(
-                status,
-                us + [p["metadata"]["uid"] for p in new_s],
-                uf + [p["metadata"]["uid"] for p in new_f],
-            )
-            self._write(job, status)
-            self._remove_finalizers(new_s + new_f)
-        us, uf = tracking.uncounted(status)
-        status["succeeded"] = int(status.get("succeeded", 0)) + len(us)
-        status["failed"] = int(status.get("failed", 0)) + len(uf)
-        tracking.set_uncounted(status, [], [])
-        if job["spec"].get("completionMode") == "Indexed":
-            status["completedIndexes"] = format_indexes(self._completed(job, status, pods))
-        if finished is not None and not status.get("active") and not status.get("terminating"):
-            stamp = rfc3339(now)
-            jc.ensure_condition(
-                status, finished.terminal, "True", finished.reason, finished.message, stamp
-            )
-            if finished.terminal == "Complete":
-                status["completionTime"] = stamp
-        self._write(job, status)
-
-    def _set_counters(self, job: Obj, status: Obj, pods: list[Obj]) -> None:
-        active = [p for p in pods if is_pod_active(p)]
-        status["active"] = len(active)
-        status["ready"] = sum(1 for p in active if is_pod_ready(p))
-        status["terminating"] = sum(
-            1
-            for p in pods
-            if p["metadata"].get("deletionTimestamp")
-            and tracking.phase(p) not in ("Succeeded", "Failed")
-        )
-        status.setdefault("succeeded", 0)
-        status.setdefault("failed", 0)
-
-    def _remove_finalizers(self, pods: list[Obj]) -> None:
-        for p in pods:
-            try:
-                self._server.update(
-                    tracking.remove_finalizer(
-                        self._server.get(
-                            "v1", "Pod", p["metadata"]["name"], p["metadata"]["namespace"]
-                        )
-                    )
-                )
-            except NotFound:
-                pass
-
-    def _write(self, job: Obj, status: Obj) -> None:
-        if status == (job.get("status") or {}):
-            return
-        out = self._server.update_status({**job, "status": copy.deepcopy(status)})
-        job.clear()
-        job.update(out)

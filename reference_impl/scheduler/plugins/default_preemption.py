@@ -1,24 +1,29 @@
 """Models pkg/scheduler/framework/plugins/defaultpreemption (and framework/preemption),
 made workload-aware as KEP-5710 describes.
 
-A victim *unit* is one lower-priority pod, or every pod of a PodGroup whose
-``disruptionMode`` is ``all`` (never half of one). A single pod preempts on one node:
+A victim *unit* is one lower-priority pod, or every pod under the highest PodGroup or
+CompositePodGroup whose ``disruptionMode`` is ``all`` (never half of one); priorities are
+the topmost group's (``default_preemption_victims.py``). A single pod preempts on one node:
 all lower units there are removed in simulation, the pod must then fit, and units are
-reprieved highest priority first (PDB-protected ones before the others) while it still
-fits. A gang preempts cluster-wide the same way, with the whole gang's placement as the
-fit test. Victims get ``DisruptionTarget`` (reason PreemptionByScheduler), then are
-deleted. Deviation: PDB budgets are computed from the PDB spec and the bound pods here,
-not read from ``status.disruptionsAllowed`` (the reference has no disruption controller).
+reprieved highest priority first while it still fits, the PDB-violating ones before the
+others (``FilterVictimsWithPDBViolation``: each PDB's ``status.disruptionsAllowed`` is
+spent by the matching victims in order of importance, a pod already listed in its
+``status.disruptedPods`` spends nothing, a PDB with an empty selector matches nothing,
+and a unit violates when any of its pods does). PDBs are best effort, as upstream: a
+violating unit is still preempted when nothing else makes room, and the node with the
+fewest violating pods wins. A gang preempts cluster-wide the same way, with the whole
+gang's placement as the fit test (a CompositePodGroup too, from ``composite_cycle.py``);
+a deferred resize (KEP-5836) on its own node. Victims get ``DisruptionTarget`` (reason
+PreemptionByScheduler), then are deleted, and the preemptor (each gang member) gets
+``status.nominatedNodeName``, which ``nominator.py`` then reserves for it.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final, final
 
-from reference_impl.api.meta import selector_from_label_selector, set_condition
+from reference_impl.api.meta import set_condition
 from reference_impl.clock import rfc3339
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework.cycle_state import CycleState
@@ -31,25 +36,20 @@ from reference_impl.scheduler.framework.interface import (
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
-from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, pod_key
+from reference_impl.scheduler.framework.types import NodeInfo, pod_key
+from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.plugins import names
-from reference_impl.scheduler.plugins.gang_scheduling import POD_GROUP_VERSION, group_key
+from reference_impl.scheduler.plugins.default_preemption_victims import (
+    Unit,
+    pdb_violations,
+    victim_units,
+)
 
 __all__ = ["NAME", "DefaultPreemption", "new"]
 
 Obj = dict[str, Any]
 NAME: Final = names.DEFAULT_PREEMPTION
 REASON: Final = "PreemptionByScheduler"
-
-
-@dataclass(slots=True)
-class _Unit:
-    """Pods that are preempted together, with their (highest) priority."""
-
-    name: str
-    priority: int
-    pods: list[PodInfo]
-    group: Obj | None = None
 
 
 @final
@@ -59,7 +59,13 @@ class DefaultPreemption:
     def __init__(self, handle: Handle, features: SchedulerFeatures) -> None:
         self._h = handle
         self._workload = features.enable_generic_workload
+        self._composite = features.enable_composite_pod_group
         self._pending: dict[str, set[str]] = {}  # preemptor -> victims not yet gone
+        self._nominator: Nominator | None = None
+
+    def use_nominator(self, nominator: Nominator) -> None:
+        """Dry runs see other preemptors' reservations (``RunFilterPluginsWithNominatedPods``)."""
+        self._nominator = nominator
 
     def name(self) -> str:
         """The plugin name."""
@@ -85,13 +91,22 @@ class DefaultPreemption:
             units = [u for u in self._units(prio) if any(p.node_name == ni.name for p in u.pods)]
 
             def fits(ni: NodeInfo = ni) -> bool:
+                if self._nominator is not None:
+                    s = self._nominator.run_filters_with_nominated(
+                        self._fw, state, pod, ni, filters
+                    )
+                    return bool(s.is_success())
                 return bool(self._fw.run_filter_plugins(state, pod, ni, filters).is_success())
 
-            victims = self._select(units, fits)
-            if victims is not None and victims:
+            picked = self._select(units, fits)
+            if picked is not None and picked[0]:
+                victims, violations = picked
+                # pickOneNodeForPreemption: fewest PDB violations, lowest highest
+                # priority, lowest sum of (offset) priorities, fewest pods, then name.
                 rank = (
-                    sum(u.name.startswith("!") for u in victims),
+                    violations,
                     max(u.priority for u in victims),
+                    sum(p.priority + 2**31 for u in victims for p in u.pods),
                     sum(len(u.pods) for u in victims),
                     ni.name,
                 )
@@ -106,38 +121,59 @@ class DefaultPreemption:
             msg = f"preemption: 0/{len(nodes)} nodes are available: {hist}"
             return None, Status(Code.UNSCHEDULABLE, (msg,), NAME)
         self._evict(pod_key(pod), best[2])
+        _nominate(self._h.ctx.server, {pod_key(pod): best[1]})
         return PostFilterResult(best[1]), Status(plugin=NAME)
 
-    def preempt_group(self, pods: list[Obj], pg: Obj, need: int, fits: Callable[[], bool]) -> bool:
-        """Gang preemption: free room for ``need`` of ``pods`` at once, cluster-wide."""
+    def preempt_group(
+        self,
+        pods: list[Obj],
+        pg: Obj,
+        need: int,
+        fits: Callable[[], bool],
+        place: Callable[[], dict[str, str]] | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> bool:
+        """Gang preemption: free room for ``need`` of ``pods`` at once, cluster-wide; each
+        member of the placement that fits is nominated to its node. ``pg`` is the
+        preemptor, a PodGroup or (composite preemption) a CompositePodGroup, whose
+        priority and preemptionPolicy apply; ``exclude`` names the PodGroups whose pods
+        are its own (default: ``pg`` itself)."""
         gk = f"{pg['metadata'].get('namespace', 'default')}/{pg['metadata']['name']}"
+        if pg.get("kind") == "CompositePodGroup":
+            gk = f"CompositePodGroup:{gk}"
         if need <= 0 or self._ineligible(gk, pg.get("spec") or {}):
             return False
-        prio = int(
-            (pg.get("spec") or {}).get("priority")
-            or max(int(p["spec"].get("priority") or 0) for p in pods)
-        )
-        victims = self._select(self._units(prio, exclude=gk), fits)
-        if not victims:
+        # PodGroupPriority / CompositePodGroupPriority: spec.priority, 0 when unset.
+        prio = int((pg.get("spec") or {}).get("priority") or 0)
+        picked = self._select(self._units(prio, exclude=exclude or frozenset({gk})), fits)
+        if not picked or not picked[0]:
             return False
-        self._evict(gk, victims)
+        nominations: dict[str, str] = {}
+        if place is not None:
+            for u in picked[0]:
+                self._remove(u)
+            nominations = place()
+            for u in picked[0]:
+                self._restore(u)
+        self._evict(gk, picked[0])
+        _nominate(self._h.ctx.server, nominations)
         return True
 
     def preempt_on_node(self, pod: Obj, node: str, fits: Callable[[], bool]) -> bool:
-        """Resize preemption (KEP-5836): evict lower-priority units on ``node`` only, never
-        PDB-protected ones, so that ``fits()`` (the bound pod's resize) holds."""
+        """Resize preemption (KEP-5836): evict lower-priority units on ``node`` only, so
+        that ``fits()`` (the bound pod's resize) holds; PDBs are weighed as for any pod."""
         key = pod_key(pod)
         if self._ineligible(key, pod["spec"]):
             return False
         units = [
             u
             for u in self._units(int(pod["spec"].get("priority") or 0))
-            if not u.name.startswith("!") and all(p.node_name == node for p in u.pods)
+            if all(p.node_name == node for p in u.pods)
         ]
-        victims = self._select(units, fits)
-        if not victims:
+        picked = self._select(units, fits)
+        if not picked or not picked[0]:
             return False
-        self._evict(key, victims)
+        self._evict(key, picked[0])
         return True
 
     # -- the algorithm --------------------------------------------------------------
@@ -156,39 +192,20 @@ class DefaultPreemption:
         self._pending[key] = left
         return "waiting for preemption victims to terminate" if left else ""
 
-    def _units(self, prio: int, exclude: str = "") -> list[_Unit]:
-        """Lower-priority victim units, PDB-protected ones marked with a leading "!"."""
-        groups: dict[str, _Unit] = {}
-        out: list[_Unit] = []
-        for ni in self._h.snapshot_shared_lister().node_infos():
-            for info in ni.pods.values():
-                if info.priority >= prio or info.pod["metadata"].get("deletionTimestamp"):
-                    continue
-                gk = group_key(info.pod) if self._workload else None
-                pg = self._group(gk) if gk else None
-                if gk == exclude:
-                    continue
-                if pg is not None and "all" in ((pg.get("spec") or {}).get("disruptionMode") or {}):
-                    unit = groups.setdefault(gk or "", _Unit(gk or "", info.priority, [], pg))
-                    unit.pods.append(info)
-                    unit.priority = max(unit.priority, info.priority)
-                else:
-                    out.append(_Unit(info.key, info.priority, [info]))
-        units = out + list(groups.values())
-        everyone = [
-            i for ni in self._h.snapshot_shared_lister().node_infos() for i in ni.pods.values()
-        ]
-        protected = self._pdb_protected([p for u in units for p in u.pods], everyone)
-        for u in units:
-            if any(p.key in protected for p in u.pods):
-                u.name = "!" + u.name
-        return sorted(units, key=lambda u: (u.priority, u.name))
+    def _units(self, prio: int, exclude: frozenset[str] = frozenset()) -> list[Unit]:
+        """Victim units below ``prio``, least important first (``victim_units``)."""
+        return victim_units(
+            self._h.ctx.informers,
+            self._h.snapshot_shared_lister().node_infos(),
+            prio,
+            workload=self._workload,
+            composite=self._composite,
+            exclude=exclude,
+        )
 
-    def _group(self, gk: str) -> Obj | None:
-        return self._h.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup").get(gk)
-
-    def _select(self, units: list[_Unit], fits: Callable[[], bool]) -> list[_Unit] | None:
-        """Remove every unit; if the preemptor fits, reprieve units while it still does."""
+    def _select(self, units: list[Unit], fits: Callable[[], bool]) -> tuple[list[Unit], int] | None:
+        """Remove every unit; if the preemptor fits, reprieve units while it still does.
+        The victims, and how many of their pods violate a PDB."""
         if not units:
             return None
         for u in units:
@@ -197,53 +214,40 @@ class DefaultPreemption:
             for u in units:
                 self._restore(u)
             return None
-        victims: list[_Unit] = []
-        # Reprieve highest priority first, PDB-protected first (upstream's order).
-        for u in sorted(units, key=lambda u: (not u.name.startswith("!"), -u.priority, u.name)):
+        important = sorted(units, key=lambda u: (-u.priority, u.name))
+        violating = pdb_violations(important, self._pdbs())
+        victims: list[Unit] = []
+        count = 0
+        # Reprieve the PDB-violating units first, each group highest priority first.
+        for u in sorted(important, key=lambda u: u.name not in violating):
             self._restore(u)
             if not fits():
                 self._remove(u)
                 victims.append(u)
+                count += violating.get(u.name, 0)
         for u in victims:
             self._restore(u)
-        return victims
+        return victims, count
 
-    def _remove(self, u: _Unit) -> None:
+    def _pdbs(self) -> list[Obj]:
+        pdbs = self._h.ctx.informers.informer("policy/v1", "PodDisruptionBudget").items()
+        return sorted(
+            pdbs, key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"]["name"])
+        )
+
+    def _remove(self, u: Unit) -> None:
         for info in u.pods:
             ni = self._h.snapshot_shared_lister().get(info.node_name)
             if ni is not None:
                 ni.remove_pod(info.key)
 
-    def _restore(self, u: _Unit) -> None:
+    def _restore(self, u: Unit) -> None:
         for info in u.pods:
             ni = self._h.snapshot_shared_lister().get(info.node_name)
             if ni is not None and info.key not in ni.pods:
                 ni.add_pod(info)
 
-    def _pdb_protected(self, infos: list[PodInfo], everyone: list[PodInfo]) -> set[str]:
-        """Candidate pods covered by a PDB with no disruption left."""
-        out: set[str] = set()
-        namespaces = sorted({i.pod["metadata"].get("namespace", "default") for i in infos})
-        for ns in namespaces:
-            for pdb in self._h.ctx.server.list("policy/v1", "PodDisruptionBudget", ns):
-                sel = selector_from_label_selector((pdb.get("spec") or {}).get("selector"))
-
-                def matches(i: PodInfo, ns: str = ns, sel: Any = sel) -> bool:
-                    meta = i.pod["metadata"]
-                    return meta.get("namespace", "default") == ns and bool(
-                        sel.matches(meta.get("labels") or {})
-                    )
-
-                healthy = [
-                    i
-                    for i in everyone
-                    if matches(i) and not i.pod["metadata"].get("deletionTimestamp")
-                ]
-                if _allowed(pdb.get("spec") or {}, len(healthy)) <= 0:
-                    out |= {i.key for i in infos if matches(i)}
-        return out
-
-    def _evict(self, preemptor: str, victims: list[_Unit]) -> None:
+    def _evict(self, preemptor: str, victims: list[Unit]) -> None:
         server, now = self._h.ctx.server, rfc3339(self._h.ctx.clock.now())
         msg = f"{preemptor} preempted this pod"
         self._pending[preemptor] = {p.key for u in victims for p in u.pods}
@@ -259,17 +263,24 @@ class DefaultPreemption:
                         server.delete("v1", "Pod", meta["name"], meta.get("namespace"))
                     except ApiError:
                         pass  # already gone
-            self._h.ctx.trace.record("scheduler", "Preempted", u.name.lstrip("!"), preemptor)
+            self._h.ctx.trace.record("scheduler", "Preempted", u.name, preemptor)
 
 
-def _allowed(spec: Obj, healthy: int) -> int:
-    def count(v: object) -> int:
-        s = str(v)
-        return math.ceil(healthy * int(s[:-1]) / 100) if s.endswith("%") else int(s)
-
-    if spec.get("maxUnavailable") is not None:
-        return count(spec["maxUnavailable"])
-    return healthy - count(spec.get("minAvailable", 1))
+def _nominate(server: Any, nominations: dict[str, str]) -> None:
+    """Write ``status.nominatedNodeName`` of each preemptor (``ModeOverride``)."""
+    for key, node in sorted(nominations.items()):
+        ns, _, name = key.partition("/")
+        pod = server.try_get("v1", "Pod", name, ns)
+        if pod is None or pod["spec"].get("nodeName"):
+            continue
+        if (pod.get("status") or {}).get("nominatedNodeName") == node:
+            continue
+        try:
+            server.update_status(
+                {**pod, "status": {**(pod.get("status") or {}), "nominatedNodeName": node}}
+            )
+        except ApiError:
+            pass  # changed meanwhile: its next failed cycle nominates again
 
 
 def _mark(server: Any, obj: Obj, message: str, now: str) -> None:

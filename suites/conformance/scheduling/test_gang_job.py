@@ -18,6 +18,23 @@ pytestmark = [
 ]
 SCHED = "scheduling.k8s.io/v1beta1"
 Obj = dict[str, Any]
+_SAFE = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery rand.SafeEncodeString's alphabet
+
+
+def _name_hash(data: str) -> str:
+    """Upstream's name suffix: FNV-32a, its decimal digits safe-encoded."""
+    h = 0x811C9DC5
+    for b in data.encode():
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return "".join(_SAFE[ord(c) % len(_SAFE)] for c in str(h))
+
+
+def _expected_names(job: Obj) -> tuple[str, str]:
+    """(Workload, PodGroup) names as job_scheduling_manager.go computes them: the Workload
+    hashes the spew dump of the Job's ``types.UID``, the PodGroup hashes both names."""
+    name, uid = job["metadata"]["name"], job["metadata"]["uid"]
+    wl, tpl = f"{name}-{_name_hash(f'(types.UID){uid}')}", f"{name}-pgt-0"
+    return wl, f"{wl}-{tpl}-{_name_hash(wl + tpl)}"
 
 
 def _owned(target: Target, namespace: str, kind: str, job: str) -> list[Obj]:
@@ -76,26 +93,71 @@ def test_a_job_with_scheduling_gets_a_workload_and_pod_group_it_owns(
     """The Job controller makes the Workload and the PodGroup.
 
     For a Job ``train`` with ``spec.scheduling`` (gang minCount 2, disruptionMode all) the
-    controller MUST create one Workload owned by the Job, named ``train-<hash>``, with
-    controllerRef {apiGroup batch, kind Job, name train} and one template ``train-pgt-0``
-    carrying the same policy; and one PodGroup owned by the Job, named
-    ``<workload>-train-pgt-0-<hash>``, whose workloadRef names that Workload and template
-    and whose spec copies minCount and disruptionMode.
+    controller MUST create one Workload owned by the Job, named ``train-<hash>`` (FNV-32a of
+    the Job's uid as upstream dumps it, safe-encoded), with controllerRef {apiGroup batch,
+    kind Job, name train} and one template ``train-pgt-0`` carrying the same policy; and
+    one PodGroup owned by the Job, named ``<workload>-train-pgt-0-<hash of both names>``,
+    whose workloadRef names that Workload and template and whose spec copies minCount and
+    disruptionMode.
     """
-    target.apply(_job(namespace, "train", 2, min_count=2, disruption="all"))
+    job = target.apply(_job(namespace, "train", 2, min_count=2, disruption="all"))
+    want_wl, want_pg = _expected_names(job)
     pg = _pod_group(target, namespace, "train")
     (wl,) = _owned(target, namespace, "Workload", "train")
     wname = wl["metadata"]["name"]
-    assert wname.startswith("train-") and len(wname) > len("train-")
+    assert wname == want_wl
+    assert pg["metadata"]["name"] == want_pg
     assert wl["spec"]["controllerRef"] == {"apiGroup": "batch", "kind": "Job", "name": "train"}
     (tpl,) = wl["spec"]["podGroupTemplates"]
     assert tpl["name"] == "train-pgt-0"
     assert tpl["schedulingPolicy"] == {"gang": {"minCount": 2}}
     assert tpl["disruptionMode"] == {"all": {}}
-    assert pg["metadata"]["name"].startswith(f"{wname}-train-pgt-0-")
     assert pg["spec"]["workloadRef"] == {"workloadName": wname, "templateName": "train-pgt-0"}
     assert pg["spec"]["schedulingPolicy"] == {"gang": {"minCount": 2}}
     assert pg["spec"]["disruptionMode"] == {"all": {}}
+
+
+def test_a_job_without_scheduling_gets_a_basic_pod_group_with_its_priority_class(
+    target: Target, namespace: str
+) -> None:
+    """Every root Job is a workload.
+
+    With WorkloadWithJob on, a Job with no ``spec.scheduling`` and no owner MUST still get
+    a Workload and a PodGroup under upstream's names, with ``schedulingPolicy: {basic: {}}``;
+    the pod template's ``priorityClassName`` MUST be copied into the template and the
+    PodGroup, and its pods MUST name that PodGroup.
+    """
+    target.apply(
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": f"{namespace}-batch"},
+            "value": 500,
+        }
+    )
+    pod = make_pool_pod("w", namespace).priority_class(f"{namespace}-batch")
+    manifest = make_gang_job("plainjob", namespace, pod, parallelism=2)
+    manifest["spec"].pop("scheduling")
+    try:
+        job = target.apply(manifest)
+        _, want_pg = _expected_names(job)
+        pg = _pod_group(target, namespace, "plainjob")
+        assert pg["metadata"]["name"] == want_pg
+        assert pg["spec"]["schedulingPolicy"] == {"basic": {}}
+        assert pg["spec"]["priorityClassName"] == f"{namespace}-batch"
+        assert pg["spec"]["priority"] == 500
+        (wl,) = _owned(target, namespace, "Workload", "plainjob")
+        assert wl["spec"]["podGroupTemplates"][0]["priorityClassName"] == f"{namespace}-batch"
+        target.wait_until(
+            lambda: len(_job_pods(target, namespace, "plainjob")) == 2, timeout=60, what="2 pods"
+        )
+        groups = {
+            (p["spec"].get("schedulingGroup") or {}).get("podGroupName")
+            for p in _job_pods(target, namespace, "plainjob")
+        }
+        assert groups == {want_pg}
+    finally:
+        target.delete("scheduling.k8s.io/v1", "PriorityClass", f"{namespace}-batch")
 
 
 def test_job_pods_carry_the_scheduling_group_of_their_pod_group(

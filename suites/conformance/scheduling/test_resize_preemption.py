@@ -302,13 +302,53 @@ def test_a_deferred_resize_preempts_a_lower_priority_pod_on_its_node_only(
 
 
 @kubelet
-def test_resize_preemption_never_evicts_a_pdb_protected_pod(
+def test_resize_preemption_spares_the_pdb_protected_pod_when_another_victim_suffices(
     target: Target, namespace: str, pool: Callable[..., str], classes: tuple[str, str]
 ) -> None:
-    """Resize preemption respects PDBs.
+    """Resize preemption weighs PDBs like any preemption.
+
+    On a 4-CPU node with the high-priority pod (2 CPU) and two 1-CPU lower-priority pods,
+    one of them covered by a PodDisruptionBudget with no disruption allowed, resizing the
+    high pod to 3 CPU MUST evict only the unprotected pod and MUST then be actuated.
+    """
+    a = pool(cpu="4")
+    low, high = classes
+    target.apply(make_pdb("guard", namespace, {"app": "guarded"}, min_available=1))
+    target.apply(make_pool_pod("high", namespace, cpu="2").priority_class(high).node(a).build())
+    pod = _running(target, namespace, "high")
+    guarded = make_pool_pod("low-guarded", namespace, cpu="1").priority_class(low).node(a)
+    target.apply(guarded.label("app", "guarded").build())
+    target.apply(make_pool_pod("low-free", namespace, cpu="1").priority_class(low).node(a).build())
+    _running(target, namespace, "low-guarded")
+    _running(target, namespace, "low-free")
+    target.wait_until(
+        lambda: (
+            (
+                target.get("policy/v1", "PodDisruptionBudget", "guard", namespace).get("status")
+                or {}
+            ).get("currentHealthy")
+            == 1
+        ),
+        timeout=60,
+        what="PDB status counts the guarded pod",
+    )
+    target.resize(resized(pod, cpu="3"))
+    target.wait_until(
+        lambda: _actuated(_get(target, namespace, "high"), "3"), timeout=120, what="resized"
+    )
+    assert _alive(target, namespace) == {"high", "low-guarded"}
+
+
+@kubelet
+def test_resize_preemption_evicts_a_pdb_protected_pod_when_nothing_else_makes_room(
+    target: Target, namespace: str, pool: Callable[..., str], classes: tuple[str, str]
+) -> None:
+    """PDBs are best effort for preemption (upstream's PostFilter).
 
     When the only lower-priority pod on the node is protected by a PodDisruptionBudget with
-    no disruptions allowed, the resize MUST stay Deferred and that pod MUST keep running.
+    no disruption allowed, a deferred resize of a higher-priority pod MUST still evict it
+    (preemption prefers, but does not require, victims within their budgets) and MUST
+    then be actuated.
     """
     a = pool(cpu="4")
     low, high = classes
@@ -320,8 +360,6 @@ def test_resize_preemption_never_evicts_a_pdb_protected_pod(
     _running(target, namespace, "low")
     target.resize(resized(pod, cpu="3"))
     target.wait_until(
-        lambda: _pending_reason(target, namespace, "high") == "Deferred",
-        timeout=60,
-        what="resize deferred",
+        lambda: _actuated(_get(target, namespace, "high"), "3"), timeout=120, what="resized"
     )
-    assert "low" in _alive(target, namespace)
+    assert _alive(target, namespace) == {"high"}

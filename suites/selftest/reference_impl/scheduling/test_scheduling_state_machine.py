@@ -4,7 +4,10 @@ Rules add and remove nodes, create gangs (PodGroup + pods) of two priorities wit
 disruptionMode all or single, delete pods and advance time, on the reference Cluster
 directly. After every step: no gang that is not yet PodGroupInitiallyScheduled has
 between 1 and minCount-1 pods bound; no disruptionMode-all group loses part of its bound
-pods to preemption; no node holds more cpu or pods than it has.
+pods to preemption; no node holds more cpu or pods than it has. PodDisruptionBudgets
+(minAvailable over a gang's pods) are added too: their status always equals a
+recomputation from the pods (the budget preemption reads), and no pod is ever preempted
+for a preemptor of equal or lower priority.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from hypothesis.stateful import (
 from reference_impl.api import (
     condition,
     make_node,
+    make_pdb,
     make_pod,
     make_pod_group,
     make_priority_class,
@@ -61,6 +65,8 @@ class GangMachine(RuleBasedStateMachine):
         self.removed_nodes: set[str] = set()
         self.before: dict[str, set[str]] = {}  # all-mode group -> pods bound before the step
         self.admitted: set[str] = set()  # groups seen PodGroupInitiallyScheduled=True
+        self.pdbs: dict[str, int] = {}  # PDB name -> minAvailable
+        self.classes: dict[str, str] = {}  # group -> its PriorityClass
 
     def _pods(self) -> list[Obj]:
         return self.c.list("v1", "Pod", NS)
@@ -114,9 +120,10 @@ class GangMachine(RuleBasedStateMachine):
             make_pod_group(name, NS, min_count=min_count, disruption=mode, priority_class=cls)
         )
         self.groups[name] = (mode, min_count)
+        self.classes[name] = cls
         for i in range(size):
             pod = make_pod(f"{name}-{i}", NS).req(cpu=str(cpu)).priority_class(cls)
-            self.c.apply(pod.pod_group(name).build())
+            self.c.apply(pod.pod_group(name).label("sm-group", name).build())
 
     @precondition(lambda self: bool(self.groups))
     @rule(data=st.data())
@@ -131,6 +138,16 @@ class GangMachine(RuleBasedStateMachine):
             self.c.delete("v1", "Pod", name, NS)
         except ApiError:
             pass
+
+    @precondition(lambda self: bool(self.groups))
+    @rule(data=st.data(), min_available=st.integers(0, 3))
+    def create_pdb(self, data: st.DataObject, min_available: int) -> None:
+        self._snapshot()
+        group = data.draw(st.sampled_from(sorted(self.groups)))
+        name = f"pdb-{group}"
+        if name not in self.pdbs:
+            self.c.apply(make_pdb(name, NS, {"sm-group": group}, min_available=min_available))
+            self.pdbs[name] = min_available
 
     @rule(secs=st.sampled_from([1, 5, 30]))
     def advance(self, secs: int) -> None:
@@ -209,6 +226,41 @@ class GangMachine(RuleBasedStateMachine):
             cpu, count = used.get(node["metadata"]["name"], (0.0, 0))
             assert cpu <= float(parse_quantity(alloc["cpu"])), node["metadata"]["name"]
             assert count <= int(alloc["pods"]), node["metadata"]["name"]
+
+    @invariant()
+    def pdb_status_matches_the_pods(self) -> None:
+        """What preemption reads is exact after every step (disruption controller)."""
+        pods = self._pods()
+        for name, min_available in sorted(self.pdbs.items()):
+            group = name.removeprefix("pdb-")
+            mine = [p for p in pods if (p["metadata"].get("labels") or {}).get("sm-group") == group]
+            healthy = sum(
+                1
+                for p in mine
+                if not p["metadata"].get("deletionTimestamp")
+                and (condition(p, "Ready") or {}).get("status") == "True"
+            )
+            allowed = max(0, healthy - min_available) if mine else 0
+            st_ = self.c.get("policy/v1", "PodDisruptionBudget", name, NS).get("status") or {}
+            got = (st_.get("currentHealthy"), st_.get("desiredHealthy"), st_.get("expectedPods"))
+            assert got == (healthy, min_available, len(mine)), f"{name}: {got}"
+            assert st_.get("disruptionsAllowed") == allowed, f"{name}: {st_}"
+            want = ("True", "SufficientPods") if allowed > 0 else ("False", "InsufficientPods")
+            cond = condition({"status": st_}, "DisruptionAllowed") or {}
+            assert (cond.get("status"), cond.get("reason")) == want, f"{name}: {cond}"
+
+    @invariant()
+    def preemptors_outrank_their_victims(self) -> None:
+        """Every preemption (trace) evicted a unit of lower priority than its preemptor."""
+        prio = {name: CLASSES[cls] for name, cls in self.classes.items()}
+        for r in self.c.trace.records:
+            if r.component != "scheduler" or r.event != "Preempted":
+                continue
+            victim = r.object.rsplit("/", 1)[-1].rsplit("-", 1)[0]
+            preemptor = str(r.detail).rsplit("/", 1)[-1]
+            preemptor = preemptor if preemptor in prio else preemptor.rsplit("-", 1)[0]
+            if victim in prio and preemptor in prio:
+                assert prio[victim] < prio[preemptor], f"{r.object} preempted for {r.detail}"
 
 
 GangMachine.TestCase.settings = settings(

@@ -1,0 +1,148 @@
+"""Defaulting and validation for policy/v1 PodDisruptionBudget
+(``pkg/registry/policy/poddisruptionbudget`` and ``pkg/apis/policy/validation``).
+
+Create never keeps a user's status: a new PDB is stored with the zero status (the four
+counters 0), which the disruption controller then fills. ``minAvailable`` and
+``maxUnavailable`` are exclusive, each a non-negative integer or a percentage of at most
+100%; the selector's operators are checked; the status counters may not be negative.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.errors import Cause
+
+__all__ = ["ZERO_STATUS", "int_or_percent_causes"]
+
+Obj = dict[str, Any]
+ZERO_STATUS: Final = {
+    "currentHealthy": 0,
+    "desiredHealthy": 0,
+    "disruptionsAllowed": 0,
+    "expectedPods": 0,
+}
+_PERCENT: Final = re.compile(r"^[0-9]+%$")
+_POLICIES: Final = ("AlwaysAllow", "IfHealthyBudget")
+_SELECTOR_OPS: Final = ("DoesNotExist", "Exists", "In", "NotIn")
+
+
+@defaulter("PodDisruptionBudget")
+def reset_status_on_create(obj: Obj, ctx: Context) -> None:
+    """``PrepareForCreate``: a new PDB starts from the zero status."""
+    meta = obj.get("metadata") or {}
+    if ctx.get("policy/v1", "PodDisruptionBudget", meta.get("name", ""), meta.get("namespace")):
+        return  # an update: the server already carried the stored status over
+    obj["status"] = dict(ZERO_STATUS)
+
+
+def int_or_percent_causes(value: object, path: str) -> list[Cause]:
+    """``ValidatePositiveIntOrPercent`` plus ``IsNotMoreThan100Percent``."""
+    shown = f"{value!r}" if isinstance(value, str) else str(value)
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return [Cause(path, "FieldValueInvalid", "must be an integer or percentage (e.g '5%')")]
+    if isinstance(value, int):
+        if value < 0:
+            return [
+                Cause(
+                    path,
+                    "FieldValueInvalid",
+                    f"Invalid value: {value}: must be greater than or equal to 0",
+                )
+            ]
+        return []
+    if not _PERCENT.match(value):
+        return [
+            Cause(
+                path,
+                "FieldValueInvalid",
+                f"Invalid value: {shown}: a valid percent string must be a numeric string "
+                "followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is "
+                "'[0-9]+%')",
+            )
+        ]
+    if int(value[:-1]) > 100:
+        return [
+            Cause(
+                path, "FieldValueInvalid", f"Invalid value: {shown}: must not be greater than 100%"
+            )
+        ]
+    return []
+
+
+def _selector_causes(sel: object, path: str) -> list[Cause]:
+    if not isinstance(sel, dict):
+        return []
+    out: list[Cause] = []
+    for i, expr in enumerate(sel.get("matchExpressions") or ()):
+        p = f"{path}.matchExpressions[{i}]"
+        op, values = expr.get("operator"), expr.get("values") or []
+        if op not in _SELECTOR_OPS:
+            out.append(
+                Cause(
+                    f"{p}.operator",
+                    "FieldValueNotSupported",
+                    f'Unsupported value: "{op}": not a valid selector operator',
+                )
+            )
+        elif op in ("In", "NotIn") and not values:
+            out.append(
+                Cause(
+                    f"{p}.values",
+                    "FieldValueRequired",
+                    "must be specified when `operator` is 'In' or 'NotIn'",
+                )
+            )
+        elif op in ("Exists", "DoesNotExist") and values:
+            out.append(
+                Cause(
+                    f"{p}.values",
+                    "FieldValueForbidden",
+                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                )
+            )
+    return out
+
+
+@validator("PodDisruptionBudget")
+def validate_pdb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidatePodDisruptionBudgetSpec``."""
+    spec = obj.get("spec") or {}
+    out: list[Cause] = []
+    has_min, has_max = spec.get("minAvailable") is not None, spec.get("maxUnavailable") is not None
+    if has_min and has_max:
+        out.append(
+            Cause("spec", "FieldValueInvalid", "minAvailable and maxUnavailable cannot be both set")
+        )
+    if has_min:
+        out += int_or_percent_causes(spec["minAvailable"], "spec.minAvailable")
+    if has_max:
+        out += int_or_percent_causes(spec["maxUnavailable"], "spec.maxUnavailable")
+    out += _selector_causes(spec.get("selector"), "spec.selector")
+    policy = spec.get("unhealthyPodEvictionPolicy")
+    if policy is not None and policy not in _POLICIES:
+        out.append(
+            Cause(
+                "spec.unhealthyPodEvictionPolicy",
+                "FieldValueNotSupported",
+                f'Unsupported value: "{policy}": supported values: "AlwaysAllow", "IfHealthyBudget"',
+            )
+        )
+    return out
+
+
+@validator("PodDisruptionBudget", status=True)
+def validate_pdb_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidatePodDisruptionBudgetStatusUpdate``: the counters are non-negative."""
+    st = obj.get("status") or {}
+    return [
+        Cause(
+            f"status.{f}",
+            "FieldValueInvalid",
+            f"Invalid value: {st[f]}: must be greater than or equal to 0",
+        )
+        for f in ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")
+        if isinstance(st.get(f), int) and st[f] < 0
+    ]
