@@ -8,64 +8,40 @@ matches it. A ``NoExecute`` toleration with ``tolerationSeconds`` delays evictio
 pod's ``DisruptionTarget`` condition, then deletes it; the resource claim controller
 drops the reservation and deallocates the claim once its pods are gone.
 
-Each DeviceTaintRule gets ``status.conditions[type=EvictionInProgress]``: pods pending
-eviction for NoExecute, and for effect None a one-time dry run of what NoExecute would do.
+Eviction times are in ``device_taint_eviction_time``; each DeviceTaintRule's
+``status.conditions[type=EvictionInProgress]`` (pods pending eviction for NoExecute, a
+one-time dry run for effect None) is written by ``device_taint_eviction_status``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, Final
 
 from reference_impl.api.meta import set_condition
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.clock import Duration, Instant, Timer, parse_rfc3339, rfc3339, seconds
+from reference_impl.clock import Instant, Timer, rfc3339
+from reference_impl.controllers.device_taint_eviction_status import RULE_STATUS_PERIOD, RuleStatus
+from reference_impl.controllers.device_taint_eviction_time import (
+    Eviction,
+    claim_names,
+    earliest,
+    finished,
+    pool_of,
+    results,
+    taint_eviction,
+)
 from reference_impl.dra.pools import DeviceID
-from reference_impl.dra.taints import rule_matches, tolerates
+from reference_impl.dra.taints import rule_matches
 from reference_impl.errors import Conflict, NotFound
 
 __all__ = ["DeviceTaintEvictionController", "Eviction", "RULE_STATUS_PERIOD"]
 
 Obj = dict[str, Any]
 API: Final = "resource.k8s.io/v1"
-CONDITION: Final = "EvictionInProgress"
 REASON: Final = "DeletionByDeviceTaintManager"
-RULE_STATUS_PERIOD: Final = seconds(10)  # upstream ruleStatusPeriod
-
-
-@dataclass(frozen=True, slots=True)
-class Eviction:
-    """When pods of a claim must go, and the rules (by uid) among the reasons."""
-
-    when: Instant
-    rules: frozenset[str]
-
-
-def _earliest(a: Eviction | None, b: Eviction | None) -> Eviction | None:
-    if a is None or b is None:
-        return a or b
-    return Eviction(min(a.when, b.when), a.rules | b.rules)
-
-
-def _time(taint: Obj) -> Instant:
-    added = taint.get("timeAdded")
-    return parse_rfc3339(added) if added else Instant(0)
-
-
-def _taint_eviction(taint: Obj, tolerations: list[Obj]) -> Instant | None:
-    """``claimEvictionTime`` for one taint: None when tolerated forever."""
-    secs: int | None = None
-    for tol in tolerations:
-        # Only an explicit NoExecute toleration counts here, as upstream.
-        if tol.get("effect") == "NoExecute" and tolerates(tol, taint):
-            if tol.get("tolerationSeconds") is None:
-                return None
-            s = max(int(tol["tolerationSeconds"]), 0)
-            secs = s if secs is None else min(secs, s)
-    return Instant(_time(taint) + seconds(secs or 0))
 
 
 class DeviceTaintEvictionController:
@@ -87,6 +63,9 @@ class DeviceTaintEvictionController:
         self._pool_claims: dict[tuple[str, str], set[str]] = {}  # pool -> allocated claim keys
         self._timers: dict[str, tuple[Instant, Timer]] = {}
         self._evicted: dict[str, int] = {}  # rule uid -> pods evicted
+        informers = {"rules": self._rules, "pods": self._pods, "slices": self._slices,
+                     "claims": self._claims}
+        self._status = RuleStatus(ctx, informers, self._rule_q, self.pod_eviction, self._evicted)
 
     def start(self) -> None:
         """Watch slices, rules, claims and pods."""
@@ -111,11 +90,11 @@ class DeviceTaintEvictionController:
         if pool is None:
             self._pool_slices = {}
             for s in self._slices.items():
-                self._pool_slices.setdefault(_pool(s), {})[s["metadata"]["name"]] = s
+                self._pool_slices.setdefault(pool_of(s), {})[s["metadata"]["name"]] = s
         pools = [pool] if pool is not None else sorted(self._pool_slices)
         for s in [s for p in pools for s in self._pool_slices.get(p, {}).values()]:
             spec = s["spec"]
-            key = _pool(s)
+            key = pool_of(s)
             g = int(spec["pool"].get("generation", 0))
             if key not in newest or g > newest[key]:
                 newest[key], group[key] = g, [s]
@@ -135,7 +114,7 @@ class DeviceTaintEvictionController:
 
     def _index_claim(self, claim: Obj, sign: int) -> None:
         key = object_key(claim)
-        for r in _results(claim):
+        for r in results(claim):
             pool = (r["driver"], r["pool"])
             if sign > 0:
                 self._pool_claims.setdefault(pool, set()).add(key)
@@ -145,9 +124,9 @@ class DeviceTaintEvictionController:
     # -- events ---------------------------------------------------------------------
 
     def _on_slice(self, ev: ObjectEvent) -> None:
-        pool = _pool(ev.obj)
+        pool = pool_of(ev.obj)
         if ev.old is not None:
-            self._pool_slices.get(_pool(ev.old), {}).pop(ev.old["metadata"]["name"], None)
+            self._pool_slices.get(pool_of(ev.old), {}).pop(ev.old["metadata"]["name"], None)
         if ev.type == "DELETED":
             self._pool_slices.get(pool, {}).pop(ev.obj["metadata"]["name"], None)
         else:
@@ -168,7 +147,7 @@ class DeviceTaintEvictionController:
         if old is None or new is None or old.get("spec") != new.get("spec"):
             # Rule changes are rare: re-evaluate every allocated claim.
             for c in self._claims.items():
-                if _results(c):
+                if results(c):
                     self._queue_claim_pods(c)
 
     def _on_claim(self, ev: ObjectEvent) -> None:
@@ -218,13 +197,13 @@ class DeviceTaintEvictionController:
     def claim_eviction(self, claim: Obj, simulate: Obj | None = None) -> Eviction | None:
         """The earliest untolerated NoExecute eviction of ``claim``'s devices, if any."""
         out: Eviction | None = None
-        for r in _results(claim):
+        for r in results(claim):
             did: DeviceID = (r["driver"], r["pool"], r["device"])
             for taint, rule_uid in self._taints(did, simulate):
-                when = _taint_eviction(taint, list(r.get("tolerations") or ()))
+                when = taint_eviction(taint, list(r.get("tolerations") or ()))
                 if when is not None:
                     rules = frozenset({rule_uid}) if rule_uid else frozenset()
-                    out = _earliest(out, Eviction(when, rules))
+                    out = earliest(out, Eviction(when, rules))
         return out
 
     def pod_eviction(self, pod: Obj, simulate: Obj | None = None) -> Eviction | None:
@@ -234,13 +213,13 @@ class DeviceTaintEvictionController:
         ns = pod["metadata"].get("namespace", "default")
         uid = pod["metadata"].get("uid")
         out: Eviction | None = None
-        for name in _claim_names(pod):
+        for name in claim_names(pod):
             claim = self._claims.get(f"{ns}/{name}")
             if claim is None or not any(
                 r.get("uid") == uid for r in (claim.get("status") or {}).get("reservedFor") or ()
             ):
                 continue
-            out = _earliest(out, self.claim_eviction(claim, simulate))
+            out = earliest(out, self.claim_eviction(claim, simulate))
         return out
 
     # -- pods -----------------------------------------------------------------------
@@ -252,7 +231,7 @@ class DeviceTaintEvictionController:
 
     def _sync_pod(self, key: str) -> None:
         pod = self._pods.get(key)
-        if pod is None or pod["metadata"].get("deletionTimestamp") or _finished(pod):
+        if pod is None or pod["metadata"].get("deletionTimestamp") or finished(pod):
             self._cancel(key)
             return
         ev = self.pod_eviction(pod)
@@ -301,124 +280,8 @@ class DeviceTaintEvictionController:
 
     # -- rule status ----------------------------------------------------------------
 
-    def _rule_name(self, uid: str) -> str | None:
-        for r in self._rules.items():
-            if r["metadata"].get("uid") == uid:
-                return str(r["metadata"]["name"])
-        return None
-
-    def _pending(self, rule: Obj, simulate: Obj | None) -> tuple[int, int]:
-        uid = rule["metadata"].get("uid", "")
-        namespaces: set[str] = set()
-        n = 0
-        for pod in self._pods.items():
-            if pod["metadata"].get("deletionTimestamp") or _finished(pod):
-                continue
-            ev = self.pod_eviction(pod, simulate)
-            if ev is not None and uid in ev.rules:
-                n += 1
-                namespaces.add(pod["metadata"].get("namespace", "default"))
-        return n, len(namespaces)
-
     def _sync_rule(self, name: str) -> None:
-        rule = self._rules.get(name)
-        if rule is None:
-            return
-        now = self._ctx.clock.now()
-        gen = int(rule["metadata"].get("generation", 1))
-        old = next((c for c in (rule.get("status") or {}).get("conditions") or ()
-                    if c.get("type") == CONDITION), None)
-        if old is not None and old.get("observedGeneration") == gen:
-            since = Duration(now - parse_rfc3339(old["lastTransitionTime"]))
-            if since < RULE_STATUS_PERIOD:
-                self._rule_q.add_after(name, Duration(RULE_STATUS_PERIOD - since))
-                return
-        status, reason, message = self._condition(rule)
-        cond = {"type": CONDITION, "status": status, "reason": reason, "message": message,
-                "observedGeneration": gen}
-        if old is not None and all(old.get(k) == v for k, v in cond.items()):
-            return
-        new_status = dict(rule.get("status") or {})
-        new_status["conditions"] = [c for c in new_status.get("conditions") or () if c.get("type") != CONDITION]
-        new_status["conditions"].append({**cond, "lastTransitionTime": rfc3339(now)})
-        try:
-            self._ctx.server.update_status({**rule, "status": new_status})
-        except NotFound:
-            pass
+        self._status.sync(name)
 
-    def _condition(self, rule: Obj) -> tuple[str, str, str]:
-        """(status, reason, message) of EvictionInProgress, worded as upstream."""
-        effect = rule["spec"]["taint"].get("effect")
-        status, message = "False", ""
-        if effect == "NoExecute":
-            pods, nss = self._pending(rule, None)
-            if pods:
-                status, reason = "True", "PodsPendingEviction"
-                message = f"{_n(pods, 'pod needs', 'pods need')} to be evicted in {_ns(nss)}."
-            else:
-                reason = "Completed" if self._evicted.get(rule["metadata"].get("uid", "")) else "NotStarted"
-        elif effect == "None":
-            reason = "NoEffect"
-            pods, nss = self._pending(rule, rule)
-            published, allocated = self._selected(rule)
-            message = (f"{_n(published, 'published device', 'published devices')} selected. "
-                       f"{_n(allocated, 'allocated device', 'allocated devices')} selected. "
-                       f"{_n(pods, 'pod would', 'pods would')} be evicted in {_ns(nss, ' ')}"
-                       "if the effect was NoExecute. This information will not be updated again. "
-                       "Recreate the DeviceTaintRule to trigger an update.")
-        else:
-            reason, message = "OtherEffect", "Eviction only happens for the NoExecute effect."
-        evicted = self._evicted.get(rule["metadata"].get("uid", ""), 0)
-        if evicted:
-            message += (" " if message else "") + f"{_n(evicted, 'pod', 'pods')} evicted since starting the controller."
-        return status, reason, message
-
-    def _selected(self, rule: Obj) -> tuple[int, int]:
-        """Published devices (newest slices) and allocated devices the rule selects."""
-        published = 0
-        for s in self._slices.items():
-            spec = s["spec"]
-            for dev in spec.get("devices") or ():
-                published += rule_matches(rule, (spec["driver"], spec["pool"]["name"], dev["name"]))
-        allocated = sum(
-            rule_matches(rule, (r["driver"], r["pool"], r["device"]))
-            for c in self._claims.items() for r in _results(c)
-        )
-        return published, allocated
-
-
-def _n(count: int, one: str, many: str) -> str:
-    return f"1 {one}" if count == 1 else f"{count} {many}"
-
-
-def _ns(count: int, end: str = "") -> str:
-    return ("1 namespace" if count == 1 else f"{count} different namespaces") + end
-
-
-def _pool(slice_: Obj) -> tuple[str, str]:
-    spec = slice_.get("spec") or {}
-    return spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")
-
-
-def _results(claim: Obj) -> list[Obj]:
-    alloc = (claim.get("status") or {}).get("allocation") or {}
-    return list((alloc.get("devices") or {}).get("results") or ())
-
-
-def _claim_names(pod: Obj) -> list[str]:
-    """The claim names of ``pod.spec.resourceClaims`` (``resourceclaim.Name``), when known."""
-    generated = {s.get("name"): s.get("resourceClaimName")
-                 for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
-    out: list[str] = []
-    for ref in pod["spec"].get("resourceClaims") or ():
-        name = ref.get("resourceClaimName") or generated.get(ref["name"])
-        if name:
-            out.append(str(name))
-    ext = ((pod.get("status") or {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
-    if ext:
-        out.append(str(ext))
-    return out
-
-
-def _finished(pod: Obj) -> bool:
-    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+    def _rule_name(self, uid: str) -> str | None:
+        return self._status.rule_name(uid)

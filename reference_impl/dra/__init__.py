@@ -3,6 +3,7 @@
 from reference_impl.dra import validation  # registers the CEL checks
 from reference_impl.dra.allocator import CANNOT_ALLOCATE, AllocationError, Allocator, for_pools
 from reference_impl.dra.cel import CELError, compile_selector, device_activation
+from reference_impl.dra.features import Features, features_from
 from reference_impl.dra.pools import DeviceID, DeviceInfo, Pool, gather_pools
 from reference_impl.dra.state import AllocatedState, allocated_state
 from reference_impl.dra.taints import rule_matches, taints_for, tolerates, untolerated
@@ -16,9 +17,11 @@ __all__ = [
     "CELError",
     "DeviceID",
     "DeviceInfo",
+    "Features",
     "Pool",
     "allocated_state",
     "compile_selector",
+    "features_from",
     "for_pools",
     "device_activation",
     "gather_pools",

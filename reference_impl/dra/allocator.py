@@ -19,11 +19,14 @@ from decimal import Decimal
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
-from reference_impl.dra.cel import CELError, compile_selector
-from reference_impl.dra.nodes import node_matches
-from reference_impl.dra.pools import DeviceID, DeviceInfo, Pool
+from reference_impl.dra.candidates import AllocationError, Candidates
+from reference_impl.dra.constraints import constraint_attribute, distinct_ok, match_ok
+from reference_impl.dra.consumption import consumption
+from reference_impl.dra.derived import DerivedAttributes
+from reference_impl.dra.features import Features
+from reference_impl.dra.pools import DeviceID, DeviceInfo, Pool, TypedAttribute
+from reference_impl.dra.results import Picked, allocation_result
 from reference_impl.dra.state import AllocatedState, CounterKey
-from reference_impl.dra.taints import taints_for, untolerated
 
 __all__ = ["CANNOT_ALLOCATE", "MAX_SEARCH_STEPS", "AllocationError", "Allocator", "Plan", "for_pools"]
 
@@ -35,10 +38,6 @@ MAX_SEARCH_STEPS: Final = 20_000
 def for_pools(pools: Sequence[Pool]) -> tuple[list[DeviceInfo], dict[tuple[str, str], dict[str, dict[str, Decimal]]]]:
     """The devices and counter sets of ``pools``, as ``Allocator`` takes them."""
     return [d for p in pools for d in p.devices], {(p.driver, p.name): p.counter_sets for p in pools}
-
-
-class AllocationError(Exception):
-    """Allocation could not be attempted: an unknown class or a CEL runtime error."""
 
 
 @dataclass(slots=True)
@@ -80,7 +79,7 @@ class Plan:
     def results(self) -> list[Obj]:
         """One ``status.allocation`` per claim, in claim order."""
         if self._results is None:
-            self._results = [self._alloc._result(i, c, self._search, self._node)
+            self._results = [self._alloc._result(i, c, self._search, self._node)  # noqa: SLF001
                              for i, c in enumerate(self._claims)]
         return self._results
 
@@ -97,75 +96,18 @@ class Allocator:
         state: AllocatedState,
         share_id: Callable[[], str],
         memo: dict[Any, Any] | None = None,
+        features: Features | None = None,
     ) -> None:
-        self._memo = memo
+        self._features = features or Features()
         self._devices = devices
         self._counter_sets = counter_sets
         self._classes = classes
-        self._rules = rules
         self._state = state
         self._share_id = share_id
+        self._cands = Candidates(devices, classes, rules, self._features, memo)
+        self._derived = DerivedAttributes(self._features)
 
     # -- candidates -------------------------------------------------------------------
-
-    def _selectors(self, spec: Obj) -> list[str]:
-        cls_name = spec.get("deviceClassName", "")
-        cls = self._classes.get(cls_name)
-        if cls is None:
-            raise AllocationError(f'device class "{cls_name}" not found')
-        sels = list((cls.get("spec") or {}).get("selectors") or ())
-        sels += spec.get("selectors") or ()
-        return [s["cel"]["expression"] for s in sels if "cel" in s]
-
-    def _eligible(self, d: DeviceInfo, exprs: Sequence[str], tolerations: Sequence[Obj]) -> bool:
-        cache = d.selector_cache
-        for e in exprs:
-            hit = cache.get(e)
-            if hit is None:
-                try:
-                    hit = cache[e] = compile_selector(e).matches(d.activation)
-                except CELError as err:
-                    raise AllocationError(f"{'/'.join(d.id)}: {err}") from None
-            if not hit:
-                return False
-        taints = taints_for(d.id, d.taints, self._rules)
-        return not (taints and untolerated(taints, tolerations))
-
-    def _candidates(self, spec: Obj, node: Obj | None) -> list[DeviceInfo]:
-        return list(self._candidate_entry(spec, node, self._devices)[0])
-
-    def _candidate_entry(
-        self, spec: Obj, node: Obj | None, devices: Sequence[DeviceInfo]
-    ) -> tuple[Sequence[DeviceInfo], bool, frozenset[DeviceID]]:
-        """The candidates, whether all are exclusive without shared counters, their ids."""
-        exprs = self._selectors(spec)
-        tols = spec.get("tolerations") or ()
-        memo = self._memo
-        if memo is None:
-            out = [d for d in devices if node_matches(d, node) and self._eligible(d, exprs, tols)]
-            return out, _simple(out), frozenset(d.id for d in out)
-        # Selectors and taints do not depend on the node: while classes and rules stay the
-        # same, each (selectors, tolerations, device) verdict is computed once.
-        sel, tol = tuple(exprs), repr(tols) if tols else ""
-        # The whole candidate list is memoised too (per node version and device objects):
-        # the scheduler asks the same question of the same devices for every pod.
-        ckey, version = _candidates_key(sel, tol, node)
-        hit = memo.get(ckey)
-        if hit is not None and hit[0] == version and _same(hit[1], devices):
-            return hit[2], hit[3], hit[4]
-        out = []
-        for d in devices:
-            if not node_matches(d, node):
-                continue
-            ok = memo.get((sel, tol, d.id))
-            if ok is None:
-                ok = memo[(sel, tol, d.id)] = self._eligible(d, exprs, tols)
-            if ok:
-                out.append(d)
-        simple, ids = _simple(out), frozenset(d.id for d in out)
-        if version is not None:
-            memo[ckey] = (version, devices, tuple(out), simple, ids)
-        return out, simple, ids
 
     def free_exclusive(
         self, spec: Obj, node: Obj | None, devices: Sequence[DeviceInfo] | None = None
@@ -177,21 +119,14 @@ class Allocator:
         long as every candidate is exclusive and uses no shared counters. None otherwise.
         ``devices`` (default: this allocator's) lets one allocator answer for many nodes.
         """
-        if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
-            return None
-        cands, simple, ids = self._candidate_entry(
-            spec, node, self._devices if devices is None else devices)
-        if not simple or len(cands) > MAX_SEARCH_STEPS:
-            return None
-        taken = self._state.devices
-        return sum(1 for i in ids if taken.get(i, 0) <= 0)
+        return self._cands.free_exclusive(spec, node, self._state, MAX_SEARCH_STEPS, devices)
 
     def _alternatives(self, i: int, req: Obj, node: Obj | None) -> list[_Alt]:
         name = req["name"]
         if "exactly" in req:
-            return [_Alt(i, name, name, req["exactly"], self._candidates(req["exactly"], node))]
+            return [_Alt(i, name, name, req["exactly"], self._cands.of(req["exactly"], node))]
         return [
-            _Alt(i, f"{name}/{sub['name']}", name, sub, self._candidates(sub, node))
+            _Alt(i, f"{name}/{sub['name']}", name, sub, self._cands.of(sub, node))
             for sub in req.get("firstAvailable") or ()
         ]
 
@@ -264,7 +199,7 @@ class Allocator:
         """Mark ``d`` used; False when it is not free. Shared devices return consumption."""
         admin = bool(alt.spec.get("adminAccess"))
         if d.allow_multiple:
-            want = _consumption(alt.spec, d)
+            want = consumption(alt.spec, d)
             before = s.shared.get(d.id, {})
             for cap, amount in want.items():
                 total = self._state.consumed(d.id, cap) + before.get(cap, Decimal(0)) + amount
@@ -283,7 +218,7 @@ class Allocator:
     def _release(self, pick: _Pick, s: _Search) -> None:
         d = pick.device
         if d.allow_multiple:
-            want = _consumption(pick.alt.spec, d)
+            want = consumption(pick.alt.spec, d)
             s.shared[d.id] = {c: v - want.get(c, Decimal(0)) for c, v in s.shared[d.id].items()}
         else:
             s.used.discard(d.id)
@@ -306,123 +241,29 @@ class Allocator:
         return True
 
     def _constraints_hold(self, cons: list[tuple[int, Obj]], s: _Search) -> bool:
+        lists = self._features.list_type_attributes
         for i, con in cons:
             applies = con.get("requests") or None
+            name = constraint_attribute(con)
             values = [
-                p.device.attributes.get(_attr(con))
+                self._attribute(p, name)
                 for p in s.picks
                 if p.alt.claim == i and (applies is None or p.alt.base in applies
                                          or p.alt.request in applies)
             ]
-            if any(v is None for v in values):
-                return False
-            if con.get("matchAttribute") and len(set(values)) > 1:
-                return False
-            if con.get("distinctAttribute") and len(set(values)) != len(values):
+            ok = match_ok(values, lists) if con.get("matchAttribute") else distinct_ok(values, lists)
+            if not ok:
                 return False
         return True
+
+    def _attribute(self, p: _Pick, name: str) -> TypedAttribute | None:
+        """The device's attribute ``name``, or the request's derived attribute of that name."""
+        derived = self._derived.lookup(p.alt.spec, p.device, name)
+        return derived if derived is not DerivedAttributes.NONE else p.device.attributes.get(name)
 
     # -- results ----------------------------------------------------------------------
 
     def _result(self, i: int, claim: Obj, s: _Search, node: Obj | None) -> Obj:
-        results: list[Obj] = []
-        config: list[Obj] = []
-        local = False
-        selector: Obj | None = None
-        for p in s.picks:
-            if p.alt.claim != i:
-                continue
-            driver, pool, dev = p.device.id
-            r: Obj = {"request": p.alt.request, "driver": driver, "pool": pool, "device": dev}
-            if p.alt.spec.get("adminAccess"):
-                r["adminAccess"] = True
-            if p.alt.spec.get("tolerations"):
-                r["tolerations"] = list(p.alt.spec["tolerations"])
-            if p.consumed is not None:
-                r["shareID"] = self._share_id()
-                r["consumedCapacity"] = {
-                    c.rpartition("/")[2] if c.startswith(driver + "/") else c: _fmt(v)
-                    for c, v in sorted(_consumption(p.alt.spec, p.device).items())
-                }
-            results.append(r)
-            local = local or p.device.node_name is not None
-            selector = selector or p.device.node_selector
-            for cfg in (self._classes[p.alt.spec["deviceClassName"]].get("spec") or {}).get("config") or ():
-                config.append({"source": "FromClass", "requests": [p.alt.request], **cfg})
-        for cfg in ((claim.get("spec") or {}).get("devices") or {}).get("config") or ():
-            config.append({"source": "FromClaim", **cfg})
-        out: Obj = {"devices": {"results": results}}
-        if config:
-            out["devices"]["config"] = config
-        if local and node is not None:
-            term = {"key": "metadata.name", "operator": "In", "values": [node["metadata"]["name"]]}
-            out["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [term]}]}
-        elif selector is not None:
-            out["nodeSelector"] = selector
-        return out
-
-
-def _candidates_key(
-    sel: tuple[str, ...], tol: str, node: Obj | None
-) -> tuple[tuple[Any, ...], str | None]:
-    """The memo key of a candidate list, and the node version it holds for.
-
-    The memo lives until slices, classes or taint rules change; within it a device object
-    is immutable and the node's resourceVersion fixes its labels. A node without one
-    (hand-built in a test) is never cached: version None.
-    """
-    if node is None:
-        return ("candidates", sel, tol, None), ""
-    meta = node["metadata"]
-    rv = meta.get("resourceVersion")
-    return ("candidates", sel, tol, meta.get("name")), (str(rv) if rv else None)
-
-
-def _same(a: Sequence[DeviceInfo], b: Sequence[DeviceInfo]) -> bool:
-    # The same device objects in the same order (the memo keeps ``a`` alive, so no reuse).
-    return a is b or (len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True)))
-
-
-def _simple(cands: Sequence[DeviceInfo]) -> bool:
-    return not any(d.allow_multiple or d.counters for d in cands)
-
-
-def _attr(con: Obj) -> str:
-    return str(con.get("matchAttribute") or con.get("distinctAttribute") or "")
-
-
-def _fmt(v: Decimal) -> str:
-    return str(int(v)) if v == v.to_integral_value() else str(v)
-
-
-def _consumption(spec: Obj, d: DeviceInfo) -> dict[str, Decimal]:
-    """Capacity a request takes from a shared device, rounded up by the request policy."""
-    asked = {
-        (k if "/" in k else f"{d.id[0]}/{k}"): parse_quantity(v)
-        for k, v in ((spec.get("capacity") or {}).get("requests") or {}).items()
-    }
-    out: dict[str, Decimal] = {}
-    for cap, total in d.capacity.items():
-        raw = (d.raw.get("capacity") or {}).get(cap.rpartition("/")[2]) or (d.raw.get("capacity") or {}).get(cap) or {}
-        policy = raw.get("requestPolicy") or {}
-        amount = asked.get(cap)
-        if amount is None:
-            amount = parse_quantity(policy["default"]) if "default" in policy else total
-        out[cap] = _round_up(amount, policy)
-    return out
-
-
-def _round_up(amount: Decimal, policy: Obj) -> Decimal:
-    values = [parse_quantity(v) for v in policy.get("validValues") or ()]
-    if values:
-        return next((v for v in values if v >= amount), amount)
-    rng = policy.get("validRange")
-    if rng:
-        lo = parse_quantity(rng.get("min", 0))
-        if amount <= lo:
-            return lo
-        if rng.get("step"):
-            step = parse_quantity(rng["step"])
-            n = -((lo - amount) // step)
-            return lo + n * step
-    return amount
+        picks = [Picked(p.alt.request, p.alt.spec, p.device, p.consumed is not None)
+                 for p in s.picks if p.alt.claim == i]
+        return allocation_result(claim, picks, self._classes, node, self._features, self._share_id)

@@ -6,7 +6,10 @@ Expressions are compiled once with cel-python (``celpy``) and cached by their te
 An unknown domain is an empty map, as upstream; an unknown name is a runtime error. The
 Quantity helpers are those of the Kubernetes CEL library: ``quantity("40Gi")``,
 ``q.compareTo(other)``, ``isGreaterThan``, ``isLessThan``, ``asInteger``,
-``asApproximateFloat``, ``add`` and ``sub``.
+``asApproximateFloat``, ``add`` and ``sub``. With DRAListTypeAttributes list attributes are
+CEL lists and ``x.includes(v)`` is declared (true when list ``x`` holds ``v``, or scalar
+``x`` equals it); with the gate off an expression calling it does not compile, as
+upstream declares the function only then.
 """
 
 from __future__ import annotations
@@ -58,6 +61,24 @@ def _compare(a: Any, b: Any) -> celtypes.IntType:
     return celtypes.IntType((x > y) - (x < y))
 
 
+def _cel_equal(a: Any, b: Any) -> bool:
+    # CEL equality never mixes bool with numbers (Python's True == 1 would).
+    if isinstance(a, celtypes.BoolType) != isinstance(b, celtypes.BoolType):
+        return False
+    try:
+        return bool(a == b)
+    except TypeError:
+        return False
+
+
+def _includes(target: Any, arg: Any) -> celtypes.BoolType:
+    """``library.Lists`` ``includes``: list membership, or equality for a scalar."""
+    if isinstance(target, celtypes.ListType):
+        return celtypes.BoolType(any(_cel_equal(x, arg) for x in target))
+    return celtypes.BoolType(_cel_equal(target, arg))
+
+
+_GATED_FUNCTIONS: dict[str, Any] = {"includes": _includes}
 _FUNCTIONS: dict[str, Any] = {
     "quantity": _quantity,
     "compareTo": _compare,
@@ -81,27 +102,49 @@ class _Domains(celtypes.MapType):
             return celtypes.MapType({})
 
 
+def _called(tree: Any) -> set[str]:
+    """The function names an expression calls (``f(x)`` and ``x.f(y)``)."""
+    out: set[str] = set()
+    for node in tree.iter_subtrees():
+        if node.data in ("member_dot_arg", "ident_arg"):
+            name = node.children[1 if node.data == "member_dot_arg" else 0]
+            out.add(str(name))
+    return out
+
+
 class Selector:
     """One compiled expression; ``matches`` evaluates it against a device activation."""
 
     __slots__ = ("expression", "_program")
 
-    def __init__(self, expression: str) -> None:
+    def __init__(self, expression: str, list_types: bool = False) -> None:
         self.expression = expression
+        functions = {**_FUNCTIONS, **_GATED_FUNCTIONS} if list_types else _FUNCTIONS
         try:
             ast = _ENV.compile(expression)
-            self._program = _ENV.program(ast, functions=_FUNCTIONS)
         except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
             raise CELError(f"compilation failed: {_first_line(e)}") from None
+        undeclared = sorted(_called(ast) & (set(_GATED_FUNCTIONS) - set(functions)))
+        if undeclared:
+            raise CELError(f"compilation failed: undeclared reference to '{undeclared[0]}'")
+        try:
+            self._program = _ENV.program(ast, functions=functions)
+        except Exception as e:  # noqa: BLE001
+            raise CELError(f"compilation failed: {_first_line(e)}") from None
 
-    def matches(self, activation: Mapping[str, Any]) -> bool:
-        """Whether the device matches; CELError on a runtime error or a non-bool result."""
+    def evaluate(self, activation: Mapping[str, Any]) -> Any:
+        """The expression's value; CELError on a runtime error."""
         try:
             out = self._program.evaluate(dict(activation))
         except Exception as e:  # noqa: BLE001 - any evaluation failure aborts allocation
             raise CELError(f"CEL runtime error: {_first_line(e)}") from None
         if isinstance(out, Exception):
             raise CELError(f"CEL runtime error: {_first_line(out)}")
+        return out
+
+    def matches(self, activation: Mapping[str, Any]) -> bool:
+        """Whether the device matches; CELError on a runtime error or a non-bool result."""
+        out = self.evaluate(activation)
         if not isinstance(out, celtypes.BoolType):
             raise CELError(f"must evaluate to bool, got {type(out).__name__}")
         return bool(out)
@@ -113,9 +156,10 @@ def _first_line(e: BaseException) -> str:
 
 
 @lru_cache(maxsize=4096)
-def compile_selector(expression: str) -> Selector:
-    """The compiled selector for ``expression`` (compiled once per distinct text)."""
-    return Selector(expression)
+def compile_selector(expression: str, list_types: bool = False) -> Selector:
+    """The compiled selector for ``expression`` (compiled once per distinct text and
+    environment: ``list_types`` is DRAListTypeAttributes)."""
+    return Selector(expression, list_types)
 
 
 def _cel_value(attr: Mapping[str, Any]) -> Any:

@@ -16,10 +16,14 @@ from typing import Any
 from reference_impl.api.meta import parse_quantity
 from reference_impl.dra.cel import device_activation
 
-__all__ = ["DeviceID", "DeviceInfo", "ParsedCache", "Pool", "gather_pools", "qualify"]
+__all__ = [
+    "DeviceID", "DeviceInfo", "ParsedCache", "Pool", "TypedAttribute", "gather_pools", "qualify",
+    "typed_attribute",
+]
 
 Obj = dict[str, Any]
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
+TypedAttribute = tuple[str, tuple[Any, ...], bool]  # (kind, values, is_list)
 
 
 def qualify(name: str, driver: str) -> str:
@@ -36,7 +40,7 @@ class DeviceInfo:
     node_name: str | None  # None: not node-local
     node_selector: Obj | None
     all_nodes: bool
-    attributes: dict[str, Any]  # qualified name -> python scalar or tuple
+    attributes: dict[str, TypedAttribute | None]  # qualified name -> typed value
     capacity: dict[str, Decimal]  # qualified name -> value
     taints: list[Obj]
     allow_multiple: bool
@@ -64,13 +68,15 @@ class Pool:
     counter_sets: dict[str, dict[str, Decimal]] = field(default_factory=dict)
 
 
-def _scalar(attr: Mapping[str, Any]) -> Any:
+def typed_attribute(attr: Mapping[str, Any]) -> TypedAttribute | None:
+    """``(kind, values, is_list)`` of one DeviceAttribute: kind keeps ``1`` and ``True``
+    apart, and a scalar is a one-value tuple (None: no value set)."""
     for k in ("bool", "int", "string", "version"):
         if k in attr:
-            return attr[k]
+            return k, (attr[k],), False
     for k in ("bools", "ints", "strings", "versions"):
         if k in attr:
-            return tuple(attr[k])
+            return k[:-1], tuple(attr[k]), True
     return None
 
 
@@ -85,7 +91,9 @@ def _device(slice_: Obj, dev: Obj) -> DeviceInfo:
         node_name=src.get("nodeName") or None,
         node_selector=src.get("nodeSelector"),
         all_nodes=bool(src.get("allNodes")),
-        attributes={qualify(k, driver): _scalar(v) for k, v in (dev.get("attributes") or {}).items()},
+        attributes={
+            qualify(k, driver): typed_attribute(v) for k, v in (dev.get("attributes") or {}).items()
+        },
         capacity={
             qualify(k, driver): parse_quantity(v.get("value", 0))
             for k, v in (dev.get("capacity") or {}).items()

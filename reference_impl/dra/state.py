@@ -24,6 +24,9 @@ class AllocatedState:
     devices: dict[DeviceID, int] = field(default_factory=dict)
     shared: dict[DeviceID, dict[str, Decimal]] = field(default_factory=dict)
     counters: dict[CounterKey, Decimal] = field(default_factory=dict)
+    # Devices whose allocation changed since a watcher (dra/free_index.py) last looked;
+    # None while nobody watches.
+    dirty: set[DeviceID] | None = None
 
     def is_allocated(self, d: DeviceID) -> bool:
         """Whether ``d`` is exclusively allocated."""
@@ -42,6 +45,8 @@ def apply_allocation(
         if r.get("adminAccess"):
             continue
         did: DeviceID = (r["driver"], r["pool"], r["device"])
+        if st.dirty is not None:
+            st.dirty.add(did)
         if r.get("shareID"):
             used = st.shared.setdefault(did, {})
             for cap, q in (r.get("consumedCapacity") or {}).items():

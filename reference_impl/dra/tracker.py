@@ -16,6 +16,8 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.dra.allocator import Allocator
+from reference_impl.dra.features import features_from
+from reference_impl.dra.free_index import FreeIndex
 from reference_impl.dra.pools import DeviceID, DeviceInfo, ParsedCache, gather_pools
 from reference_impl.dra.state import AllocatedState, apply_allocation
 from reference_impl.dra.workload_claims import (
@@ -59,10 +61,12 @@ class ClaimTracker:
         self.assumed: dict[str, Obj] = {}
         self.generated: dict[str, dict[str, str]] = {}  # pod uid -> pod claim name -> claim key
         self._rng = ctx.rng.child("dra-shareid")
+        self.features = features_from(ctx.gates)
         # Eligibility verdicts and the classes/rules snapshot, valid until those change.
         self._memo: dict[tuple[tuple[str, ...], str, DeviceID], bool] = {}
         self._policy: tuple[dict[str, Obj], list[Obj]] | None = None
         self._parsed: ParsedCache = {}
+        self.free_index = FreeIndex()  # the scheduler fast path's free counts per node
         for c in self.claims.items():
             self._claim(None, c)
         self.slices.add_handler(lambda ev: self._changed("ResourceSlice", ev))
@@ -74,6 +78,7 @@ class ClaimTracker:
 
     def _policy_changed(self, kind: str, ev: ObjectEvent) -> None:
         self._memo, self._policy = {}, None
+        self.free_index.reset()
         self._on_event(kind, ev)
 
     def _changed(self, kind: str, ev: ObjectEvent) -> None:
@@ -146,7 +151,7 @@ class ClaimTracker:
             self._policy = (classes, list(self.rules.items()))
         classes, rules = self._policy
         return Allocator(devices, self._counter_sets, classes, rules, self.state, self._share_id,
-                         memo=self._memo)
+                         memo=self._memo, features=self.features)
 
     def _share_id(self) -> str:
         return self._rng.uuid4()

@@ -10,8 +10,15 @@ from reference_impl.apiserver.strategies import (
     certificates,  # PODCERT, CTB
     core,
     meta,
+    policy,  # PodDisruptionBudget
+    prepare,  # hooks that need the old object or the clock
     resource,  # DRA (resource.k8s.io)
+    resource_gates,  # gated DRA fields dropped
+    resource_time,  # DeviceTaint.timeAdded
     scheduling,
+    scheduling_claims,  # DRA-WLCLAIM resourceClaims
+    scheduling_preemption,  # PodGroupPreemptionPolicy defaults
 )
 
-__all__ = ["apps", "autoscaling", "batch", "certificates", "core", "meta", "resource", "scheduling"]
+__all__ = ["apps", "autoscaling", "batch", "certificates", "core", "meta", "policy", "resource", "scheduling", "scheduling_preemption"]
+__all__ += ["prepare", "resource_gates", "resource_time", "scheduling_claims"]

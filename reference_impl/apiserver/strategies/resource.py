@@ -4,6 +4,7 @@ DeviceClass, ResourceClaim (+ status), ResourceClaimTemplate, ResourceSlice and
 DeviceTaintRule (+ status). CEL expressions are compiled by ``reference_impl.dra.validation``
 (the CEL library lives above the apiserver layer), which registers its own validators for
 the same kinds, so an invalid expression is an Invalid at ``...selectors[i].cel.expression``.
+Taint times are set in ``resource_time.py`` (they need the clock and the old object).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Final
 
-from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.registry import Context, validator
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
@@ -132,18 +133,25 @@ def _taint(t: Obj, path: str) -> list[Cause]:
     return out
 
 
-def _now(obj: Obj) -> str:
-    # The defaulter has no clock: creationTimestamp is the server's "now" on create, and
-    # stays the object's own time on update (a simplification of upstream's reset).
-    return str(obj["metadata"].get("creationTimestamp") or "1970-01-01T00:00:00Z")
+_VALUE_FIELDS: Final = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
+_UNION: Final = ", ".join(f"`{f}`" for f in _VALUE_FIELDS)
 
 
-@defaulter("ResourceSlice")
-def default_slice(obj: Obj, ctx: Context) -> None:
-    """Taints get a ``timeAdded``."""
-    for d in (obj.get("spec") or {}).get("devices") or ():
-        for t in d.get("taints") or ():
-            t.setdefault("timeAdded", _now(obj))
+def _attributes(attrs: Obj, path: str) -> list[Cause]:
+    # ``validateDeviceAttribute``: exactly one value; a list value must not be empty.
+    out: list[Cause] = []
+    for name, a in sorted(attrs.items()):
+        p = f"{path}[{name}]"
+        set_ = [f for f in _VALUE_FIELDS if isinstance(a, dict) and a.get(f) is not None]
+        for f in set_:
+            if f.endswith("s") and isinstance(a[f], list) and not a[f]:
+                out.append(Cause(f"{p}.{f}", "FieldValueInvalid",
+                                 "Invalid value: []: must not be empty if specified"))
+        if len(set_) != 1:  # the declarative union's wording
+            what = "one of" if not set_ else "exactly one of"
+            shown = "" if not set_ else "{" + ", ".join(set_) + "}"
+            out.append(Cause(p, "FieldValueInvalid", f'Invalid value: "{shown}": must specify {what}: {_UNION}'))
+    return out
 
 
 @validator("ResourceSlice")
@@ -162,6 +170,7 @@ def validate_slice(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     if len(devices) > limit:
         out.append(_too_many("spec.devices", len(devices), limit))
     for i, d in enumerate(devices):
+        out += _attributes(d.get("attributes") or {}, f"spec.devices[{i}].attributes")
         taints = d.get("taints") or []
         if len(taints) > MAX_TAINTS:
             out.append(_too_many(f"spec.devices[{i}].taints", len(taints), MAX_TAINTS))
@@ -171,14 +180,6 @@ def validate_slice(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if old is not None and (old.get("spec") or {}).get(f) != spec.get(f):
             out.append(Cause(f"spec.{f}", "FieldValueInvalid", "field is immutable"))
     return out
-
-
-@defaulter("DeviceTaintRule")
-def default_rule(obj: Obj, ctx: Context) -> None:
-    """The taint gets a ``timeAdded`` (reset when the effect changes)."""
-    taint = (obj.get("spec") or {}).get("taint")
-    if isinstance(taint, dict) and "timeAdded" not in taint:
-        taint["timeAdded"] = _now(obj)
 
 
 @validator("DeviceTaintRule")

@@ -201,7 +201,8 @@ def default_group(group: Obj, ctx: Context) -> None:
 def _only_min_count_changes(spec: Obj, ospec: Obj, composite: bool) -> list[Cause]:
     causes: list[Cause] = []
     for f in sorted(set(spec) | set(ospec)):
-        if f != "schedulingPolicy":
+        # resourceClaims has its own immutability rule (strategies/scheduling_claims.py).
+        if f not in ("schedulingPolicy", "resourceClaims"):
             causes += _immutable(spec.get(f), ospec.get(f), f"spec.{f}")
     pol, opol = spec.get("schedulingPolicy") or {}, ospec.get("schedulingPolicy") or {}
     for variant in ("basic", "gang"):

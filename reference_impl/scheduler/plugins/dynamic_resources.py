@@ -6,6 +6,8 @@ node's devices (and checks allocated ones' node selectors); Reserve assumes the 
 later pods see the devices as taken; Unreserve drops it; PreBind writes
 ``status.allocation`` and adds the pod to ``status.reservedFor`` (≤ 256) through
 ``/status``. Claim, slice, class and taint-rule events requeue rejected pods.
+Device binding conditions (PreBind waits, PostFilter deallocates claims that cannot be
+used) are in ``dynamic_resources_binding``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ from reference_impl.scheduler.framework.interface import (
     EnqueueExtensions,
     EventResource,
     FilterPlugin,
+    NodeToStatusReader,
     Plugin,
+    PostFilterPlugin,
+    PostFilterResult,
     PreBindPlugin,
     PreEnqueuePlugin,
     PreFilterPlugin,
@@ -41,6 +46,7 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.plugins import dynamic_resources_binding as binding
 from reference_impl.scheduler.plugins import dynamic_resources_fast as fast
 from reference_impl.scheduler.plugins import extended_resources as ext
 from reference_impl.scheduler.plugins import names
@@ -78,6 +84,8 @@ class _State:
     consumers: list[Obj] = field(default_factory=list)  # reservedFor entry per claim
     vouched: dict[str, Obj] = field(default_factory=dict)  # node -> Node (fast path)
     short: set[str] = field(default_factory=set)  # nodes the fast path found too full
+    unavailable: set[str] = field(default_factory=set)  # allocated claims unusable (keys)
+    waiting: list[str] = field(default_factory=list)  # claims PreBind waits for (keys)
 
     def clone(self) -> _State:
         return self
@@ -203,11 +211,11 @@ class DynamicResources:
         s = state.try_read(_KEY)
         if s is None or node_info.node is None:
             return OK
-        for c in s.allocated:
-            sel = ((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")
-            if sel and not node_selector_matches(sel, node_info.node):
-                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                              ("resourceclaim not available on the node",))
+        unusable = [object_key(c) for c in s.allocated if not self._usable(c, node_info.node)]
+        if unusable:  # PostFilter may deallocate them
+            s.unavailable.update(unusable)
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                          ("resourceclaim not available on the node",))
         extra = self._ext_claim(pod, s, node_info)
         pending = [*s.pending, extra] if extra else s.pending
         if not pending:
@@ -226,6 +234,22 @@ class DynamicResources:
         if extra:
             s.ext_claims[node_info.name] = extra
         return OK
+
+    def _usable(self, claim: Obj, node: Obj) -> bool:
+        # Its node selector matches, and its binding neither failed nor timed out.
+        sel = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
+        if sel and not node_selector_matches(sel, node):
+            return False
+        return not self.tracker.features.binding_conditions or binding.usable(
+            claim, self._ctx.clock.now())
+
+    def post_filter(
+        self, state: CycleState, pod: Obj, statuses: NodeToStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        """Deallocate one unusable claim no other consumer holds (sorted: deterministic)."""
+        s = state.try_read(_KEY)
+        keys = sorted(s.unavailable) if s is not None else []
+        return None, binding.deallocate_one(self._ctx.server, self.tracker, keys, pod)
 
     def filter_suspects(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
@@ -273,12 +297,13 @@ class DynamicResources:
         return OK
 
     def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
-        """Forget what Reserve assumed."""
+        """Forget what Reserve assumed; take the pod out of claims reserved for it."""
         s = state.try_read(_KEY)
         if s is not None:
             for key in s.assumed:
                 self.tracker.forget(key)
             s.assumed.clear()
+            binding.unreserve(self._ctx.server, self.tracker, s.claims, s.consumers, pod)
 
     def pre_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status:
         """Write allocations and reservations through ``resourceclaims/status``."""
@@ -286,26 +311,10 @@ class DynamicResources:
         if s is None:
             return Status(Code.SKIP)
         allocs = dict(zip([object_key(c) for c in s.pending], s.per_node.get(node_name, []), strict=False))
-        for c, consumer in zip(s.claims, s.consumers, strict=True):
-            key = object_key(c)
-            latest = self.tracker.claims.get(key) or c
-            status = dict(latest.get("status") or {})
-            alloc = allocs.get(key) or self.tracker.assumed.get(key)
-            if alloc and not status.get("allocation"):
-                status["allocation"] = alloc
-            reserved = list(status.get("reservedFor") or [])
-            if all(r.get("uid") != consumer["uid"] for r in reserved):
-                reserved.append(consumer)
-            status["reservedFor"] = reserved
-            if status == latest.get("status"):  # a shared group claim already reserved
-                self.tracker.forget(key)
-                continue
-            try:
-                self._ctx.server.update_status({**latest, "status": status})
-            except ApiError as e:
-                return Status(Code.ERROR, (f"updating ResourceClaim {key}: {e}",))
-            finally:
-                self.tracker.forget(key)
+        stamp = self.tracker.features.binding_conditions  # DRADeviceBindingConditions + status
+        written, err = binding.bind_claims(self._ctx, self.tracker, s.claims, s.consumers, allocs, stamp)
+        if err is not None:
+            return err
         extra = s.ext_claims.get(node_name)
         if extra is not None:  # DRA-EXT: the special claim is created only now
             try:
@@ -314,7 +323,17 @@ class DynamicResources:
                 return Status(Code.ERROR, (f"creating the extended resource claim: {e}",))
             finally:
                 self.tracker.forget(object_key(extra))
-        return OK
+        if not stamp or not binding.has_binding_conditions(written):
+            return OK
+        ready = binding.binding_status(written, self._ctx.clock.now())
+        s.waiting = [object_key(c) for c in written] if ready is None else []
+        return Status(Code.WAIT) if ready is None else ready  # WAIT: see wait_pre_bind
+
+    def wait_pre_bind(self, state: CycleState, pod: Obj, node_name: str, resume: Any) -> None:
+        """PreBind answered WAIT: poll the binding conditions and ``resume`` with the outcome."""
+        s = state.try_read(_KEY)
+        keys = s.waiting if s is not None else []
+        binding.wait_for_binding(self.tracker, self._ctx.clock, keys, resume)
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
@@ -327,4 +346,5 @@ _f: type[PreFilterPlugin] = DynamicResources
 _g: type[FilterPlugin] = DynamicResources
 _r: type[ReservePlugin] = DynamicResources
 _b: type[PreBindPlugin] = DynamicResources
+_pf: type[PostFilterPlugin] = DynamicResources
 _e: type[EnqueueExtensions] = DynamicResources

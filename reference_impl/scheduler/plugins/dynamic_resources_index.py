@@ -148,17 +148,19 @@ class ClaimEventIndex:
                 for s in (cls.get("spec") or {}).get("selectors") or ()
                 if "cel" in s
             ]
-            if any(_matches(d, exprs) for d in devices):
+            lists = self._t.features.list_type_attributes
+            if any(_matches(d, exprs, lists) for d in devices):
                 out.append(f"class:{cls['metadata']['name']}")
         return out
 
 
-def _matches(d: DeviceInfo, exprs: Sequence[str]) -> bool:
+def _matches(d: DeviceInfo, exprs: Sequence[str], lists: bool) -> bool:
+    # ``lists``: DRAListTypeAttributes, as the allocator compiles (same selector cache).
     for e in exprs:
         hit = d.selector_cache.get(e)
         if hit is None:
             try:
-                hit = d.selector_cache[e] = compile_selector(e).matches(d.activation)
+                hit = d.selector_cache[e] = compile_selector(e, lists).matches(d.activation)
             except CELError:
                 return True  # the allocator reports the error; let the pod retry and see it
         if not hit:

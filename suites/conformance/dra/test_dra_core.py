@@ -42,7 +42,8 @@ def test_template_claim_is_generated_owned_and_allocated(
 
     A pod using a ResourceClaimTemplate MUST get one generated claim, owned by the pod,
     recorded in pod.status.resourceClaimStatuses; the claim MUST be allocated with one
-    result and a nodeSelector for the node the pod is bound to, and reserved for the pod.
+    result, a nodeSelector for the node the pod is bound to and an allocationTimestamp
+    (the binding-condition gates are on by default), and reserved for the pod.
     """
     dra_driver.install_class("dra-core-gpu")
     dra_driver.publish([NODE], gpus=2)
@@ -60,6 +61,7 @@ def test_template_claim_is_generated_owned_and_allocated(
     assert result["driver"] == dra_driver.driver and result["pool"] == NODE
     assert result["request"] == "gpu"
     assert "nodeSelector" in alloc
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", alloc["allocationTimestamp"])
     assert [r["uid"] for r in claim["status"]["reservedFor"]] == [pod["metadata"]["uid"]]
 
 

@@ -270,3 +270,75 @@ def test_empty_selector_matches_every_device_and_missing_selector_none(target: T
     cond = env.rule_condition(evict)
     assert cond is not None and cond["status"] == "False"
     assert not env.gone("p")
+
+
+def _pause(target: Target, seconds: float) -> None:
+    # Let time pass on either target: wait for something that never happens.
+    with pytest.raises(Exception, match="timed out"):
+        target.wait_until(lambda: False, timeout=seconds, what="time to pass")
+
+
+def _edit_rule(target: Target, rule: Obj, **taint: str) -> Obj:
+    # The controller keeps writing the rule's status: replace the spec without a
+    # resourceVersion precondition (the target retries on the fresh one).
+    fresh = target.get(DRA_API, "DeviceTaintRule", rule["metadata"]["name"])
+    fresh["metadata"].pop("resourceVersion", None)
+    fresh["spec"]["taint"].update(taint)
+    return target.apply(fresh)
+
+
+def test_rule_time_added_resets_only_when_the_effect_changes(target: Target, env: Env) -> None:
+    """DRA-TAINT, DeviceTaintRule timeAdded.
+
+    A rule's taint MUST get timeAdded when the rule is created (its creation second). A
+    changed key with the same effect MUST keep it; a changed effect with the stored time
+    left in place MUST reset it to the time of that update.
+    """
+    rule = env.rule("time", "dra-taint/a", "None", driver=DRIVER)
+    created = timestamp_seconds(rule["metadata"]["creationTimestamp"])
+    first = timestamp_seconds(rule["spec"]["taint"]["timeAdded"])
+    assert 0 <= first - created <= 1
+    _pause(target, 3)
+    rule = _edit_rule(target, rule, key="dra-taint/b")
+    assert timestamp_seconds(rule["spec"]["taint"]["timeAdded"]) == first
+    rule = _edit_rule(target, rule, effect="NoSchedule")
+    assert timestamp_seconds(rule["spec"]["taint"]["timeAdded"]) - first >= 3
+
+
+def test_slice_taint_time_added_is_the_time_of_the_write(target: Target, env: Env) -> None:
+    """DRA-TAINT, ResourceSlice taint timeAdded.
+
+    A device taint published without timeAdded MUST get the time of the write that
+    carried it: on create the slice's creation second, and on a later update (a driver
+    re-publishing without the field) the time of that update, not the creation time. A
+    re-published taint that carries its stored timeAdded MUST keep it.
+    """
+    taint = {"key": "dra-taint/flaky", "effect": "NoSchedule"}
+    env.setup(gpus=1, taints=(taint,))
+    first = env.drv.publish([env.node], gpus=1, taints=(taint,))[0]
+    t0 = timestamp_seconds(first["spec"]["devices"][0]["taints"][0]["timeAdded"])
+    assert t0 - timestamp_seconds(first["metadata"]["creationTimestamp"]) <= 1
+    _pause(target, 3)
+    kept = env.drv.publish([env.node], gpus=1, taints=(first["spec"]["devices"][0]["taints"][0],))[0]
+    assert timestamp_seconds(kept["spec"]["devices"][0]["taints"][0]["timeAdded"]) == t0
+    again = env.drv.publish([env.node], gpus=1, taints=(taint,))[0]
+    assert timestamp_seconds(again["spec"]["devices"][0]["taints"][0]["timeAdded"]) - t0 >= 3
+
+
+def test_toleration_seconds_count_from_the_effect_change(target: Target, env: Env) -> None:
+    """DRA-TAINT, tolerationSeconds after an effect change.
+
+    When a rule's effect changes from None to NoExecute, tolerationSeconds MUST count from
+    that change (the reset timeAdded), not from the rule's creation: with 20 s tolerated
+    and the change 15 s after creation, the pod MUST still run 10 s after the change and
+    MUST be evicted later.
+    """
+    env.setup(gpus=1)
+    env.claim_pod("p", tolerations=({**NO_EXEC, "tolerationSeconds": 20},))
+    target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
+    rule = env.rule("later", "dra-taint/broken", "None", driver=DRIVER)
+    _pause(target, 15)
+    _edit_rule(target, rule, effect="NoExecute")
+    _pause(target, 10)
+    assert not env.gone("p")
+    target.wait_until(lambda: env.gone("p"), timeout=40, what="pod evicted")

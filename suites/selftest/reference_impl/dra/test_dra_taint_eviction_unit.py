@@ -15,7 +15,7 @@ from reference_impl.api import (
 )
 from reference_impl.clock import Instant, parse_rfc3339, rfc3339, seconds
 from reference_impl.cluster import Cluster
-from reference_impl.controllers.device_taint_eviction import _taint_eviction
+from reference_impl.controllers.device_taint_eviction_time import taint_eviction as _taint_eviction
 from reference_impl.errors import NotFound
 
 Obj = dict[str, Any]

@@ -1,0 +1,85 @@
+"""Dropping gated resource.k8s.io fields (``dropDisabledFields`` of the DRA strategies).
+
+A field whose gate is off is cleared on create, and on update unless the old object
+already used the feature, so turning a gate off never breaks objects written with it on:
+
+- ResourceSlice devices: ``bindingConditions``, ``bindingFailureConditions`` and
+  ``bindsToNode`` (DRADeviceBindingConditions + DRAResourceClaimDeviceStatus); list
+  attributes ``bools``/``ints``/``strings``/``versions`` (DRAListTypeAttributes). An
+  attribute left empty is then rejected by validation ("exactly one value").
+- ResourceClaim / ResourceClaimTemplate requests: ``derivedAttributes``
+  (DRADerivedAttributes, ``resourceclaimspec.DropDisabledFields``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Final
+
+from reference_impl.apiserver.registry import Context
+from reference_impl.apiserver.strategies.prepare import preparer
+
+__all__ = ["LIST_ATTRIBUTE_FIELDS", "drop_claim_fields", "drop_slice_fields", "drop_template_fields"]
+
+Obj = dict[str, Any]
+LIST_ATTRIBUTE_FIELDS: Final = ("bools", "ints", "strings", "versions")
+_BINDING: Final = ("bindingConditions", "bindingFailureConditions", "bindsToNode")
+
+
+def _devices(obj: Obj | None) -> list[Obj]:
+    return [d for d in ((obj or {}).get("spec") or {}).get("devices") or () if isinstance(d, dict)]
+
+
+def _binding_in_use(obj: Obj | None) -> bool:
+    return any(d.get("bindingConditions") or d.get("bindingFailureConditions")
+               or d.get("bindsToNode") is not None for d in _devices(obj))
+
+
+def _lists_in_use(obj: Obj | None) -> bool:
+    return any(isinstance(a, dict) and any(f in a for f in LIST_ATTRIBUTE_FIELDS)
+               for d in _devices(obj) for a in (d.get("attributes") or {}).values())
+
+
+@preparer("ResourceSlice")
+def drop_slice_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """Binding-condition fields and list attributes, when their gates are off."""
+    g = ctx.gates
+    binding_on = g.enabled("DRADeviceBindingConditions") and g.enabled("DRAResourceClaimDeviceStatus")
+    if not (binding_on or _binding_in_use(old)):
+        for d in _devices(obj):
+            for f in _BINDING:
+                d.pop(f, None)
+    if not (g.enabled("DRAListTypeAttributes") or _lists_in_use(old)):
+        for d in _devices(obj):
+            for a in (d.get("attributes") or {}).values():
+                for f in LIST_ATTRIBUTE_FIELDS if isinstance(a, dict) else ():
+                    a.pop(f, None)
+
+
+def _requests(spec: Obj | None) -> Iterator[Obj]:
+    for r in ((spec or {}).get("devices") or {}).get("requests") or ():
+        if isinstance(r, dict) and isinstance(r.get("exactly"), dict):
+            yield r["exactly"]
+        for sub in (r.get("firstAvailable") or ()) if isinstance(r, dict) else ():
+            if isinstance(sub, dict):
+                yield sub
+
+
+def _drop_derived(spec: Obj | None, old_spec: Obj | None, ctx: Context) -> None:
+    if ctx.gates.enabled("DRADerivedAttributes") or any(
+            r.get("derivedAttributes") for r in _requests(old_spec)):
+        return
+    for r in _requests(spec):
+        r.pop("derivedAttributes", None)
+
+
+@preparer("ResourceClaim")
+def drop_claim_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """``derivedAttributes`` when DRADerivedAttributes is off."""
+    _drop_derived(obj.get("spec"), (old or {}).get("spec"), ctx)
+
+
+@preparer("ResourceClaimTemplate")
+def drop_template_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """As for a claim, under ``spec.spec``."""
+    _drop_derived((obj.get("spec") or {}).get("spec"), ((old or {}).get("spec") or {}).get("spec"), ctx)

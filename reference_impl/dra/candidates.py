@@ -1,0 +1,145 @@
+"""Which devices may serve one request (``isSelectable`` of the structured allocator).
+
+A candidate is reachable from the node, matches every class and request CEL selector,
+tolerates its NoSchedule/NoExecute taints, and has no binding conditions unless that
+feature is on. Verdicts and whole candidate lists are memoised while slices, classes and
+taint rules stay the same (the scheduler asks the same question for every pod and node).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reference_impl.dra.cel import CELError, compile_selector
+from reference_impl.dra.features import Features
+from reference_impl.dra.nodes import node_matches
+from reference_impl.dra.pools import DeviceID, DeviceInfo
+from reference_impl.dra.state import AllocatedState
+from reference_impl.dra.taints import taints_for, untolerated
+
+__all__ = ["AllocationError", "Candidates"]
+
+Obj = dict[str, Any]
+CandidateEntry = tuple[Sequence[DeviceInfo], bool, frozenset[DeviceID]]
+
+
+class AllocationError(Exception):
+    """Allocation could not be attempted: an unknown class or a CEL runtime error."""
+
+
+class Candidates:
+    """Candidate devices per request spec, against one set of classes and rules."""
+
+    def __init__(
+        self,
+        devices: Sequence[DeviceInfo],
+        classes: Mapping[str, Obj],
+        rules: Sequence[Obj],
+        features: Features,
+        memo: dict[Any, Any] | None,
+    ) -> None:
+        self._devices, self._classes, self._rules = devices, classes, rules
+        self._features, self._memo = features, memo
+
+    def selectors(self, spec: Obj) -> list[str]:
+        """The class's and the request's CEL expressions; AllocationError: no such class."""
+        cls_name = spec.get("deviceClassName", "")
+        cls = self._classes.get(cls_name)
+        if cls is None:
+            raise AllocationError(f'device class "{cls_name}" not found')
+        sels = list((cls.get("spec") or {}).get("selectors") or ())
+        sels += spec.get("selectors") or ()
+        return [s["cel"]["expression"] for s in sels if "cel" in s]
+
+    def _eligible(self, d: DeviceInfo, exprs: Sequence[str], tolerations: Sequence[Obj]) -> bool:
+        if d.raw.get("bindingConditions") and not self._features.binding_conditions:
+            return False  # the feature is off: such devices are not supported
+        cache = d.selector_cache
+        for e in exprs:
+            hit = cache.get(e)
+            if hit is None:
+                try:
+                    sel = compile_selector(e, self._features.list_type_attributes)
+                    hit = cache[e] = sel.matches(d.activation)
+                except CELError as err:
+                    raise AllocationError(f"{'/'.join(d.id)}: {err}") from None
+            if not hit:
+                return False
+        taints = taints_for(d.id, d.taints, self._rules)
+        return not (taints and untolerated(taints, tolerations))
+
+    def of(self, spec: Obj, node: Obj | None) -> list[DeviceInfo]:
+        """The candidates for ``spec`` on ``node``, sorted by device id."""
+        return list(self.entry(spec, node, self._devices)[0])
+
+    def entry(self, spec: Obj, node: Obj | None, devices: Sequence[DeviceInfo]) -> CandidateEntry:
+        """The candidates, whether all are exclusive without shared counters, their ids."""
+        exprs = self.selectors(spec)
+        tols = spec.get("tolerations") or ()
+        memo = self._memo
+        if memo is None:
+            out = [d for d in devices if node_matches(d, node) and self._eligible(d, exprs, tols)]
+            return out, _simple(out), frozenset(d.id for d in out)
+        # Selectors and taints do not depend on the node: while classes and rules stay the
+        # same, each (selectors, tolerations, device) verdict is computed once.
+        sel, tol = tuple(exprs), repr(tols) if tols else ""
+        # The whole candidate list is memoised too (per node version and device objects).
+        ckey, version = _candidates_key(sel, tol, node)
+        hit = memo.get(ckey)
+        if hit is not None and hit[0] == version and _same(hit[1], devices):
+            return hit[2], hit[3], hit[4]
+        out = []
+        for d in devices:
+            if not node_matches(d, node):
+                continue
+            ok = memo.get((sel, tol, d.id))
+            if ok is None:
+                ok = memo[(sel, tol, d.id)] = self._eligible(d, exprs, tols)
+            if ok:
+                out.append(d)
+        simple, ids = _simple(out), frozenset(d.id for d in out)
+        if version is not None:
+            memo[ckey] = (version, devices, tuple(out), simple, ids)
+        return out, simple, ids
+
+    def free_exclusive(
+        self, spec: Obj, node: Obj | None, state: AllocatedState, limit: int,
+        devices: Sequence[DeviceInfo] | None = None,
+    ) -> int | None:
+        """How many candidates for ``spec`` are free, when that alone decides feasibility
+        (see ``Allocator.free_exclusive``); None otherwise or above ``limit`` candidates."""
+        if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
+            return None
+        if spec.get("derivedAttributes"):
+            return None
+        cands, simple, ids = self.entry(spec, node, self._devices if devices is None else devices)
+        if not simple or len(cands) > limit:
+            return None
+        taken = state.devices
+        return sum(1 for i in ids if taken.get(i, 0) <= 0)
+
+
+def _candidates_key(
+    sel: tuple[str, ...], tol: str, node: Obj | None
+) -> tuple[tuple[Any, ...], str | None]:
+    """The memo key of a candidate list, and the node version it holds for.
+
+    The memo lives until slices, classes or taint rules change; within it a device object
+    is immutable and the node's resourceVersion fixes its labels. A node without one
+    (hand-built in a test) is never cached: version None.
+    """
+    if node is None:
+        return ("candidates", sel, tol, None), ""
+    meta = node["metadata"]
+    rv = meta.get("resourceVersion")
+    return ("candidates", sel, tol, meta.get("name")), (str(rv) if rv else None)
+
+
+def _same(a: Sequence[DeviceInfo], b: Sequence[DeviceInfo]) -> bool:
+    # The same device objects in the same order (the memo keeps ``a`` alive, so no reuse).
+    return a is b or (len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True)))
+
+
+def _simple(cands: Sequence[DeviceInfo]) -> bool:
+    return not any(d.allow_multiple or d.counters for d in cands)

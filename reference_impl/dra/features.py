@@ -1,0 +1,36 @@
+"""The gated allocator features, after ``structured.Features`` (``internal/types.go``).
+
+The scheduler builds them from its feature gates; tests may build them directly. Each
+switch changes what the allocator accepts or writes, exactly where upstream checks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["Features", "features_from"]
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """What the allocator may use (defaults: a default 1.37 cluster)."""
+
+    # DRAListTypeAttributes (alpha): list attributes count in constraints as sets, and
+    # selectors may call ``includes``.
+    list_type_attributes: bool = False
+    # DRADeviceBindingConditions + DRAResourceClaimDeviceStatus (beta, on): devices with
+    # binding conditions may be allocated; results carry the conditions.
+    binding_conditions: bool = True
+    # DRADerivedAttributes (alpha): requests may compute attributes for constraints.
+    derived_attributes: bool = False
+
+
+def features_from(gates: Mapping[str, bool]) -> Features:
+    """The allocator features a component with ``gates`` runs with."""
+    return Features(
+        list_type_attributes=bool(gates.get("DRAListTypeAttributes", False)),
+        binding_conditions=bool(gates.get("DRADeviceBindingConditions", True))
+        and bool(gates.get("DRAResourceClaimDeviceStatus", True)),
+        derived_attributes=bool(gates.get("DRADerivedAttributes", False)),
+    )

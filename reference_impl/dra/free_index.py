@@ -1,0 +1,82 @@
+"""Free-device counts per node for simple requests (no upstream counterpart; a speed-up).
+
+The scheduler's DynamicResources fast path asks, for every node a pod's Filter visits,
+how many devices matching a simple request are free there. Between two pods almost
+nothing changes: a pod-group member, or the next pod of the same shape, visits the same
+nodes, and only the node the previous pod was assumed on lost a device. So the answer is
+kept per (request shape, node) and dropped only when it can have changed:
+
+- the node object changed (its labels decide which devices it can reach);
+- a device reachable from the node was allocated or freed, which the tracker's
+  ``AllocatedState`` records in ``dirty`` while an index watches it (a device that is not
+  node-local, or no longer published, drops every node);
+- slices, classes or taint rules changed, or the state was rebuilt: the tracker calls
+  ``reset`` wherever it drops its candidate memo.
+
+An entry is only ever the value the full computation returned, so results are unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from reference_impl.dra.pools import DeviceID, DeviceInfo
+from reference_impl.dra.state import AllocatedState
+
+__all__ = ["FreeIndex", "request_key"]
+
+Obj = dict[str, Any]
+# node name -> (the Node object the count was computed against, the count or None)
+Table = dict[str, tuple[Obj | None, int | None]]
+
+
+def request_key(spec: Obj) -> str:
+    """What a free count depends on in an ``exactly`` request: all but its count."""
+    return json.dumps({k: v for k, v in spec.items() if k != "count"}, sort_keys=True)
+
+
+class FreeIndex:
+    """Cached free counts, one table per request shape."""
+
+    __slots__ = ("_state", "_tables")
+
+    def __init__(self) -> None:
+        self._state: AllocatedState | None = None
+        self._tables: dict[str, Table] = {}
+
+    def reset(self) -> None:
+        """Forget everything (candidates may differ: slices, classes or rules changed)."""
+        self._tables.clear()
+        self._state = None
+
+    def table(
+        self, state: AllocatedState, device: Callable[[DeviceID], DeviceInfo | None], key: str
+    ) -> Table:
+        """The table for ``key``, current for ``state`` (``device`` resolves dirty ids)."""
+        if state is not self._state:
+            self._tables.clear()
+            self._state = state
+            state.dirty = set()
+        elif state.dirty:
+            self._invalidate(state.dirty, device)
+            state.dirty.clear()
+        t = self._tables.get(key)
+        if t is None:
+            t = self._tables[key] = {}
+        return t
+
+    def _invalidate(
+        self, dirty: set[DeviceID], device: Callable[[DeviceID], DeviceInfo | None]
+    ) -> None:
+        nodes: set[str] = set()
+        for did in dirty:
+            d = device(did)
+            if d is None or d.node_name is None:
+                self._tables.clear()  # reachable from many nodes: drop everything
+                return
+            nodes.add(d.node_name)
+        for t in self._tables.values():
+            for n in nodes:
+                t.pop(n, None)

@@ -1,0 +1,178 @@
+"""The free-count index behind the DynamicResources fast path never serves a stale count.
+
+After any sequence of allocations, releases, node relabels and class changes, ``vouch``
+(cached) answers exactly as a freshly computed ``vouch`` (index reset first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference_impl.api import (
+    make_device,
+    make_device_class,
+    make_node,
+    make_resource_claim,
+    make_resource_slice,
+)
+from reference_impl.cluster import Cluster, ClusterConfig
+from reference_impl.dra.free_index import FreeIndex, request_key
+from reference_impl.dra.pools import DeviceID
+from reference_impl.dra.state import AllocatedState, apply_allocation
+from reference_impl.dra.tracker import ClaimTracker
+from reference_impl.scheduler.plugins import dynamic_resources_fast as fast
+from reference_impl.scheduler.plugins.dynamic_resources import DynamicResources
+
+Obj = dict[str, Any]
+DRIVER = "gpu.test"
+NODES = 3
+
+
+def _cluster(global_pool: bool, zoned_pool: bool) -> tuple[Cluster, ClaimTracker, list[DeviceID]]:
+    c = Cluster(config=ClusterConfig(nodes=0))
+    c.api.create(make_device_class("gpu").selector(f'device.driver == "{DRIVER}"').build())
+    ids: list[DeviceID] = []
+    for i in range(NODES):
+        node = f"n{i}"
+        c.api.create(make_node(node).label("zone", "a" if i else "b").capacity(cpu="4").build())
+        b = make_resource_slice(f"s-{node}", DRIVER, node, node)
+        for j in range(2):
+            b.device(make_device(f"d{j}", attributes={"index": j}))
+            ids.append((DRIVER, node, f"d{j}"))
+        c.api.create(b.build())
+    if global_pool:
+        g = make_resource_slice("s-global", DRIVER, "global").all_nodes().device(_dev("g0"))
+        c.api.create(g.build())
+        ids.append((DRIVER, "global", "g0"))
+    if zoned_pool:  # reachable only from nodes labelled zone=a
+        z = make_resource_slice("s-zoned", DRIVER, "zoned").device(_dev("z0")).build()
+        z["spec"]["nodeSelector"] = {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+            ]
+        }
+        c.api.create(z)
+        ids.append((DRIVER, "zoned", "z0"))
+    c.settle()
+    dra = next(p for p in c.scheduler.framework.plugins if isinstance(p, DynamicResources))
+    return c, dra.tracker, ids
+
+
+def _dev(name: str) -> Obj:
+    return make_device(name, attributes={"index": 0})
+
+
+def _only_index_0(c: Cluster, on: bool) -> None:
+    """Narrow the class to devices with index 0 (``on``), or widen it back."""
+    cls = c.api.get("resource.k8s.io/v1", "DeviceClass", "gpu")
+    expr = f'device.driver == "{DRIVER}"'
+    if on:
+        expr += f' && device.attributes["{DRIVER}"].index == 0'
+    cls["spec"]["selectors"] = [{"cel": {"expression": expr}}]
+    c.update(cls)
+
+
+def _relabel(c: Cluster, i: int, zone: str) -> None:
+    node = c.api.get("v1", "Node", f"n{i}")
+    node["metadata"]["labels"]["zone"] = zone
+    c.update(node)
+
+
+def _alloc(did: DeviceID) -> Obj:
+    return {
+        "devices": {
+            "results": [{"request": "gpu", "driver": did[0], "pool": did[1], "device": did[2]}]
+        }
+    }
+
+
+def _answer(tracker: ClaimTracker, claim: Obj, c: Cluster) -> tuple[Any, ...]:
+    got = fast.vouch(tracker, [claim], list(c.scheduler.cache.node_infos()))
+    assert got is not None
+    suspects, vouched, short = got
+    return suspects, sorted(vouched), short
+
+
+_op = st.one_of(
+    st.tuples(st.just("alloc"), st.integers(0, 7)),
+    st.tuples(st.just("free"), st.integers(0, 7)),
+    st.tuples(st.just("relabel"), st.integers(0, NODES - 1), st.sampled_from(["a", "b"])),
+    st.tuples(st.just("class"), st.booleans()),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.booleans(), st.booleans(), st.integers(1, 3), st.lists(_op, max_size=12))
+def test_cached_vouch_equals_a_fresh_one(
+    global_pool: bool, zoned_pool: bool, count: int, ops: list[tuple[Any, ...]]
+) -> None:
+    """Cached and fresh answers agree after every operation."""
+    c, tracker, ids = _cluster(global_pool, zoned_pool)
+    claim = make_resource_claim("c", "default").request("gpu", "gpu", count=count).build()
+    _answer(tracker, claim, c)  # fill the index
+    for op in ops:
+        if op[0] == "alloc":
+            tracker.assume(f"default/a{op[1]}", _alloc(ids[op[1] % len(ids)]))
+        elif op[0] == "free":
+            tracker.forget(f"default/a{op[1]}")
+        elif op[0] == "relabel":
+            _relabel(c, op[1], op[2])
+        else:
+            _only_index_0(c, op[1])
+        cached = _answer(tracker, claim, c)
+        tracker.free_index.reset()
+        assert cached == _answer(tracker, claim, c), op
+
+
+def test_only_the_changed_node_is_recomputed() -> None:
+    """An allocation on one node drops that node's entry and keeps the others."""
+    c, tracker, ids = _cluster(False, False)
+    claim = make_resource_claim("c", "default").request("gpu", "gpu").build()
+    _answer(tracker, claim, c)
+    spec = claim["spec"]["devices"]["requests"][0]["exactly"]
+    table = tracker.free_index.table(tracker.state, tracker.device, request_key(spec))
+    assert sorted(table) == ["n0", "n1", "n2"]
+    tracker.assume("default/x", _alloc(ids[0]))  # a device of n0
+    table = tracker.free_index.table(tracker.state, tracker.device, request_key(spec))
+    assert sorted(table) == ["n1", "n2"]
+    _, vouched, short = _answer(tracker, claim, c)
+    assert vouched == ["n0", "n1", "n2"] and not short  # n0 still has d1 free
+    tracker.assume("default/y", _alloc(ids[1]))
+    assert _answer(tracker, claim, c)[2] == {"n0"}  # both of n0's devices are taken
+
+
+def test_a_device_reachable_from_many_nodes_drops_every_entry() -> None:
+    """A non-local device (or an unknown one) invalidates the whole index."""
+    index = FreeIndex()
+    state = AllocatedState()
+    key = request_key({"deviceClassName": "gpu"})
+    t = index.table(state, lambda did: None, key)
+    t["n0"] = (None, 1)
+    apply_allocation(state, _alloc(("d", "p", "x")), {})
+    assert index.table(state, lambda did: None, key) == {}
+    assert state.dirty == set()  # drained by the index
+
+
+def test_request_key_ignores_only_the_count() -> None:
+    """Two requests differing only in count share counts; any other field does not."""
+    base = {"deviceClassName": "gpu", "allocationMode": "ExactCount"}
+    assert request_key({**base, "count": 1}) == request_key({**base, "count": 3})
+    assert request_key(base) != request_key(
+        {**base, "selectors": [{"cel": {"expression": "true"}}]}
+    )
+
+
+def test_a_relabelled_node_and_a_changed_class_are_recomputed() -> None:
+    """Labels decide which selector-restricted devices a node reaches; classes which match."""
+    c, tracker, _ = _cluster(False, True)
+    claim = make_resource_claim("c", "default").request("gpu", "gpu", count=3).build()
+    assert _answer(tracker, claim, c)[1] == ["n1", "n2"]  # zone a: d0, d1 and z0
+    _relabel(c, 1, "b")
+    assert _answer(tracker, claim, c)[1] == ["n2"]
+    _only_index_0(c, True)  # d0 and z0 only: nobody has three
+    assert _answer(tracker, claim, c)[1] == []
+    _only_index_0(c, False)
+    assert _answer(tracker, claim, c)[1] == ["n2"]
