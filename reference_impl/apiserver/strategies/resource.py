@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Final
 
+from reference_impl.api.meta import label_key_errors, label_value_errors
 from reference_impl.apiserver.registry import Context, validator
 from reference_impl.errors import Cause
 
@@ -20,12 +21,10 @@ __all__: list[str] = []
 Obj = dict[str, Any]
 MAX_RESERVED_FOR: Final = 256
 MAX_TAINTS: Final = 16
-MAX_TOLERATIONS: Final = 16
 MAX_CONDITIONS: Final = 8
 MAX_SLICE_DEVICES: Final = 128
 MAX_SLICE_DEVICES_TAINTED: Final = 64
 _TAINT_EFFECTS: Final = ("None", "NoSchedule", "NoExecute")
-_TOL_EFFECTS: Final = ("", "NoSchedule", "NoExecute")
 _MODES: Final = ("ExactCount", "All")
 
 
@@ -46,19 +45,23 @@ def _selectors(sels: list[Obj] | None, path: str) -> list[Cause]:
 
 
 def _tolerations(tols: list[Obj] | None, path: str) -> list[Cause]:
-    tols = tols or []
-    out = [_too_many(path, len(tols), MAX_TOLERATIONS)] if len(tols) > MAX_TOLERATIONS else []
-    for i, t in enumerate(tols):
-        op = t.get("operator", "Equal")
-        if op not in ("Equal", "Exists"):
-            out.append(Cause(f"{path}[{i}].operator", "FieldValueNotSupported",
+    # Upstream declares DeviceTolerationsMaxLength (16) but enforces no limit on request
+    # tolerations (1.37.2 accepts 17), and a toleration may name every taint effect.
+    out: list[Cause] = []
+    for i, t in enumerate(tols or []):
+        p = f"{path}[{i}]"
+        key, value, op = t.get("key") or "", t.get("value") or "", t.get("operator", "Equal")
+        out += [Cause(f"{p}.key", "FieldValueInvalid", m) for m in label_key_errors(key) if key]
+        if op == "Exists" and value:
+            out.append(Cause(f"{p}.value", "FieldValueInvalid", "must be empty for operator `Exists`"))
+        elif op == "Equal":
+            out += [Cause(f"{p}.value", "FieldValueInvalid", m) for m in label_value_errors(value)]
+        elif op not in ("Equal", "Exists"):
+            out.append(Cause(f"{p}.operator", "FieldValueNotSupported",
                              'supported values: "Equal", "Exists"'))
-        if op == "Exists" and t.get("value"):
-            out.append(Cause(f"{path}[{i}].value", "FieldValueInvalid",
-                             "must be empty when `operator` is 'Exists'"))
-        if t.get("effect", "") not in _TOL_EFFECTS:
-            out.append(Cause(f"{path}[{i}].effect", "FieldValueNotSupported",
-                             'supported values: "NoExecute", "NoSchedule"'))
+        if t.get("effect", "") not in ("", *_TAINT_EFFECTS):
+            out.append(Cause(f"{p}.effect", "FieldValueNotSupported",
+                             'supported values: "NoExecute", "NoSchedule", "None"'))
     return out
 
 

@@ -177,3 +177,29 @@ def test_selector_of_wrong_type_is_rejected(target: Target, namespace: str) -> N
     # The real apiserver's decode error drops list indices from the path.
     bare = {re.sub(r"\[\d+\]", "", f) for f in e.value.fields}
     assert "spec.devices.requests.exactly.selectors.cel" in bare
+
+
+def test_request_tolerations_are_validated_like_upstream(target: Target, namespace: str) -> None:
+    """DRA-CORE, request tolerations.
+
+    A request MAY carry more than 16 tolerations and a toleration MAY name the effect
+    None; a toleration with an unknown effect or an invalid key MUST be rejected as
+    Invalid at its own field path, and nothing MUST be stored.
+    """
+    many = [{"key": f"example.com/t{i}", "operator": "Exists", "effect": "NoSchedule"} for i in range(17)]
+    many.append({"key": "example.com/dry-run", "operator": "Exists", "effect": "None"})
+    ok = make_resource_claim("tol-ok", namespace).request("gpu", "x", tolerations=many).build()
+    stored = target.apply(ok)
+    assert len(stored["spec"]["devices"]["requests"][0]["exactly"]["tolerations"]) == 18
+
+    bad_tols = [
+        {"key": "example.com/a", "operator": "Exists", "effect": "NoRun"},
+        {"key": "not a key!", "operator": "Exists"},
+    ]
+    bad = make_resource_claim("tol-bad", namespace).request("gpu", "x", tolerations=bad_tols).build()
+    with pytest.raises(Invalid) as e:
+        target.apply(bad)
+    base = "spec.devices.requests[0].exactly.tolerations"
+    assert {f"{base}[0].effect", f"{base}[1].key"} <= set(e.value.fields)
+    names = [c["metadata"]["name"] for c in target.list(DRA_API, "ResourceClaim", namespace)]
+    assert names == ["tol-ok"]
