@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference_impl.api.builders import make_namespace, make_node
+from reference_impl.api.resources import lookup
+from reference_impl.api.runtime_config import APIResourceConfig
 from reference_impl.api.watch import WatchEvent
 from reference_impl.apiserver.admission import install_priority, podgroup_protection
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.informers import InformerFactory
+from reference_impl.apiserver.lookups import check_served
 from reference_impl.apiserver.server import APIServer
-from reference_impl.apiserver.strategies import prepare as strategy_prepare
 from reference_impl.apiserver.watch_caches import WatchCaches, served_resources
 from reference_impl.autoscaler import ClusterAutoscaler
 from reference_impl.clock import Duration, Instant, Priority, SimClock, seconds
@@ -60,6 +62,9 @@ class ClusterConfig:
             "mode": "",
         }
     )
+    # kube-apiserver --runtime-config (parse_runtime_config output): which beta and alpha
+    # group/versions clients may use; upstream serves only the stable ones by default.
+    runtime_config: Mapping[str, str] = field(default_factory=dict)
 
 
 class Cluster:
@@ -74,6 +79,7 @@ class Cluster:
         self.feature_gates = FeatureGates(feature_gates)
         self.seed = seed
         self.config = config or ClusterConfig()
+        self.api_resources = APIResourceConfig.from_overrides(self.config.runtime_config)
         self.clock = SimClock()
         self.rng = Rng(seed)
         self.store = MVCCStore()
@@ -96,7 +102,6 @@ class Cluster:
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
         install_priority(self.api)
-        strategy_prepare.install(self.api)  # strategy hooks that need old object / clock
         podgroup_protection.install(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
@@ -129,18 +134,22 @@ class Cluster:
 
     def apply(self, manifest: Obj) -> Obj:
         """Create or update ``manifest``; returns the object as stored."""
+        self._served(manifest)
         return self._settled(self.api.apply(manifest))
 
     def create(self, manifest: Obj) -> Obj:
         """Create ``manifest``; AlreadyExists when the name is taken."""
+        self._served(manifest)
         return self._settled(self.api.create(manifest))
 
     def update(self, manifest: Obj) -> Obj:
         """Replace an existing object (optimistic concurrency on resourceVersion)."""
+        self._served(manifest)
         return self._settled(self.api.update(manifest))
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Obj:
         """The stored object; NotFound when absent."""
+        self._served({"apiVersion": api_version, "kind": kind})
         return self.api.get(api_version, kind, name, namespace)
 
     def list(
@@ -151,6 +160,7 @@ class Cluster:
         label_selector: str | None = None,
     ) -> list[Obj]:
         """Objects of a kind, optionally in one namespace and matching a label selector."""
+        self._served({"apiVersion": api_version, "kind": kind})
         return self.api.list(api_version, kind, namespace, label_selector)
 
     def delete(
@@ -164,6 +174,7 @@ class Cluster:
         grace_period_seconds: int | None = None,
     ) -> None:
         """Delete (gracefully for bound pods; dependents go through the garbage collector)."""
+        self._served({"apiVersion": api_version, "kind": kind})
         self.api.delete(
             api_version,
             kind,
@@ -176,6 +187,7 @@ class Cluster:
 
     def patch_status(self, manifest: Obj) -> Obj:
         """Write ``status`` through the /status subresource."""
+        self._served(manifest)
         return self._settled(self.api.update_status(manifest))
 
     def resize(self, pod: Obj) -> Obj:
@@ -192,6 +204,7 @@ class Cluster:
     ) -> Iterator[WatchEvent]:
         """Events of a kind. Without ``timeout`` it yields what has happened and stops;
         with one it runs simulated time until events arrive, up to ``timeout`` seconds."""
+        self._served({"apiVersion": api_version, "kind": kind})
         it = self.api.watch(api_version, kind, since, namespace)
         deadline = Instant(self.clock.now() + seconds(timeout or 0))
         return self._watch_loop(it, deadline, timeout is not None)
@@ -231,6 +244,12 @@ class Cluster:
         self.external_metrics[(name, tuple(sorted((labels or {}).items())))] = float(value)
 
     # -- internals ----------------------------------------------------------------------
+
+    def _served(self, manifest: Obj) -> None:
+        # Clients meet --runtime-config; the in-process components reach every version.
+        info = lookup(str(manifest.get("apiVersion")), str(manifest.get("kind")))
+        if info is not None:
+            check_served(info, self.api_resources)
 
     def _settled(self, obj: Obj) -> Obj:
         self.settle()

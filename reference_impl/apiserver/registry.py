@@ -20,9 +20,11 @@ __all__ = [
     "AdmissionPlugin",
     "Context",
     "Operation",
+    "Preparer",
     "Strategy",
     "Validator",
     "defaulter",
+    "preparer",
     "strategy_for",
     "validator",
 ]
@@ -50,6 +52,9 @@ class Context:
 
 Validator = Callable[[Obj, Obj | None, Context], list[Cause]]
 Defaulter = Callable[[Obj, Context], None]
+# PrepareForCreate/Update: (new object, old object or None on create, "now" as RFC 3339,
+# context). For what needs the old object or the clock: dropDisabledFields, timestamps.
+Preparer = Callable[[Obj, Obj | None, str, Context], None]
 
 
 @dataclass(slots=True)
@@ -57,6 +62,7 @@ class Strategy:
     """The hooks registered for one kind (keyed by kind, so every version shares them)."""
 
     defaulters: list[Defaulter] = field(default_factory=list)
+    preparers: list[Preparer] = field(default_factory=list)
     validators: list[Validator] = field(default_factory=list)
     status_validators: list[Validator] = field(default_factory=list)
 
@@ -75,6 +81,17 @@ def defaulter(*kinds: str) -> Callable[[Defaulter], Defaulter]:
     def deco(fn: Defaulter) -> Defaulter:
         for k in kinds:
             strategy_for(k).defaulters.append(fn)
+        return fn
+
+    return deco
+
+
+def preparer(*kinds: str) -> Callable[[Preparer], Preparer]:
+    """Register a prepare hook for ``kinds`` (spec writes only, not /status)."""
+
+    def deco(fn: Preparer) -> Preparer:
+        for k in kinds:
+            strategy_for(k).preparers.append(fn)
         return fn
 
     return deco

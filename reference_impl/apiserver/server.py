@@ -304,6 +304,10 @@ class APIServer:
         strat = strategy_for(info.kind)
         for defaulter in strat.defaulters:
             defaulter(obj, ctx)
+        if strat.preparers:
+            now = rfc3339(self.clock.now())
+            for prepare in strat.preparers:
+                prepare(obj, old, now, ctx)
         op = Operation.UPDATE if old else Operation.CREATE
         for plugin in self.admission:
             plugin.admit(op, info, obj, old, ctx)

@@ -11,7 +11,6 @@ from reference_impl.apiserver.strategies import (
     core,
     meta,
     policy,  # PodDisruptionBudget
-    prepare,  # hooks that need the old object or the clock
     resource,  # DRA (resource.k8s.io)
     resource_gates,  # gated DRA fields dropped
     resource_time,  # DeviceTaint.timeAdded
@@ -20,5 +19,18 @@ from reference_impl.apiserver.strategies import (
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
 )
 
-__all__ = ["apps", "autoscaling", "batch", "certificates", "core", "meta", "policy", "resource", "scheduling", "scheduling_preemption"]
-__all__ += ["prepare", "resource_gates", "resource_time", "scheduling_claims"]
+__all__ = [
+    "apps",
+    "autoscaling",
+    "batch",
+    "certificates",
+    "core",
+    "meta",
+    "policy",
+    "resource",
+    "resource_gates",
+    "resource_time",
+    "scheduling",
+    "scheduling_claims",
+    "scheduling_preemption",
+]

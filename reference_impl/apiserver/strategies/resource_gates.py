@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from reference_impl.apiserver.registry import Context
-from reference_impl.apiserver.strategies.prepare import preparer
+from reference_impl.apiserver.registry import Context, preparer
 
 __all__ = ["LIST_ATTRIBUTE_FIELDS", "drop_claim_fields", "drop_slice_fields", "drop_template_fields"]
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.apiserver.registry import Context
-from reference_impl.apiserver.strategies.prepare import preparer
+from reference_impl.apiserver.registry import Context, preparer
 
 __all__ = ["prepare_rule", "prepare_slice"]
 

@@ -18,8 +18,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors
-from reference_impl.apiserver.registry import Context, validator
-from reference_impl.apiserver.strategies.prepare import preparer
+from reference_impl.apiserver.registry import Context, preparer, validator
 from reference_impl.errors import Cause
 
 __all__ = ["GATE", "MAX_POD_GROUP_CLAIMS"]
