@@ -20,6 +20,7 @@ from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError
 from reference_impl.scheduler.framework.interface import OK, Code, FilterPlugin, Status
 from reference_impl.scheduler.framework.runtime import Framework
 from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.nominator import Nominator
 
 __all__ = ["NO_NODES_AVAILABLE", "PodScheduler", "ScheduleResult", "num_feasible_nodes_to_find"]
 
@@ -59,6 +60,7 @@ class PodScheduler:
         self._cache = cache
         self._rng = rng
         self.next_start_node_index = 0
+        self.nominator: Nominator | None = None  # set by the Scheduler
 
     def schedule_pod(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo] | None = None
@@ -108,13 +110,36 @@ class PodScheduler:
             diagnosis.pre_filter_msg = status.message()
             diagnosis.add_plugin_status(status)
             return [], OK
+        nominated = self.nominator.nominated_node(pod) if self.nominator is not None else ""
+        if nominated:  # upstream tries a preemptor's nominated node before all the others
+            at_nominated = self._evaluate_nominated_node(state, pod, nominated, diagnosis)
+            if at_nominated:
+                return at_nominated, OK
         candidates = nodes
         if result is not None and result.node_names is not None:
             found = (self._cache.get(n) for n in sorted(result.node_names))
             candidates = [ni for ni in found if ni is not None]
             reason = f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}]"
             diagnosis.node_to_status.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,))
-        return self._find_nodes_that_pass_filters(state, pod, candidates, diagnosis)
+        feasible, status = self._find_nodes_that_pass_filters(state, pod, candidates, diagnosis)
+        if self.nominator is not None and feasible:
+            feasible = self.nominator.recheck(self._fw, state, pod, feasible, diagnosis)
+        return feasible, status
+
+    def _evaluate_nominated_node(
+        self, state: CycleState, pod: Obj, name: str, diagnosis: Diagnosis
+    ) -> list[NodeInfo]:
+        """``evaluateNominatedNode``: the nominated node if it passes (nominations counted);
+        the rotating start index is left alone, as upstream moves it only for full passes."""
+        ni = self._cache.get(name)
+        if ni is None or self.nominator is None:
+            return []
+        keep = self.next_start_node_index
+        feasible, status = self._find_nodes_that_pass_filters(state, pod, [ni], diagnosis)
+        self.next_start_node_index = keep
+        if not status.is_success() or not feasible:
+            return []
+        return self.nominator.recheck(self._fw, state, pod, feasible, diagnosis)
 
     def _find_nodes_that_pass_filters(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
@@ -128,7 +153,7 @@ class PodScheduler:
         if not filters:
             return [nodes[(start + i) % n] for i in range(to_find)], OK
         fns = [pl.filter for pl in filters]
-        batch = [pl for pl in filters if isinstance(pl, BatchFilterPlugin)]
+        batch = self._fw.batch_filters(filters)
         feasible: list[NodeInfo] = []
         pos, processed = 0, n
         # Chunks of exactly the nodes still needed: the sequential search would visit every

@@ -28,6 +28,7 @@ from reference_impl.scheduler.framework.registry import Registry, SchedulerFeatu
 from reference_impl.scheduler.framework.runtime import Framework
 from reference_impl.scheduler.framework.types import QueuedPodInfo
 from reference_impl.scheduler.framework.waiting_pods import WaitingPod
+from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.plugins.registry import in_tree_registry
 from reference_impl.scheduler.profile import Profile
 from reference_impl.scheduler.schedule_one import PodScheduler
@@ -57,6 +58,9 @@ class Scheduler:
             hints_enabled=self.features.enable_scheduling_queue_hint,
         )
         self.algorithm = PodScheduler(self.framework, self.cache, ctx.rng.child(COMPONENT))
+        # Preemptors' nominated nodes stay reserved for them (nominator.py).
+        self.nominator = Nominator(ctx)
+        self.algorithm.nominator = self.nominator
         self.workload = WorkloadCycle(self)
         self._armed = False
         self._started = False
@@ -69,6 +73,10 @@ class Scheduler:
             return
         self._started = True
         handlers = EventHandlers(self)
+        self.nominator.start()
+        for pl in self.framework.post_filter:  # preemption dry-runs honour nominations too
+            if hasattr(pl, "use_nominator"):
+                pl.use_nominator(self.nominator)
         self.workload.start()
         if self.ctx.gates.get(resize_preemption.GATE, False):
             resize_preemption.ResizePreemption(self).start()
@@ -183,7 +191,8 @@ class Scheduler:
         for pl in self.framework.post_filter:
             preempt = getattr(pl, "preempt_group", None)
             fits = lambda: self.workload.dry_run(pinfos, pg, need)  # noqa: E731
-            if preempt is not None and preempt([p.pod for p in pinfos], pg, need, fits):
+            place = lambda: self.workload.dry_run_placement(pinfos, pg, need)  # noqa: E731
+            if preempt is not None and preempt([p.pod for p in pinfos], pg, need, fits, place):
                 return True
         return False
 
@@ -194,8 +203,13 @@ class Scheduler:
             wp.reject("", message)
 
     def _binding_cycle(self, state: CycleState, pinfo: QueuedPodInfo, node: str) -> None:
+        status = self.framework.run_pre_bind_plugins(
+            state, pinfo.pod, node, done=lambda s: self._bind(state, pinfo, node, s))
+        if not status.is_wait():  # WAIT: a PreBind plugin resumes through ``done`` later
+            self._bind(state, pinfo, node, status)
+
+    def _bind(self, state: CycleState, pinfo: QueuedPodInfo, node: str, status: Status) -> None:
         pod = pinfo.pod
-        status = self.framework.run_pre_bind_plugins(state, pod, node)
         if status.is_success():
             status = self.framework.run_bind_plugins(state, pod, node)
             if status.is_skip():

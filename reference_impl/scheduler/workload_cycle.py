@@ -148,6 +148,17 @@ class WorkloadCycle:
                 return True
         return False
 
+    def dry_run_placement(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> dict[str, str]:
+        """Like ``dry_run``: pod key -> node of the first placement that fits ({} if none);
+        gang preemption nominates each member to its node."""
+        bound = self._bound_members(group_key(pinfos[0].pod) or "")
+        for nodes in self._domains(pg, bound):
+            attempt = self._try_place(pinfos, nodes)
+            self._rollback(attempt)
+            if len(attempt.placed) >= need:
+                return {p.key: node for _, p, node in attempt.placed}
+        return {}
+
     def _take_members(self, gk: str, first: str) -> list[QueuedPodInfo]:
         assert self.gang is not None
         out = []

@@ -100,7 +100,14 @@ def pod_update_events(resource: EventResource, old: Obj, new: Obj) -> list[Clust
     return out
 
 
+_REQUEST_STATUS: Final = ("containerStatuses", "initContainerStatuses", "conditions")
+
+
 def _scaled_down(old: Obj, new: Obj) -> bool:
     # Any resource whose effective request dropped frees room (in-place resize, KEP-1287).
+    if _spec(old) == _spec(new) and all(
+        _status(old).get(f) == _status(new).get(f) for f in _REQUEST_STATUS
+    ):
+        return False  # pod_requests reads only these: nothing can have dropped
     before, after = pod_requests(old), pod_requests(new)
     return any(after.get(k, 0) < v for k, v in before.items())

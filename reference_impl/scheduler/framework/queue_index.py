@@ -121,6 +121,8 @@ class UnschedulablePool(Mapping[str, QueuedPodInfo]):
             return set(self._pods)
         out = set(self._no_rejector)
         for plugin in interested:
+            if plugin not in self._by_plugin:
+                continue  # no waiting pod was rejected by it (its index keys are a subset)
             index = self._indexes.get(plugin)
             keys = None if index is None else _safe(lambda: index.event_index_keys(event, old, new))  # noqa: B023
             if keys is None:

@@ -8,11 +8,11 @@ at Filter, SKIP disables a plugin for the cycle, Bind stops at the first non-SKI
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reference_impl.clock import Duration
-from reference_impl.scheduler.framework.batch import BatchScorePlugin
+from reference_impl.scheduler.framework.batch import BatchFilterPlugin, BatchScorePlugin
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -99,6 +99,11 @@ class Framework:
         self.pre_bind = [p for p in ps if isinstance(p, PreBindPlugin)]
         self.bind = [p for p in ps if isinstance(p, BindPlugin)]
         self.post_bind = [p for p in ps if isinstance(p, PostBindPlugin)]
+        # Checked once: a runtime_checkable isinstance costs microseconds per call.
+        self._batch_filter: dict[int, BatchFilterPlugin] = {
+            id(p): p for p in self.filter if isinstance(p, BatchFilterPlugin)}
+        self._batch_score: dict[int, BatchScorePlugin] = {
+            id(p): p for p in self.score if isinstance(p, BatchScorePlugin)}
         self._events = {p.name(): self._registrations(p) for p in self.plugins}
         self._interest: dict[ClusterEvent, frozenset[str]] = {}
 
@@ -197,6 +202,11 @@ class Framework:
         """Filter plugins not skipped by their PreFilter this cycle."""
         return [p for p in self.filter if p.name() not in state.skip_filter_plugins]
 
+    def batch_filters(self, plugins: Sequence[FilterPlugin]) -> list[BatchFilterPlugin]:
+        """Those of ``plugins`` with a whole-chunk fast path, in order."""
+        table = self._batch_filter
+        return [table[id(p)] for p in plugins if id(p) in table]
+
     def run_filter_plugins(
         self, state: CycleState, pod: Obj, node_info: NodeInfo, plugins: Sequence[FilterPlugin]
     ) -> Status:
@@ -242,7 +252,8 @@ class Framework:
             name = pl.name()
             if name in state.skip_score_plugins:
                 continue
-            raw = pl.score_nodes(state, pod, nodes) if isinstance(pl, BatchScorePlugin) else None
+            batch = self._batch_score.get(id(pl))
+            raw = batch.score_nodes(state, pod, nodes) if batch is not None else None
             if raw is None:
                 fn = pl.score
                 results = [fn(state, pod, ni) for ni in nodes]  # hot: no per-node branching
@@ -297,15 +308,48 @@ class Framework:
                 return (s.with_plugin(pl.name()) if s.is_rejected() else _error("Permit", pl.name(), s)), {}
         return (Status(Code.WAIT) if waits else OK), waits
 
-    def run_pre_bind_plugins(self, state: CycleState, pod: Obj, node_name: str) -> Status:
-        """PreBind in order; the first failure stops binding."""
-        for pl in self.pre_bind:
+    def run_pre_bind_plugins(
+        self, state: CycleState, pod: Obj, node_name: str,
+        done: Callable[[Status], None] | None = None, start: int = 0,
+    ) -> Status:
+        """PreBind in order; the first failure stops binding.
+
+        A plugin may answer WAIT when PreBind must wait for something outside the
+        scheduler (DRA binding conditions: upstream blocks its binding goroutine). It then
+        gets ``wait_pre_bind(state, pod, node, resume)`` and calls ``resume(status)`` once;
+        the remaining plugins run after it and ``done`` gets the final status. Without
+        ``done`` (or that method) WAIT is an error, as before.
+        """
+        for i in range(start, len(self.pre_bind)):
+            pl = self.pre_bind[i]
             s = pl.pre_bind(state, pod, node_name)
             if s.is_skip():
                 continue
+            wait = getattr(pl, "wait_pre_bind", None)
+            if s.is_wait() and done is not None and wait is not None:
+                wait(state, pod, node_name, self._pre_bind_resume(state, pod, node_name, done, i))
+                return s.with_plugin(pl.name())
             if not s.is_success():
                 return s.with_plugin(pl.name()) if s.is_rejected() else _error("PreBind", pl.name(), s)
         return OK
+
+    def _pre_bind_resume(
+        self, state: CycleState, pod: Obj, node_name: str, done: Callable[[Status], None], i: int
+    ) -> Callable[[Status], None]:
+        name = self.pre_bind[i].name()
+
+        def resume(s: Status) -> None:
+            if s.is_success():
+                s = self.run_pre_bind_plugins(state, pod, node_name, done, i + 1)
+                if s.is_wait():
+                    return  # a later plugin waits in turn
+            elif s.is_rejected():
+                s = s.with_plugin(name)
+            else:
+                s = _error("PreBind", name, s)
+            done(s)
+
+        return resume
 
     def run_bind_plugins(self, state: CycleState, pod: Obj, node_name: str) -> Status:
         """The first binder that does not SKIP; all skipping is SKIP."""

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reference_impl.dra.allocator import AllocationError, Allocator
+from reference_impl.dra.free_index import request_key
 from reference_impl.dra.tracker import ClaimTracker
 from reference_impl.scheduler.framework.types import NodeInfo
 
@@ -61,15 +62,22 @@ def vouch(
     suspects: set[int] = set()
     vouched: dict[str, Obj] = {}
     short: set[str] = set()
-    alloc = tracker.allocator(())
+    alloc = tracker.allocator(())  # first: brings the tracker (and its free index) up to date
+    # Counts cached per node until its object or its devices change (dra/free_index.py).
+    table = tracker.free_index.table(tracker.state, tracker.device, request_key(spec))
+    get = table.get
     for i, ni in enumerate(nodes):
-        free = _free(tracker, spec, ni, alloc) if ni.node is not None else None
-        if free is not None and free >= count and ni.node is not None:
-            vouched[ni.name] = ni.node
+        node, name = ni.node, ni.name
+        hit = get(name)
+        if hit is None or hit[0] is not node:
+            hit = table[name] = (node, _free(tracker, spec, ni, alloc) if node is not None else None)
+        free = hit[1]
+        if free is not None and free >= count and node is not None:
+            vouched[name] = node
             continue
         suspects.add(i)
         if free is not None:
-            short.add(ni.name)  # Filter rejects it without a search (as cannot_allocate)
+            short.add(name)  # Filter rejects it without a search (as cannot_allocate)
     return suspects, vouched, short
 
 
