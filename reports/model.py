@@ -60,6 +60,8 @@ class TestEntry:
     conformance: bool = False
     # The gate values this test ran with (reference) or required of the cluster (live).
     gates: dict[str, bool] = field(default_factory=dict)
+    # Its --runtime-config entries ("group/version" -> "true"), applied or required, alike.
+    runtime_config: dict[str, str] = field(default_factory=dict)
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def verdict_input(self) -> TestResult:

@@ -17,7 +17,9 @@ __all__ = ["bench_cluster", "peak_rss_mb", "write_result"]
 def bench_cluster(gates: dict[str, bool] | None = None) -> Cluster:
     """A cluster with no pre-made nodes whose fake kubelet runs no node (scheduling only)."""
     kubelet = KubeletConfig(node_label_selector="garhwal.dev/bench-kubelet=on", node_lease=False)
-    return Cluster(gates, config=ClusterConfig(kubelet=kubelet, nodes=0))
+    # The beta/alpha scheduling APIs the gang benchmarks write, as the local cluster serves.
+    runtime = {"scheduling.k8s.io/v1beta1": "true", "scheduling.k8s.io/v1alpha3": "true"}
+    return Cluster(gates, config=ClusterConfig(kubelet=kubelet, nodes=0, runtime_config=runtime))
 
 
 def peak_rss_mb() -> float:

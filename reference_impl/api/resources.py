@@ -165,6 +165,8 @@ _GATES: Final[dict[tuple[str, str], tuple[str, ...]]] = {
     ("certificates.k8s.io/v1beta1", "PodCertificateRequest"): ("PodCertificateRequest",),
     ("certificates.k8s.io/v1", "ClusterTrustBundle"): ("ClusterTrustBundle",),
     ("certificates.k8s.io/v1beta1", "ClusterTrustBundle"): ("ClusterTrustBundle",),
+    ("lifecycle.k8s.io/v1alpha1", "Eviction"): ("EvictionRequestAPI",),
+    ("lifecycle.k8s.io/v1alpha1", "EvictionRequest"): ("EvictionRequestAPI",),
 }
 
 _SERVED: Final[dict[str, tuple[str, ...]]] = {

@@ -6,19 +6,28 @@ from typing import Any
 
 from reference_impl.api import resources
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.api.runtime_config import APIResourceConfig
 from reference_impl.apiserver import keys
 from reference_impl.errors import Conflict, Forbidden, NotFound
 from reference_impl.features import FeatureGates
 from reference_impl.storage.mvcc import MVCCStore
 
-__all__ = ["check_namespace", "current", "resolve"]
+__all__ = ["check_namespace", "check_served", "current", "resolve"]
 
 Obj = dict[str, Any]
 
 
-def resolve(api_version: str, kind: str, gates: FeatureGates) -> ResourceInfo:
-    """The served resource, or NotFound naming why (unknown, or gated off)."""
+def resolve(
+    api_version: str, kind: str, gates: FeatureGates, served: APIResourceConfig | None = None
+) -> ResourceInfo:
+    """The served resource, or NotFound naming why (unknown, not enabled, or gated off).
+
+    ``served`` is the client's view (``--runtime-config``); None skips that check, for the
+    in-process components, which reach storage past the REST layer.
+    """
     info = resources.lookup(api_version, kind)
+    if info is not None and served is not None:
+        check_served(info, served)
     if info is None:
         group_known = any(v == api_version for v in resources.served_versions())
         why = "" if group_known else f' (1.37 does not serve "{api_version}")'
@@ -31,6 +40,20 @@ def resolve(api_version: str, kind: str, gates: FeatureGates) -> ResourceInfo:
             f"--feature-gates={off[0]}=true"
         )
     return info
+
+
+def check_served(info: ResourceInfo, served: APIResourceConfig) -> None:
+    """NotFound, as a client meets it, for a kind whose version (or resource) is off."""
+    if served.resource_enabled(info):
+        return
+    key = info.api_version if info.group else f"api/{info.api_version}"
+    if f"{info.api_version}/{info.plural}" in served.resources:
+        key = f"{key}/{info.plural}"  # switched off by its own group/version/resource key
+    raise NotFound(
+        f'no matches for kind "{info.kind}" in version "{info.api_version}": '
+        f"{key} is not served unless the apiserver runs with "
+        f"--runtime-config={key}=true"
+    )
 
 
 def check_namespace(store: MVCCStore, ns: str, info: ResourceInfo) -> None:

@@ -77,6 +77,9 @@ class Feature:
     gates: tuple[str, ...]
     stage: Stage
     default: bool
+    # --runtime-config entries (group/version=true) the feature's API needs beyond the
+    # stable versions upstream serves by default.
+    runtime_config: tuple[str, ...] = ()
 
     @property
     def kep(self) -> KepId | None:
@@ -161,6 +164,7 @@ def _load() -> tuple[FeatureTable, dict[str, GateSpec]]:
             gates=tuple(row["gates"]),
             stage=Stage(row["stage"]),
             default=bool(row["default"]),
+            runtime_config=tuple(row.get("runtime_config", ())),
         )
         for row in raw["feature"]
     ]

@@ -112,6 +112,7 @@ def test_unknown_api_version_is_not_found(target: Target, namespace: str) -> Non
         target.get("v1", "ConfigMap", "ghost", namespace)
 
 
+@pytest.mark.runtime_config("scheduling.k8s.io/v1beta1=true")  # so only the gate is off
 def test_gated_kind_is_not_served_while_its_gate_is_off(target: Target, namespace: str) -> None:
     """API machinery, feature-gated kinds.
 

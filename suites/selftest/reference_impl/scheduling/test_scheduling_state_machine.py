@@ -53,7 +53,8 @@ class GangMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.c = Cluster(GATES, config=ClusterConfig(nodes=0))
+        runtime = {"scheduling.k8s.io/v1beta1": "true"}  # PodGroups are a beta API
+        self.c = Cluster(GATES, config=ClusterConfig(nodes=0, runtime_config=runtime))
         for name, value in sorted(CLASSES.items()):
             self.c.apply(make_priority_class(name, value))
         self.nodes: list[str] = []
