@@ -98,8 +98,16 @@ class DraSimulation:
         self, devices: Sequence[DeviceInfo], counters: Any, state: AllocatedState
     ) -> Allocator:
         classes = {str(c["metadata"]["name"]): c for c in self.tracker.classes.items()}
+        # The cluster's DRA gates (list attributes, derived attributes, ...) apply to the
+        # simulation as to the scheduler.
         return Allocator(
-            devices, counters, classes, list(self.tracker.rules.items()), state, self._share_id
+            devices,
+            counters,
+            classes,
+            list(self.tracker.rules.items()),
+            state,
+            self._share_id,
+            features=self.tracker.features,
         )
 
     def _share_id(self) -> str:
