@@ -87,6 +87,8 @@ class RunMeta:
     certify: bool
     started_at: str
     finished_at: str | None = None
+    # The session's --runtime-config (reference: applied to every test; live: declared).
+    runtime_config: dict[str, str] = field(default_factory=dict)
     complete: bool = False
     exit_status: int | None = None
 

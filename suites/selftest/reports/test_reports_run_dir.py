@@ -74,6 +74,7 @@ def test_results_json_has_one_schema_valid_entry_per_test(
     assert run["cluster_version"] == REFERENCE_VERSION and run["e2e_test_version"] == "v1.37.0"
     assert run["complete"] is True and run["exit_status"] == 1 and run["finished_at"]
     assert run["gates"]["DynamicResourceAllocation"] is True
+    assert run["runtime_config"] == {}
     assert doc["summary"] == {"passed": 2, "failed": 1, "skipped": 1, "error": 0, "total": 4}
     by_name = {t["name"]: t for t in doc["tests"]}
     gang = by_name["test_gang_first"]
@@ -202,3 +203,12 @@ def test_xdist_workers_report_statements_and_gates(
         "test_one": ("Gang. One MUST pass.", {"GenericWorkload": True}),
         "test_two": ("Gang. Two MUST pass.", {"GenericWorkload": True}),
     }
+
+
+def test_the_run_records_its_runtime_config(project: pytest.Pytester, tmp_path: Path) -> None:
+    project.makepyfile("def test_a(): pass\n")
+    flag = "--runtime-config=resource.k8s.io/v1beta1=true"
+    project.runpytest(f"--report-dir={tmp_path}", flag).assert_outcomes(passed=1)
+    doc = json.loads((tmp_path / "results.json").read_text())
+    validate_results(doc)
+    assert doc["run"]["runtime_config"] == {"resource.k8s.io/v1beta1": "true"}
