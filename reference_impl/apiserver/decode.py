@@ -25,6 +25,7 @@ __all__ = [
     "decode",
     "schema_causes",
     "spec_part",
+    "status_schema_causes",
 ]
 
 Obj = dict[str, Any]
@@ -51,6 +52,23 @@ class Decoded:
 def schema_causes(obj: Obj) -> list[Cause]:
     """Strict-schema field errors of ``obj`` at its own apiVersion."""
     return schema.schema_errors(obj) or []
+
+
+def status_schema_causes(new: Obj, wire_version: str) -> list[Cause]:
+    """Strict-schema field errors of a status write: ``new`` is the stored object with
+    only ``status`` replaced by the decoded body's (defaulted, at the storage version).
+
+    ``decode`` already checked the whole body, status included, at ``wire_version``; when
+    that is the storage version the status is that checked value, so nothing is left to
+    check. Otherwise the converted status is checked against the storage schema: the
+    rest of ``new`` is the stored object, checked when it was written, and the 1.37 root
+    schemas constrain each top-level field on its own, so a valid status makes the whole
+    object valid. Failing that, the whole object is checked, for every error's path."""
+    if new.get("apiVersion") == wire_version and "status" in new:
+        return []
+    if schema.field_valid(new, "status"):
+        return []
+    return schema_causes(new)
 
 
 def decode(manifest: Obj, resolve: Callable[[str, str], ResourceInfo]) -> Decoded:

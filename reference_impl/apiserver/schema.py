@@ -20,7 +20,7 @@ from referencing import Registry, Resource
 
 from reference_impl.errors import Cause
 
-__all__ = ["SCHEMA_VERSION", "schema_errors"]
+__all__ = ["SCHEMA_VERSION", "field_valid", "schema_errors"]
 
 SCHEMA_VERSION: Final = "v1.37.0-local-strict"
 
@@ -70,15 +70,18 @@ def _no_remote(uri: str) -> Any:
     raise LookupError(f"schema reference {uri} is not local; the reference never fetches")
 
 
-@cache
-def _fast(api_version: str, kind: str) -> Any:
+def _kind_schema(api_version: str, kind: str) -> dict[str, Any] | None:
     path = _schema_dir().joinpath(_file_name(api_version, kind))
     if not path.is_file():
         return None
     text = path.read_text("utf-8").replace("/api/_definitions.json#/$defs/", _LOCAL_REF)
     schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _compile(schema: dict[str, Any], uid: str) -> Any:
     defs = _local_defs()
-    # Only the definitions this kind reaches, so the generated code stays small.
+    # Only the definitions this schema reaches, so the generated code stays small.
     need: set[str] = set()
     _refs(schema, need)
     todo = list(need)
@@ -88,14 +91,61 @@ def _fast(api_version: str, kind: str) -> Any:
         todo.extend(found - need)
         need |= found
     schema["$defs"] = {n: defs[n] for n in sorted(need)}
-    # A unique id per kind: fastjsonschema's resolver must not mix up two kinds' documents.
-    schema["$id"] = f"urn:garhwal:{api_version}:{kind}"
+    # A unique id per schema: fastjsonschema's resolver must not mix up two documents.
+    schema["$id"] = uid
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"
     handlers = {"http": _no_remote, "https": _no_remote}
     try:
         return fastjsonschema.compile(schema, handlers=handlers, use_formats=False)
     except (LookupError, fastjsonschema.JsonSchemaDefinitionException):
         return False  # this kind keeps to the slow path
+
+
+@cache
+def _fast(api_version: str, kind: str) -> Any:
+    schema = _kind_schema(api_version, kind)
+    if schema is None:
+        return None
+    return _compile(schema, f"urn:garhwal:{api_version}:{kind}")
+
+
+# Root keywords that constrain each top-level field on its own (nothing across fields).
+_PER_FIELD_ROOT: Final = frozenset(
+    {"properties", "type", "additionalProperties", "description", "$schema", "$id"}
+)
+
+
+@cache
+def _fast_field(api_version: str, kind: str, field: str) -> Any:
+    """A compiled validator for one top-level field of a kind, or None when the kind's
+    root schema is not per-field (then only the whole object can be checked)."""
+    schema = _kind_schema(api_version, kind)
+    if schema is None or any(
+        k not in _PER_FIELD_ROOT and not k.startswith("x-kubernetes-") for k in schema
+    ):
+        return None
+    sub = (schema.get("properties") or {}).get(field)
+    if not isinstance(sub, dict) or schema.get("type") != "object":
+        return None
+    compiled = _compile(dict(sub), f"urn:garhwal:{api_version}:{kind}:{field}")
+    return compiled or None
+
+
+def field_valid(manifest: dict[str, Any], field: str) -> bool:
+    """Whether ``manifest[field]`` alone satisfies its kind's strict schema for that field.
+
+    False also when that cannot be told apart from the rest (no per-field schema): the
+    caller then checks the whole object with ``schema_errors``, which names the paths."""
+    if not isinstance(manifest.get(field), dict):
+        return False
+    fast = _fast_field(str(manifest.get("apiVersion")), str(manifest.get("kind")), field)
+    if fast is None:
+        return False
+    try:
+        fast(manifest[field])
+    except fastjsonschema.JsonSchemaValueException:
+        return False
+    return True
 
 
 @cache

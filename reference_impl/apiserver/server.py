@@ -34,8 +34,8 @@ from reference_impl.apiserver.decode import (
     carry_meta,
     content,
     decode,
-    schema_causes,
     spec_part,
+    status_schema_causes,
 )
 from reference_impl.apiserver.registry import AdmissionPlugin, Context, Operation, strategy_for
 from reference_impl.apiserver.strategies.meta import meta_causes
@@ -73,6 +73,9 @@ class APIServer:
         self._handlers: list[Callable[[ObjectEvent], None]] = []
         self._by_group_resource: dict[str, ResourceInfo] = {}
         self.writes = 0
+        # key -> the object of the last event delivered for it (read-only, shared with
+        # handlers and informer caches), reused as the next event's ``old``.
+        self._delivered: dict[str, Obj] = {}
         store.add_listener(self._on_store_event)
 
     # -- resolution -------------------------------------------------------------------
@@ -221,13 +224,14 @@ class APIServer:
             raise MethodNotAllowed(f"{info.group_resource} has no status subresource")
         meta = obj["metadata"]
         key, old = self._current(info, meta)
-        new = copy.deepcopy(old)
+        # ``old`` is a fresh decode private to this call: a shallow copy (own metadata,
+        # which _commit edits) suffices, as validators only read both.
+        new = {k: v for k, v in old.items() if k != "status"}
+        new["metadata"] = dict(old["metadata"])
         if "status" in obj:
             new["status"] = obj["status"]
-        else:
-            new.pop("status", None)
         ctx = self._context("status")
-        causes: builtins.list[Cause] = schema_causes(new)
+        causes: builtins.list[Cause] = status_schema_causes(new, d.api_version)
         for v in strategy_for(info.kind).status_validators:
             causes += v(new, old, ctx)
         if causes:
@@ -357,6 +361,9 @@ class APIServer:
         info = self._by_group_resource.get(keys.group_resource_of(ev.kv.key))
         if info is None:
             return
-        event = object_event(ev, info)
+        key = ev.kv.key
+        event = object_event(ev, info, self._delivered.pop(key, None))
+        if event.type != "DELETED":
+            self._delivered[key] = event.obj
         for fn in list(self._handlers):
             fn(event)

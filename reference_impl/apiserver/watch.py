@@ -22,7 +22,9 @@ Obj = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class ObjectEvent:
-    """A committed change as in-process informers see it; ``obj`` is read-only."""
+    """A committed change as in-process informers see it; ``obj`` and ``old`` are
+    read-only: they are shared by every handler, and ``old`` is the previous event's
+    ``obj`` for that key (as client-go's update handlers get the cached object)."""
 
     type: WatchEventType
     info: ResourceInfo
@@ -30,8 +32,11 @@ class ObjectEvent:
     old: Obj | None
 
 
-def object_event(ev: StoreEvent, info: ResourceInfo) -> ObjectEvent:
-    """The ObjectEvent of one store event, objects in the storage version."""
+def object_event(ev: StoreEvent, info: ResourceInfo, previous: Obj | None = None) -> ObjectEvent:
+    """The ObjectEvent of one store event, objects in the storage version.
+
+    ``previous`` is the last event object delivered for this key, if any: it is reused as
+    ``old`` when it is the version this event replaces (one decode per event, not two)."""
     if ev.type is EventType.DELETE:
         assert ev.prev is not None
         obj = ev.prev.decode()
@@ -39,7 +44,14 @@ def object_event(ev: StoreEvent, info: ResourceInfo) -> ObjectEvent:
         return ObjectEvent("DELETED", info, obj, None)
     obj = ev.kv.decode()
     obj["metadata"]["resourceVersion"] = str(ev.kv.mod_revision)
-    old = ev.prev.decode() if ev.prev else None
+    old: Obj | None = None
+    if ev.prev is not None:
+        rv = str(ev.prev.mod_revision)
+        if previous is not None and previous["metadata"].get("resourceVersion") == rv:
+            old = previous
+        else:
+            old = ev.prev.decode()
+            old["metadata"]["resourceVersion"] = rv
     return ObjectEvent("MODIFIED" if old else "ADDED", info, obj, old)
 
 
