@@ -1,6 +1,6 @@
 """The DRA structured-parameter allocator: pools, CEL selectors, taints, allocation."""
 
-from reference_impl.dra import validation  # registers the CEL checks
+from reference_impl.dra import attribute_versions, validation  # register version and CEL checks
 from reference_impl.dra.allocator import CANNOT_ALLOCATE, AllocationError, Allocator, for_pools
 from reference_impl.dra.cel import CELError, compile_selector, device_activation
 from reference_impl.dra.features import Features, features_from
@@ -9,6 +9,7 @@ from reference_impl.dra.state import AllocatedState, allocated_state
 from reference_impl.dra.taints import rule_matches, taints_for, tolerates, untolerated
 
 __all__ = [
+    "attribute_versions",
     "validation",
     "CANNOT_ALLOCATE",
     "AllocatedState",

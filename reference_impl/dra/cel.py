@@ -9,11 +9,17 @@ Quantity helpers are those of the Kubernetes CEL library: ``quantity("40Gi")``,
 ``asApproximateFloat``, ``add`` and ``sub``. With DRAListTypeAttributes list attributes are
 CEL lists and ``x.includes(v)`` is declared (true when list ``x`` holds ``v``, or scalar
 ``x`` equals it); with the gate off an expression calling it does not compile, as
-upstream declares the function only then.
+upstream declares the function only then. ``version`` attributes are semver values of the
+Kubernetes semver library (``cel_semver``: ``semver("1.2.3")``, ``v.isGreaterThan(w)``).
+
+A device's name never reaches CEL, so activations and ``matches`` verdicts are cached by
+the device's content (``cel_cache``): 8,000 identical GPUs cost one evaluation per
+expression, and a changed device is a new key, so nothing is ever stale.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from decimal import Decimal
 from functools import lru_cache
@@ -23,8 +29,23 @@ import celpy
 from celpy import celtypes
 
 from reference_impl.api.meta import parse_quantity
+from reference_impl.dra.cel_cache import (
+    ACTIVATION_CACHE_SIZE,
+    LRU,
+    RESULT_CACHE_SIZE,
+    content_key,
+)
+from reference_impl.dra.cel_semver import extend_functions, version_value
 
-__all__ = ["CELError", "Quantity", "Selector", "compile_selector", "device_activation"]
+__all__ = [
+    "Activation",
+    "CELError",
+    "Quantity",
+    "Selector",
+    "clear_caches",
+    "compile_selector",
+    "device_activation",
+]
 
 
 class CELError(Exception):
@@ -89,6 +110,8 @@ _FUNCTIONS: dict[str, Any] = {
     "add": lambda a, b: Quantity(_q(a) + _q(b)),
     "sub": lambda a, b: Quantity(_q(a) - _q(b)),
 }
+# The Kubernetes semver library (base CEL environment since 1.33).
+_FUNCTIONS = extend_functions(_FUNCTIONS)
 _ENV = celpy.Environment()
 
 
@@ -112,13 +135,41 @@ def _called(tree: Any) -> set[str]:
     return out
 
 
+class Activation(dict[str, Any]):
+    """The CEL variables for one device, with the content key its verdicts are cached
+    under (None: not cacheable). The ``device`` value is shared by every device of the
+    same content and must be treated as read-only (CEL never mutates it)."""
+
+    __slots__ = ("content_key",)
+
+    def __init__(self, variables: Mapping[str, Any], key: str | None) -> None:
+        super().__init__(variables)
+        self.content_key = key
+
+
+# A verdict is True/False, or the CELError message evaluating the expression raised.
+# Keyed by the Selector's serial, not its text: whatever the environment it was compiled
+# in (gates), two Selectors never share verdicts.
+_RESULTS: LRU[tuple[int, str], bool | str] = LRU(RESULT_CACHE_SIZE)
+_SERIALS = itertools.count()
+_DEVICES: LRU[str, celtypes.MapType] = LRU(ACTIVATION_CACHE_SIZE)
+
+
+def clear_caches() -> None:
+    """Forget cached activations and verdicts (tests, and memory-conscious callers)."""
+    _RESULTS.clear()
+    _DEVICES.clear()
+
+
 class Selector:
     """One compiled expression; ``matches`` evaluates it against a device activation."""
 
-    __slots__ = ("expression", "_program")
+    __slots__ = ("expression", "list_types", "_program", "_serial")
 
     def __init__(self, expression: str, list_types: bool = False) -> None:
         self.expression = expression
+        self.list_types = list_types
+        self._serial = next(_SERIALS)
         functions = {**_FUNCTIONS, **_GATED_FUNCTIONS} if list_types else _FUNCTIONS
         try:
             ast = _ENV.compile(expression)
@@ -143,7 +194,25 @@ class Selector:
         return out
 
     def matches(self, activation: Mapping[str, Any]) -> bool:
-        """Whether the device matches; CELError on a runtime error or a non-bool result."""
+        """Whether the device matches; CELError on a runtime error or a non-bool result.
+
+        With an ``Activation`` the verdict (or the error) is cached by its content key."""
+        key = activation.content_key if isinstance(activation, Activation) else None
+        if key is None:
+            return self._matches(activation)
+        rkey = (self._serial, key)
+        hit = _RESULTS.get(rkey)
+        if hit is None:
+            try:
+                hit = self._matches(activation)
+            except CELError as e:
+                hit = str(e)
+            _RESULTS.put(rkey, hit)
+        if isinstance(hit, str):
+            raise CELError(hit)
+        return hit
+
+    def _matches(self, activation: Mapping[str, Any]) -> bool:
         out = self.evaluate(activation)
         if not isinstance(out, celtypes.BoolType):
             raise CELError(f"must evaluate to bool, got {type(out).__name__}")
@@ -163,12 +232,20 @@ def compile_selector(expression: str, list_types: bool = False) -> Selector:
 
 
 def _cel_value(attr: Mapping[str, Any]) -> Any:
-    for key, conv in (("bool", celtypes.BoolType), ("int", celtypes.IntType),
-                      ("string", celtypes.StringType), ("version", celtypes.StringType)):
+    for key, conv in (
+        ("bool", celtypes.BoolType),
+        ("int", celtypes.IntType),
+        ("string", celtypes.StringType),
+        ("version", version_value),
+    ):
         if key in attr:
             return conv(attr[key])
-    for key, conv in (("bools", celtypes.BoolType), ("ints", celtypes.IntType),
-                      ("strings", celtypes.StringType), ("versions", celtypes.StringType)):
+    for key, conv in (
+        ("bools", celtypes.BoolType),
+        ("ints", celtypes.IntType),
+        ("strings", celtypes.StringType),
+        ("versions", version_value),
+    ):
         if key in attr:
             return celtypes.ListType([conv(v) for v in attr[key]])
     return celtypes.StringType("")
@@ -180,8 +257,21 @@ def _split(qualified: str, driver: str) -> tuple[str, str]:
     return (domain or driver), name
 
 
-def device_activation(driver: str, device: Mapping[str, Any]) -> dict[str, Any]:
-    """The CEL ``device`` variable for one ResourceSlice device manifest."""
+def device_activation(driver: str, device: Mapping[str, Any]) -> Activation:
+    """The CEL ``device`` variable for one ResourceSlice device manifest.
+
+    Devices with the same content share one (read-only) ``device`` value."""
+    key = content_key(driver, device)
+    if key is None:
+        return Activation({"device": _device_value(driver, device)}, None)
+    value = _DEVICES.get(key)
+    if value is None:
+        value = _device_value(driver, device)
+        _DEVICES.put(key, value)
+    return Activation({"device": value}, key)
+
+
+def _device_value(driver: str, device: Mapping[str, Any]) -> celtypes.MapType:
     attrs: dict[str, dict[Any, Any]] = {}
     for qname, attr in sorted((device.get("attributes") or {}).items()):
         domain, name = _split(qname, driver)
@@ -192,8 +282,8 @@ def device_activation(driver: str, device: Mapping[str, Any]) -> dict[str, Any]:
         caps.setdefault(domain, {})[celtypes.StringType(name)] = Quantity(
             parse_quantity(cap.get("value", 0))
         )
-    return {
-        "device": celtypes.MapType({
+    return celtypes.MapType(
+        {
             celtypes.StringType("driver"): celtypes.StringType(driver),
             celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(
                 bool(device.get("allowMultipleAllocations"))
@@ -204,5 +294,5 @@ def device_activation(driver: str, device: Mapping[str, Any]) -> dict[str, Any]:
             celtypes.StringType("capacity"): _Domains(
                 {celtypes.StringType(d): celtypes.MapType(m) for d, m in caps.items()}
             ),
-        })
-    }
+        }
+    )

@@ -3,7 +3,7 @@
 After ``lookupAttribute`` in ``structured/internal/experimental``: when a request defines a
 derived attribute with the name a constraint asks about, its CEL expression is evaluated
 on the device (once per device and expression) and the value stands in for the device's
-own attribute of that name. It must be a bool, int or string, or a list of one of them;
+own attribute of that name. It must be a bool, int, string or semver, or a list of one of them;
 any other type, or a runtime error, aborts the allocation (upstream: "surfacing
 evaluation errors immediately prevents silent topology matching failures").
 """
@@ -16,6 +16,7 @@ from celpy import celtypes
 
 from reference_impl.dra.candidates import AllocationError
 from reference_impl.dra.cel import CELError, compile_selector
+from reference_impl.dra.cel_semver import Semver
 from reference_impl.dra.features import Features
 from reference_impl.dra.pools import DeviceID, DeviceInfo, TypedAttribute
 
@@ -33,6 +34,8 @@ def _kind(v: Any) -> tuple[str, Any] | None:
         return "int", int(v)
     if isinstance(v, celtypes.StringType):
         return "string", str(v)
+    if isinstance(v, Semver):  # as upstream, its blang String() form
+        return "version", str(v)
     return None
 
 
@@ -78,7 +81,7 @@ class DerivedAttributes:
             attr = to_attribute(value)
             if attr is None:
                 raise AllocationError(
-                    f"evaluate {where} failed: must be a bool, int, string or a list of them, "
+                    f"evaluate {where} failed: must be a bool, int, string, semver or a list of them, "
                     f"got {type(value).__name__}")
             hit = self._cache[key] = attr
         return hit
