@@ -63,6 +63,8 @@ class Strategy:
 
     defaulters: list[Defaulter] = field(default_factory=list)
     preparers: list[Preparer] = field(default_factory=list)
+    # The status strategy's PrepareForUpdate: run on /status writes, before status validation.
+    status_preparers: list[Preparer] = field(default_factory=list)
     validators: list[Validator] = field(default_factory=list)
     status_validators: list[Validator] = field(default_factory=list)
 
@@ -86,12 +88,14 @@ def defaulter(*kinds: str) -> Callable[[Defaulter], Defaulter]:
     return deco
 
 
-def preparer(*kinds: str) -> Callable[[Preparer], Preparer]:
-    """Register a prepare hook for ``kinds`` (spec writes only, not /status)."""
+def preparer(*kinds: str, status: bool = False) -> Callable[[Preparer], Preparer]:
+    """Register a prepare hook for ``kinds``: spec writes (create and update), or with
+    ``status=True`` /status writes, where it may change only ``status`` of the new object."""
 
     def deco(fn: Preparer) -> Preparer:
         for k in kinds:
-            strategy_for(k).preparers.append(fn)
+            s = strategy_for(k)
+            (s.status_preparers if status else s.preparers).append(fn)
         return fn
 
     return deco

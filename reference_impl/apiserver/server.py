@@ -231,8 +231,13 @@ class APIServer:
         if "status" in obj:
             new["status"] = obj["status"]
         ctx = self._context("status")
+        strat = strategy_for(info.kind)
+        if strat.status_preparers:  # drop gated status fields first, as upstream
+            now = rfc3339(self.clock.now())
+            for prepare in strat.status_preparers:
+                prepare(new, old, now, ctx)
         causes: builtins.list[Cause] = status_schema_causes(new, d.api_version)
-        for v in strategy_for(info.kind).status_validators:
+        for v in strat.status_validators:
             causes += v(new, old, ctx)
         if causes:
             raise Invalid(info.kind, meta.get("name", ""), causes)

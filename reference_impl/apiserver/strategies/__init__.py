@@ -17,6 +17,7 @@ from reference_impl.apiserver.strategies import (
     scheduling,
     scheduling_claims,  # DRA-WLCLAIM resourceClaims
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
+    status_gates,  # gated /status fields, status reset on create
 )
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "scheduling",
     "scheduling_claims",
     "scheduling_preemption",
+    "status_gates",
 ]

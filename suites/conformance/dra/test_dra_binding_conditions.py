@@ -143,3 +143,68 @@ def test_gate_off_drops_the_binding_fields(target: Target, env: Env) -> None:
     target.wait_until(env.bound, timeout=30, what="pod bound")
     (result,) = env.claim()["status"]["allocation"]["devices"]["results"]
     assert "bindingConditions" not in result
+
+
+def _manual_claim(target: Target, ns: str) -> Obj:
+    """A claim allocated by hand (no pod, so no scheduler races the status writes)."""
+    return target.apply(make_resource_claim("manual", ns).request("dev", "no-such-class").build())
+
+
+def _allocation(**extra: Any) -> Obj:
+    return {"devices": {"results": [{"request": "dev", "driver": DRIVER, "pool": "manual-pool",
+                                     "device": "d0", **extra}]}}
+
+
+@pytest.mark.feature_gates(DRADeviceBindingConditions=False)
+def test_gate_off_drops_binding_fields_on_status_write(target: Target, namespace: str) -> None:
+    """DRA-CORE, binding conditions gate off, status.
+
+    With DRADeviceBindingConditions disabled, bindingConditions and
+    bindingFailureConditions in status.allocation.devices.results[] written through the
+    ResourceClaim /status subresource MUST be dropped (the write succeeds, the rest of the
+    result and allocationTimestamp are stored).
+    """
+    claim = _manual_claim(target, namespace)
+    stamp = claim["metadata"]["creationTimestamp"]
+    alloc = {**_allocation(bindingConditions=["Attached"], bindingFailureConditions=["AttachFailed"]),
+             "allocationTimestamp": stamp}
+    out = target.patch_status({**claim, "status": {"allocation": alloc}})
+    (result,) = out["status"]["allocation"]["devices"]["results"]
+    assert not {"bindingConditions", "bindingFailureConditions"} & set(result)
+    assert result["device"] == "d0" and out["status"]["allocation"]["allocationTimestamp"] == stamp
+    stored = target.get(DRA_API, "ResourceClaim", "manual", namespace)
+    assert stored["status"]["allocation"] == out["status"]["allocation"]
+
+
+def test_claim_is_created_with_an_empty_status(target: Target, namespace: str) -> None:
+    """DRA-CORE, status on create.
+
+    A ResourceClaim MUST be created with status {} even when the client sends a status
+    (allocation and reservedFor are only written through /status), and MUST be served so.
+    """
+    body = make_resource_claim("manual", namespace).request("dev", "no-such-class").build()
+    body["status"] = {"allocation": _allocation(),
+                      "reservedFor": [{"resource": "pods", "name": "p", "uid": "0b6c4a1e-1"}]}
+    assert target.apply(body)["status"] == {}
+    assert target.get(DRA_API, "ResourceClaim", "manual", namespace)["status"] == {}
+
+
+def test_device_taint_rule_is_created_with_an_empty_status(target: Target, namespace: str) -> None:
+    """DRA-CORE, status on create (DeviceTaintRule).
+
+    A DeviceTaintRule MUST be created with status {}: conditions sent by the client are
+    reset (only the taint controller writes them, through /status).
+    """
+    name = f"empty-status-{namespace}"[:63]  # cluster-scoped: unique per test namespace
+    body = {"apiVersion": DRA_API, "kind": "DeviceTaintRule", "metadata": {"name": name},
+            "spec": {"deviceSelector": {"driver": "no-device.garhwal.dev"},
+                     "taint": {"key": "garhwal.dev/test", "effect": "None"}},
+            "status": {"conditions": [{"type": "EvictionInProgress", "status": "True", "reason": "Client",
+                                       "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}
+    try:
+        assert target.apply(body)["status"] == {}
+    finally:
+        try:
+            target.delete(DRA_API, "DeviceTaintRule", name)
+        except NotFound:
+            pass

@@ -123,3 +123,33 @@ def test_gate_off_drops_the_claims_on_create(target: Target, namespace: str) -> 
     wl["spec"]["podGroupTemplates"][0]["resourceClaims"] = [
         {"name": "gpu", "resourceClaimName": "a"}]
     assert "resourceClaims" not in target.apply(wl)["spec"]["podGroupTemplates"][0]
+
+
+@pytest.mark.feature_gates(DRAWorkloadResourceClaims=False)
+def test_gate_off_drops_claim_statuses_on_status_write(target: Target, namespace: str) -> None:
+    """DRA-WLCLAIM, gate off, status.
+
+    With DRAWorkloadResourceClaims disabled, status.resourceClaimStatuses written through
+    the PodGroup /status subresource MUST be dropped before validation (so an entry
+    naming no spec claim is not rejected) and MUST NOT be stored, while the write itself
+    succeeds.
+    """
+    pg = target.apply(make_pod_group("pg", namespace))
+    entry = {"name": "gpu", "resourceClaimName": "pg-gpu-claim"}
+    out = target.patch_status({**pg, "status": {**(pg.get("status") or {}),
+                                                "resourceClaimStatuses": [entry]}})
+    assert "resourceClaimStatuses" not in (out.get("status") or {})
+    again = target.get(API, "PodGroup", "pg", namespace)
+    assert "resourceClaimStatuses" not in (again.get("status") or {})
+
+
+def test_pod_group_is_created_with_an_empty_status(target: Target, namespace: str) -> None:
+    """DRA-WLCLAIM, status on create.
+
+    A PodGroup MUST be created with status {} (the empty PodGroupStatus): whatever
+    status the client sends is reset, and the object is served with status {}.
+    """
+    body = _group(namespace, "pg", [{"name": "gpu", "resourceClaimName": "a"}])
+    body["status"] = {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "a"}]}
+    assert target.apply(body)["status"] == {}
+    assert target.get(API, "PodGroup", "pg", namespace)["status"] == {}
