@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.api.builders import PodBuilder, make_pod
+from reference_impl.api.builders import NodeBuilder, PodBuilder, make_node, make_pod
 
 __all__ = [
     "POOL_KEY",
-    "make_pool_pod","make_pdb", "make_pod_group", "make_priority_class", "make_workload"]
+    "make_pdb",
+    "make_pod_group",
+    "make_pool_node",
+    "make_pool_pod",
+    "make_priority_class",
+    "make_workload",
+]
 
 Obj = dict[str, Any]
 SCHEDULING_V1BETA1 = "scheduling.k8s.io/v1beta1"
@@ -104,4 +110,16 @@ def make_pool_pod(name: str, namespace: str, cpu: str = "1") -> PodBuilder:
         .req(cpu=cpu)
         .node_selector(**{POOL_KEY: namespace})
         .toleration(POOL_KEY, "Equal", namespace, "NoSchedule")
+    )
+
+
+def make_pool_node(
+    name: str, namespace: str, cpu: str = "8", memory: str = "16Gi", pods: str = "10"
+) -> NodeBuilder:
+    """A node only pool ``namespace``'s pods use (label + taint ``POOL_KEY``; see make_pool_pod)."""
+    return (
+        make_node(name)
+        .capacity(cpu=cpu, memory=memory, pods=pods)
+        .label(POOL_KEY, namespace)
+        .taint(POOL_KEY, "NoSchedule", namespace)
     )

@@ -10,9 +10,8 @@ import pytest
 from fixtures import Target
 from reference_impl.api import (
     DRA_API,
-    POOL_KEY,
     make_device_class,
-    make_node,
+    make_pool_node,
     make_pool_pod,
     make_resource_claim,
     make_resource_slice,
@@ -35,8 +34,7 @@ class Env:
         self.name = f"dra-bind-{ns}"[:63]
 
     def setup(self) -> None:
-        node = make_node(self.node).capacity(cpu="8", memory="16Gi", pods="10")
-        self.target.apply(node.label(POOL_KEY, self.ns).taint(POOL_KEY, "NoSchedule", self.ns).build())
+        self.target.apply(make_pool_node(self.node, self.ns).build())
         self.target.apply(make_device_class(self.name).selector(f'device.driver == "{DRIVER}"').build())
         sl = make_resource_slice(self.name, DRIVER, self.name).all_nodes().device(dict(DEVICE))
         self.target.apply(sl.build())

@@ -16,9 +16,8 @@ import pytest
 from fixtures import Target
 from reference_impl.api import (
     DRA_API,
-    POOL_KEY,
     make_device_class,
-    make_node,
+    make_pool_node,
     make_pool_pod,
     make_resource_claim,
     make_resource_slice,
@@ -48,8 +47,7 @@ class Env:
         self.slices: list[str] = [self.name]
 
     def setup(self) -> None:
-        node = make_node(self.name).capacity(cpu="8", memory="16Gi", pods="10")
-        self.target.apply(node.label(POOL_KEY, self.ns).taint(POOL_KEY, "NoSchedule", self.ns).build())
+        self.target.apply(make_pool_node(self.name, self.ns).build())
         sl = make_resource_slice(self.name, DRIVER, self.name, self.name)
         for dev, version in DEVICES.items():
             sl.device({"name": dev, "attributes": {"driverVersion": {"version": version}}})

@@ -10,9 +10,8 @@ import pytest
 from fixtures import Target
 from reference_impl.api import (
     DRA_API,
-    POOL_KEY,
     make_device_class,
-    make_node,
+    make_pool_node,
     make_pool_pod,
     make_resource_claim,
     make_resource_slice,
@@ -33,8 +32,7 @@ class Env:
         self.name = f"dra-derived-{ns}"[:63]
 
     def setup(self) -> None:
-        node = make_node(self.name).capacity(cpu="8", memory="16Gi", pods="10")
-        self.target.apply(node.label(POOL_KEY, self.ns).taint(POOL_KEY, "NoSchedule", self.ns).build())
+        self.target.apply(make_pool_node(self.name, self.ns).build())
         for drv, devs in ((GPU, [("gpu-0", {"numaIndex": {"int": 0}}), ("gpu-1", {"numaIndex": {"int": 1}})]),
                           (NIC, [("nic-0", {"numa": {"int": 1}})])):
             self.target.apply(make_device_class(f"{self.name}-{drv[:3]}").selector(

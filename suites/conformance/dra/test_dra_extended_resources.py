@@ -11,10 +11,9 @@ from fixtures import FakeDriver, Target
 from reference_impl.api import (
     DRA_API,
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
-    POOL_KEY,
     condition,
     make_device_class,
-    make_node,
+    make_pool_node,
     make_pool_pod,
 )
 from reference_impl.errors import NotFound
@@ -36,10 +35,10 @@ class Env:
 
     def node(self, suffix: str, gpus: int = 0, advertised: str | None = None) -> str:
         name = f"dra-ext-{self.ns}-{suffix}"[:63]
-        b = make_node(name).capacity(cpu="8", memory="16Gi", pods="10")
+        b = make_pool_node(name, self.ns)
         if advertised:
             b.resource(self.resource, advertised)
-        self.target.apply(b.label(POOL_KEY, self.ns).taint(POOL_KEY, "NoSchedule", self.ns).build())
+        self.target.apply(b.build())
         self.nodes.append(name)
         if gpus:
             self.drv.publish([name], gpus=gpus)

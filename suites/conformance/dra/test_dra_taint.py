@@ -10,10 +10,9 @@ import pytest
 from fixtures import Capability, FakeDriver, Target
 from reference_impl.api import (
     DRA_API,
-    POOL_KEY,
     condition,
     make_device_taint_rule,
-    make_node,
+    make_pool_node,
     make_pool_pod,
     make_resource_claim,
     timestamp_seconds,
@@ -36,8 +35,7 @@ class Env:
         self.rules: list[str] = []
 
     def setup(self, gpus: int = 2, taints: tuple[Obj, ...] = ()) -> None:
-        node = make_node(self.node).capacity(cpu="8", memory="16Gi", pods="10")
-        self.target.apply(node.label(POOL_KEY, self.ns).taint(POOL_KEY, "NoSchedule", self.ns).build())
+        self.target.apply(make_pool_node(self.node, self.ns).build())
         self.drv.install_class(self.cls)
         self.drv.publish([self.node], gpus=gpus, taints=taints)
 

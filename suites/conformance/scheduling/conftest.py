@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from fixtures import Target
-from reference_impl.api import POOL_KEY, make_node
+from reference_impl.api import make_pool_node
 from reference_impl.errors import NotFound
 
 
@@ -18,8 +18,7 @@ def pool(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
 
     def add(cpu: str = "1", **labels: str) -> str:
         name = f"sched-{namespace}-{len(made)}"[:63]
-        node = make_node(name).capacity(cpu=cpu, memory="4Gi", pods="10")
-        node = node.label(POOL_KEY, namespace).taint(POOL_KEY, "NoSchedule", namespace)
+        node = make_pool_node(name, namespace, cpu=cpu, memory="4Gi")
         for k, v in labels.items():
             node = node.label(k.replace("__", "/").replace("_", "."), v)
         target.apply(node.build())
