@@ -1,13 +1,15 @@
-"""Shared fixtures of the scheduling suites: a private pool of small nodes per test."""
+"""Shared fixtures of the scheduling suites: a private pool of small nodes and the
+PriorityClasses of each test."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from fixtures import Target
-from reference_impl.api import make_pool_node
+from reference_impl.api import make_pool_node, make_priority_class
 from reference_impl.errors import NotFound
 
 
@@ -31,3 +33,29 @@ def pool(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
             target.delete("v1", "Node", name)
         except NotFound:
             pass
+
+
+@pytest.fixture
+def priority_class(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
+    """``priority_class("low", 10, preemption_policy="Never")`` adds a PriorityClass named
+    for this test and returns its name; removed at teardown."""
+    made: list[str] = []
+
+    def add(role: str, value: int, **kwargs: Any) -> str:
+        name = f"sched-{role}-{namespace}"[:63]
+        target.apply(make_priority_class(name, value, **kwargs))
+        made.append(name)
+        return name
+
+    yield add
+    for name in made:
+        try:
+            target.delete("scheduling.k8s.io/v1", "PriorityClass", name)
+        except NotFound:
+            pass
+
+
+@pytest.fixture
+def classes(priority_class: Callable[..., str]) -> tuple[str, str]:
+    """A low (10) and a high (1000) PriorityClass, removed afterwards."""
+    return priority_class("low", 10), priority_class("high", 1000)

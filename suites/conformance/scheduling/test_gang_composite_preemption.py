@@ -8,7 +8,7 @@ groups under a ``disruptionMode: all`` ancestor) and enough are chosen for
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -18,9 +18,8 @@ from reference_impl.api import (
     make_composite_pod_group,
     make_pod_group,
     make_pool_pod,
-    make_priority_class,
 )
-from reference_impl.errors import Forbidden, NotFound
+from reference_impl.errors import Forbidden
 
 pytestmark = [
     pytest.mark.conformance,
@@ -30,18 +29,13 @@ pytestmark = [
 
 
 @pytest.fixture
-def classes(target: Target, namespace: str) -> Iterator[tuple[str, str, str]]:
+def classes(priority_class: Callable[..., str]) -> tuple[str, str, str]:
     """Low (10), high (1000) and high-but-Never (1000) PriorityClasses."""
-    names = tuple(f"sched-cp-{n}-{namespace}"[:63] for n in ("low", "high", "never"))
-    target.apply(make_priority_class(names[0], 10))
-    target.apply(make_priority_class(names[1], 1000))
-    target.apply(make_priority_class(names[2], 1000, preemption_policy="Never"))
-    yield names[0], names[1], names[2]
-    for name in names:
-        try:
-            target.delete("scheduling.k8s.io/v1", "PriorityClass", name)
-        except NotFound:
-            pass
+    return (
+        priority_class("cp-low", 10),
+        priority_class("cp-high", 1000),
+        priority_class("cp-never", 1000, preemption_policy="Never"),
+    )
 
 
 def _bound(target: Target, namespace: str) -> dict[str, str]:

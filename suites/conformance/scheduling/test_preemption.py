@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from fixtures import Target
 from reference_impl.api import condition, make_pod_group, make_pool_pod, make_priority_class
-from reference_impl.errors import Forbidden, NotFound
+from reference_impl.errors import Forbidden
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5710")]
-
-
-@pytest.fixture
-def classes(target: Target, namespace: str) -> Iterator[tuple[str, str]]:
-    """A low (10) and a high (1000) PriorityClass, removed afterwards."""
-    low, high = f"sched-low-{namespace}"[:63], f"sched-high-{namespace}"[:63]
-    target.apply(make_priority_class(low, 10))
-    target.apply(make_priority_class(high, 1000))
-    yield low, high
-    for name in (low, high):
-        try:
-            target.delete("scheduling.k8s.io/v1", "PriorityClass", name)
-        except NotFound:
-            pass
 
 
 def _names(target: Target, namespace: str, bound_only: bool = False) -> set[str]:

@@ -8,12 +8,12 @@ field (ClearingNominatedNodeNameAfterBinding, on by default in 1.37).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from fixtures import Target
-from reference_impl.api import make_pod_group, make_pool_pod, make_priority_class
+from reference_impl.api import make_pod_group, make_pool_pod
 from reference_impl.errors import Conflict, NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5710")]
@@ -21,17 +21,9 @@ OPEN = "garhwal.dev/open"
 
 
 @pytest.fixture
-def classes(target: Target, namespace: str) -> Iterator[tuple[str, str, str]]:
+def classes(priority_class: Callable[..., str]) -> tuple[str, str, str]:
     """Low (10), mid (500) and high (1000) PriorityClasses, removed afterwards."""
-    names = tuple(f"sched-{n}-{namespace}"[:63] for n in ("low", "mid", "high"))
-    for name, value in zip(names, (10, 500, 1000), strict=True):
-        target.apply(make_priority_class(name, value))
-    yield names[0], names[1], names[2]
-    for name in names:
-        try:
-            target.delete("scheduling.k8s.io/v1", "PriorityClass", name)
-        except NotFound:
-            pass
+    return priority_class("low", 10), priority_class("mid", 500), priority_class("high", 1000)
 
 
 def _node_of(target: Target, namespace: str, name: str) -> str:

@@ -4,31 +4,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from fixtures import Target
-from reference_impl.api import make_pdb, make_pool_pod, make_priority_class
-from reference_impl.errors import NotFound
+from reference_impl.api import make_pdb, make_pool_pod
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5710")]
 Obj = dict[str, Any]
-
-
-@pytest.fixture
-def classes(target: Target, namespace: str) -> Iterator[tuple[str, str]]:
-    """A low (10) and a high (1000) PriorityClass, removed afterwards."""
-    low, high = f"sched-pdb-low-{namespace}"[:63], f"sched-pdb-high-{namespace}"[:63]
-    target.apply(make_priority_class(low, 10))
-    target.apply(make_priority_class(high, 1000))
-    yield low, high
-    for name in (low, high):
-        try:
-            target.delete("scheduling.k8s.io/v1", "PriorityClass", name)
-        except NotFound:
-            pass
 
 
 def _nodes_ready(target: Target, *names: str) -> None:

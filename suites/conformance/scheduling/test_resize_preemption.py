@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,30 +12,15 @@ from reference_impl.api import (
     condition,
     make_pdb,
     make_pool_pod,
-    make_priority_class,
     resized,
     with_resize_policy,
 )
-from reference_impl.errors import Invalid, NotFound
+from reference_impl.errors import Invalid
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5836")]
 
 Obj = dict[str, Any]
 kubelet = pytest.mark.requires(Capability.KUBELET)
-
-
-@pytest.fixture
-def classes(target: Target, namespace: str) -> Iterator[tuple[str, str]]:
-    """A low (10) and a high (1000) PriorityClass, removed afterwards."""
-    low, high = f"sched-rz-low-{namespace}"[:63], f"sched-rz-high-{namespace}"[:63]
-    target.apply(make_priority_class(low, 10))
-    target.apply(make_priority_class(high, 1000))
-    yield low, high
-    for name in (low, high):
-        try:
-            target.delete("scheduling.k8s.io/v1", "PriorityClass", name)
-        except NotFound:
-            pass
 
 
 def _pod(name: str, namespace: str, req: str, priority_class: str = "", **policy: str) -> Obj:
