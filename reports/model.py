@@ -1,6 +1,6 @@
 """The results model: one run's metadata and one entry per test, as stored in results.json.
 
-Plain data, no pytest: the plugin (``fixtures.reporting``) fills it, the renderers and the
+Plain data, no pytest: the plugin (``fixtures.plugin.reporting``) fills it, the renderers and the
 certify pipeline read it back with ``load_results``.
 """
 
