@@ -91,6 +91,10 @@ class RunMeta:
     runtime_config: dict[str, str] = field(default_factory=dict)
     complete: bool = False
     exit_status: int | None = None
+    # How many tests were collected (None until collection ends), and whether the session
+    # was interrupted (Ctrl-C, an internal error): such a run is never complete.
+    collected: int | None = None
+    interrupted: bool = False
 
     @property
     def e2e_test_version(self) -> str:
@@ -112,11 +116,21 @@ class Results:
             out[t.outcome] += 1
         return out
 
+    def not_run(self) -> int | None:
+        """Collected tests that have no result (None when collection never finished)."""
+        if self.run.collected is None:
+            return None
+        return max(self.run.collected - len(self.tests), 0)
+
     def to_dict(self) -> dict[str, Any]:
         """The results.json document (see reports/schema/results.schema.json)."""
         return {
             "schema_version": SCHEMA_VERSION,
-            "run": {**asdict(self.run), "e2e_test_version": self.run.e2e_test_version},
+            "run": {
+                **asdict(self.run),
+                "e2e_test_version": self.run.e2e_test_version,
+                "not_run": self.not_run(),
+            },
             "summary": {**self.counts(), "total": len(self.tests)},
             "tests": [asdict(t) for t in self.tests],
         }
@@ -128,7 +142,7 @@ class Results:
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Results:
         """Rebuild from a (schema-valid) results.json document."""
-        run = {k: v for k, v in doc["run"].items() if k != "e2e_test_version"}
+        run = {k: v for k, v in doc["run"].items() if k not in ("e2e_test_version", "not_run")}
         return cls(RunMeta(**run), [TestEntry(**t) for t in doc["tests"]])
 
 

@@ -209,6 +209,22 @@ def test_a_run_without_certify_mode_is_refused(pytester: pytest.Pytester, tmp_pa
         certify(run, PRODUCT, None, tmp_path / "bundle")
 
 
+def test_an_interrupted_run_is_refused(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    pytester.makeconftest((ROOT / "conftest.py").read_text())
+    pytester.makeini("[pytest]\naddopts = --strict-markers -p no:cacheprovider\n")
+    pytester.makepyfile(
+        "import pytest\npytestmark = pytest.mark.conformance\n"
+        'def test_ok():\n    """Area. Fine MUST hold."""\n'
+        'def test_stop():\n    """Area. Stop MUST hold."""\n    raise KeyboardInterrupt\n'
+        'def test_never():\n    """Area. Never MUST hold."""\n'
+    )
+    run = tmp_path / "run"
+    pytester.runpytest_subprocess(f"--report-dir={run}", "--certify")
+    with pytest.raises(CertifyError, match="was interrupted: 2 of 3 collected tests did not run"):
+        certify(run, PRODUCT, CHECKLIST, tmp_path / "bundle")
+    assert not (tmp_path / "bundle").exists()
+
+
 def test_cli_exit_codes(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["certify", "--results", str(run_dir), "--product", str(PRODUCT)]
     assert main([*argv, "--out", str(tmp_path / "k8s-only")]) == 0  # k8s bundle alone: clean
