@@ -40,7 +40,7 @@ _SCALABLE: Final = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulS
 class HorizontalController:
     """Reconciles HorizontalPodAutoscalers against their scale targets."""
 
-    name: Final = "horizontalpodautoscaling"
+    name: Final = "horizontal-pod-autoscaler-controller"  # kube-controller-manager's name
 
     def __init__(
         self,
@@ -52,7 +52,7 @@ class HorizontalController:
         self._server = ctx.server
         self._calc = ReplicaCalculator(external_metrics if external_metrics is not None else {})
         self._period = Duration(seconds(sync_period_s))
-        self._queue = WorkQueue(ctx.clock, self._sync, name="horizontalpodautoscaling")
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
         self._stab = Stabilizer()
         self._ticking: set[str] = set()
         self._hpas: SharedInformer | None = None
