@@ -87,6 +87,6 @@ class FitError:
             histogram = sorted(f"{n} {reason}" for reason, n in counts.items())
             if histogram:
                 msg += f" {', '.join(histogram)}."
-        if d.post_filter_msg:
-            msg += f" {d.post_filter_msg}."
+        if d.post_filter_msg:  # it brings its own full stop ("preemption: 0/3 ... .")
+            msg += f" {d.post_filter_msg}"
         return msg

@@ -66,6 +66,9 @@ _RESOURCES: Final = {
     "DeviceClass": EventResource.DEVICE_CLASS,
     "DeviceTaintRule": EventResource.RESOURCE_SLICE,  # a rule changes what slices offer
 }
+# statusUnschedulable: every DRA Filter rejection is UnschedulableAndUnresolvable, so
+# preemption never evicts pods for devices ("Preemption is not helpful for scheduling").
+_CANNOT_ALLOCATE: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (CANNOT_ALLOCATE,))
 _ACTIONS: Final = {"ADDED": ActionType.ADD, "MODIFIED": ActionType.UPDATE_OTHER,
                    "DELETED": ActionType.DELETE}
 
@@ -222,14 +225,14 @@ class DynamicResources:
             return OK
         if not extra and (node_info.name in s.short
                           or fast.cannot_allocate(self.tracker, s.pending, node_info)):
-            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))  # no full search needed
+            return _CANNOT_ALLOCATE  # no full search needed
         try:
             alloc = self.tracker.allocator(self.tracker.devices_for(node_info.name)).allocate(
                 pending, node_info.node)
         except AllocationError as e:
             return Status(Code.ERROR, (str(e),))
         if alloc is None:
-            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
+            return _CANNOT_ALLOCATE
         s.per_node[node_info.name] = alloc
         if extra:
             s.ext_claims[node_info.name] = extra
