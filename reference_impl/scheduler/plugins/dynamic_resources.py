@@ -42,6 +42,7 @@ from reference_impl.scheduler.framework.interface import (
     PreFilterResult,
     QueueingHint,
     ReservePlugin,
+    ScorePlugin,
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
@@ -54,6 +55,7 @@ from reference_impl.scheduler.plugins.dynamic_resources_index import (
     ClaimEventIndex,
     missing_device_class,
 )
+from reference_impl.scheduler.plugins.dynamic_resources_score import DynamicResourcesScore
 
 __all__ = ["DynamicResources", "MAX_RESERVED_FOR", "new"]
 
@@ -94,8 +96,8 @@ class _State:
         return self
 
 
-class DynamicResources:
-    """The DynamicResources plugin."""
+class DynamicResources(DynamicResourcesScore):
+    """The DynamicResources plugin (Score: ``dynamic_resources_score``)."""
 
     def __init__(self, handle: Handle) -> None:
         self._ctx = handle.ctx
@@ -278,6 +280,12 @@ class DynamicResources:
             return None
         return ext.node_claim(pod, s.ext_requests, self._ext.get(), node_info)
 
+    def score_inputs(self, state: CycleState, node_name: str) -> tuple[list[Obj], list[Obj]] | None:
+        """Allocated claims, then pending ones with the allocations Filter found here."""
+        s = state.try_read(_KEY)
+        allocs = s.per_node.get(node_name) if s is not None else None
+        return None if s is None or allocs is None else ([*s.allocated, *s.pending], allocs)
+
     # -- Reserve / Unreserve / PreBind ----------------------------------------------------
 
     def reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:
@@ -350,4 +358,5 @@ _g: type[FilterPlugin] = DynamicResources
 _r: type[ReservePlugin] = DynamicResources
 _b: type[PreBindPlugin] = DynamicResources
 _pf: type[PostFilterPlugin] = DynamicResources
+_s: type[ScorePlugin] = DynamicResources
 _e: type[EnqueueExtensions] = DynamicResources
