@@ -13,6 +13,7 @@ from reference_impl.apiserver.strategies import (
     policy,  # PodDisruptionBudget
     resource,  # DRA (resource.k8s.io)
     resource_admin,  # adminAccess needs the namespace label
+    resource_extended,  # DeviceClass extendedResourceName format
     resource_gates,  # gated DRA fields dropped
     resource_time,  # DeviceTaint.timeAdded
     scheduling,
@@ -31,6 +32,7 @@ __all__ = [
     "policy",
     "resource",
     "resource_admin",
+    "resource_extended",
     "resource_gates",
     "resource_time",
     "scheduling",
