@@ -1,5 +1,6 @@
-"""DRA failures are not resolvable by preemption (``statusUnschedulable`` in the
-DynamicResources plugin returns UnschedulableAndUnresolvable)."""
+"""DRA unschedulable messages: DynamicResources' rejections are not resolvable by
+preemption (``statusUnschedulable`` returns UnschedulableAndUnresolvable), and PreFilter
+names a missing DeviceClass by request (``validateDeviceClass``)."""
 
 from __future__ import annotations
 
@@ -84,3 +85,31 @@ def test_a_device_held_by_a_lower_priority_pod_is_not_preempted(
     assert condition(low_pod, "DisruptionTarget") is None
     claim = target.get(DRA_API, "ResourceClaim", "high-gpu", namespace)
     assert not (claim.get("status") or {}).get("allocation")
+
+
+@pytest.mark.parametrize("first_available", [False, True], ids=["exactly", "firstAvailable"])
+def test_a_missing_device_class_is_named_with_its_request(
+    target: Target, namespace: str, env: tuple[str, str, str, str], first_available: bool
+) -> None:
+    """DRA-CORE, missing DeviceClass.
+
+    A pod whose claim asks for a DeviceClass that does not exist MUST stay Pending with
+    the PreFilter message "request <request>: device class <class> does not exist" (a
+    subrequest named "<request>/<subrequest>"), for all nodes at once, and preemption
+    MUST be reported as not helpful on every node.
+    """
+    _, cls, _, _ = env
+    missing = f"dra-pre-missing-{namespace}"[:63]
+    claim = make_resource_claim("c", namespace)
+    claim = (claim.first_available("gpu", ("ok", cls, 1), ("alt", missing, 1)) if first_available
+             else claim.request("gpu", missing))
+    target.apply(claim.build())
+    target.apply(make_pool_pod("p", namespace, cpu="100m").claim("gpu", claim="c").build())
+    target.wait_until(lambda: "preemption:" in _message(target, namespace, "p"), timeout=60,
+                      what="pod unschedulable")
+    msg = _message(target, namespace, "p")
+    request = "gpu/alt" if first_available else "gpu"
+    m = re.fullmatch(rf"0/(\d+) nodes are available: request {request}: device class {missing} does not "
+                     r"exist\. preemption: 0/(\d+) nodes are available: (\d+) Preemption is not helpful "
+                     r"for scheduling\.", msg)
+    assert m is not None and m.group(1) == m.group(2) == m.group(3), msg
