@@ -36,6 +36,7 @@ from reference_impl.controllers.hpa.replica_calculator import (
     MetricResult,
     ReplicaCalculator,
 )
+from reference_impl.controllers.hpa.selectors import HPASelectors, format_label_selector
 from reference_impl.errors import Conflict, NotFound
 
 __all__ = ["SCALED_TO_ZERO", "SYNC_PERIOD_S", "HorizontalController"]
@@ -64,6 +65,7 @@ class HorizontalController:
         self._queue = WorkQueue(ctx.clock, self._sync, name="horizontalpodautoscaling")
         self._stab = Stabilizer()
         self._ticking: set[str] = set()
+        self._selectors = HPASelectors()
         self._hpas: SharedInformer | None = None
         self._pods: SharedInformer | None = None
 
@@ -79,11 +81,13 @@ class HorizontalController:
         key = object_key(ev.obj)
         if ev.type == "DELETED":
             self._ticking.discard(key)
+            self._selectors.delete(key)
             self._stab.forget(key)
         elif ev.type == "ADDED" or key not in self._ticking:
             self._begin(key)
 
     def _begin(self, key: str) -> None:
+        self._selectors.put_if_absent(key)
         self._ticking.add(key)
         self._queue.add(key)
         self._tick(key)
@@ -131,7 +135,7 @@ class HorizontalController:
         object_or_external = any(m.get("type") in ("Object", "External") for m in metrics)
         scaled_to_zero = (condition({"status": status}, SCALED_TO_ZERO) or {}).get("status") == "True"
         desired, rescale, compute = 0, True, True
-        results: list[tuple[str, MetricResult]] = []
+        results: list[tuple[str, MetricResult | None]] = []
         if current == 0:
             # shouldComputeMetricsForZeroReplicas: only an HPA that put the target at zero
             # (and may leave it: minReplicas raised, or an Object/External metric) scales it.
@@ -145,16 +149,26 @@ class HorizontalController:
         elif current < lo:
             desired, compute = lo, False
         if compute:
-            results = self._compute(metrics, self._target_pods(target, ns), current, ns)
-            if not results:
-                first = (metrics[0].get("type") if metrics else "") or "External"
-                cond("ScalingActive", "False", f"FailedGet{first}Metric",
-                     "the HPA was unable to compute the replica count: no metric value")
-                # setCurrentReplicasAndMetricsInStatus: the old desired count is kept.
+            invalid = self._invalid_selector(key, ns, target)
+            if invalid:
+                cond("ScalingActive", "False", *invalid)
                 self._write_status(hpa, self._status(hpa, status, current, int(status.get("desiredReplicas", 0)), None))
                 return
-            # computeReplicasForMetrics: the highest proposal (the first on a tie).
-            best_name, best = max(results, key=lambda r: r[1].replicas)
+            results = self._compute(metrics, self._target_pods(target, ns), current, ns)
+            best_name, best = "", None
+            for n, r in results:  # "replicas == 0 || proposal > replicas"
+                if r is not None and (best is None or best.replicas == 0 or r.replicas > best.replicas):
+                    best_name, best = n, r
+            failed = [(m, n) for m, (n, r) in zip(metrics, results, strict=True) if r is None]
+            # All metrics invalid, or some invalid while the others would scale down.
+            if failed and (best is None or best.replicas < current):
+                m, _ = failed[0]
+                cond("ScalingActive", "False", f"FailedGet{m.get('type')}Metric",
+                     f"the HPA was unable to compute the replica count: {_metric_error(m, ns)}")
+                # setCurrentReplicasAndMetricsInStatus: the old desired count is kept.
+                self._write_status(hpa, self._status(hpa, status, current, int(status.get("desiredReplicas", 0)), results))
+                return
+            assert best is not None
             cond("ScalingActive", "True", "ValidMetricFound",
                  f"the HPA was able to successfully calculate a replica count from {best_name}")
             desired = max(desired, best.replicas)
@@ -184,14 +198,35 @@ class HorizontalController:
             desired = current
         self._write_status(hpa, self._status(hpa, status, current, desired, results if compute else None))
 
+    def _invalid_selector(self, key: str, ns: str, target: Obj) -> tuple[str, str] | None:
+        """``validateAndParseSelector``: (reason, message) when the target's pods cannot be
+        attributed to this HPA alone."""
+        assert self._pods is not None
+        sel = (target.get("spec") or {}).get("selector")
+        if sel is None:
+            return "InvalidSelector", "the HPA target's scale is missing a selector"
+        if not self._selectors.put_if_present(key, sel):
+            return None  # deleted meanwhile: the DELETED event stops its sync
+        parsed = selector_from_label_selector(sel)
+        pods = [p for p in self._pods.items()
+                if p["metadata"].get("namespace") == ns and parsed.matches(p["metadata"].get("labels"))]
+        hpas = self._selectors.matching(ns, pods, 2)
+        if len(hpas) > 1:
+            return ("AmbiguousSelector", f"pods by selector {format_label_selector(sel)} are controlled "
+                    f"by more than one HPA (e.g. [{' '.join(hpas)}])")
+        return None
+
     @staticmethod
     def _status(
-        hpa: Obj, status: Obj, current: int, desired: int, results: list[tuple[str, MetricResult]] | None
+        hpa: Obj, status: Obj, current: int, desired: int, results: list[tuple[str, MetricResult | None]] | None
     ) -> Obj:
         """``setStatus``: a fresh status keeping conditions and lastScaleTime."""
-        out: Obj = {"currentReplicas": current, "desiredReplicas": desired}
+        out: Obj = {"desiredReplicas": desired}
+        if current:  # int32 with omitempty, as the Go type
+            out["currentReplicas"] = current
         if results:
-            out["currentMetrics"] = [r.status for _, r in results]
+            # A metric without a value leaves its zero MetricStatus, as upstream's slice does.
+            out["currentMetrics"] = [r.status if r is not None else {"type": ""} for _, r in results]
         for k in ("lastScaleTime", "conditions"):
             if status.get(k):
                 out[k] = status[k]
@@ -200,11 +235,11 @@ class HorizontalController:
 
     def _compute(
         self, metrics: list[Obj], pods: list[Obj], current: int, ns: str
-    ) -> list[tuple[str, MetricResult]]:
-        """(metric name as upstream's condition message gives it, proposal) per metric
-        with a value."""
+    ) -> list[tuple[str, MetricResult | None]]:
+        """(metric name as upstream's condition message gives it, proposal or None when
+        the metric has no value) per metric, in spec order."""
         ready = sum(1 for p in pods if is_pod_ready(p))
-        out: list[tuple[str, MetricResult]] = []
+        out: list[tuple[str, MetricResult | None]] = []
         for m in metrics:
             res: MetricResult | None = None
             mtype = m.get("type")
@@ -220,8 +255,7 @@ class HorizontalController:
                 res = self._calc.pods(m["pods"], pods, current)
             elif mtype == "Resource":
                 res = self._calc.resource(m["resource"], pods, current)
-            if res is not None:
-                out.append((_metric_name(m), res))
+            out.append((_metric_name(m), res))
         return out
 
     def _target_pods(self, target: Obj, ns: str) -> list[Obj]:
@@ -243,6 +277,7 @@ class HorizontalController:
         self._server.update(fresh)
 
     def _write_status(self, hpa: Obj, status: Obj) -> None:
+        status.setdefault("desiredReplicas", 0)  # never omitted by the Go type
         if status == hpa.get("status"):
             return
         try:
@@ -267,6 +302,15 @@ def _go_selector(sel: Obj | None) -> str:
     )
     return (f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
             f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
+
+
+def _metric_error(m: Obj, ns: str) -> str:
+    """Why a metric has no value, as the metrics clients word it."""
+    metric = (m.get(str(m.get("type")).lower()) or {}).get("metric") or {}
+    if m.get("type") == "External":
+        return (f"unable to get external metric {ns}/{metric.get('name')}/"
+                f"{_go_selector(metric.get('selector'))}: no metrics returned from external metrics API")
+    return "no metric value"
 
 
 def _metric_name(m: Obj) -> str:

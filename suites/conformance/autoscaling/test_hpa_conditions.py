@@ -115,3 +115,62 @@ def test_a_metric_above_target_limits_scaling_at_max_replicas(target: Target, na
         timeout=120, what="ScalingLimited=True/TooManyReplicas",
     )
     assert _cond(_hpa(target, namespace, "hot"), "ScalingActive") == ("True", "ValidMetricFound")
+
+
+def test_two_hpas_on_the_same_pods_both_report_an_ambiguous_selector(
+    target: Target, namespace: str
+) -> None:
+    """HPA AmbiguousSelector.
+
+    When two HPAs target the same Deployment, each MUST report
+    ``ScalingActive=False/AmbiguousSelector`` with a message naming the pods' selector
+    and both HPAs ("pods by selector app=<name> are controlled by more than one HPA").
+    """
+    target.apply(make_deployment("twice", namespace, replicas=1).build())
+    target.set_external_metric("twice_q", 10, {"q": "twice"})
+    for name in ("first", "second"):
+        hpa = make_hpa(name, namespace, target="twice").replicas(1, 3)
+        target.apply(hpa.external("twice_q", average_value="10", selector={"q": "twice"}).build())
+    for name in ("first", "second"):
+        target.wait_until(
+            lambda name=name: _cond(_hpa(target, namespace, name), "ScalingActive") == ("False", "AmbiguousSelector"),
+            timeout=120, what=f"{name}: AmbiguousSelector",
+        )
+        msg = (condition(_hpa(target, namespace, name), "ScalingActive") or {})["message"]
+        assert msg.startswith("pods by selector app=twice are controlled by more than one HPA (e.g. ["), msg
+        assert f"{namespace}/first" in msg and f"{namespace}/second" in msg, msg
+
+
+def test_a_missing_target_and_a_missing_metric_are_reported(target: Target, namespace: str) -> None:
+    """HPA failure conditions.
+
+    An HPA whose Deployment does not exist MUST report ``AbleToScale=False/FailedGetScale``
+    naming the missing object, with ``desiredReplicas: 0``; an HPA whose External metric
+    has no series MUST report ``ScalingActive=False/FailedGetExternalMetric`` saying no
+    metrics were returned, keep the Deployment's replicas, and record the metric's empty
+    status in ``currentMetrics``.
+    """
+    target.apply(make_hpa("ghost", namespace, target="nothing").replicas(1, 3)
+                 .external("ghost_q", average_value="10").build())
+    target.apply(make_deployment("quiet", namespace, replicas=2).build())
+    target.apply(make_hpa("quiet", namespace, target="quiet").replicas(1, 3)
+                 .external("quiet_absent_q", average_value="10").build())
+    target.wait_until(lambda: _cond(_hpa(target, namespace, "ghost"), "AbleToScale") == ("False", "FailedGetScale"),
+                      timeout=120, what="ghost: FailedGetScale")
+    ghost = _hpa(target, namespace, "ghost")
+    assert (condition(ghost, "AbleToScale") or {})["message"] == (
+        "the HPA controller was unable to get the target's current scale: "
+        'deployments.apps "nothing" not found')
+    assert ghost["status"]["desiredReplicas"] == 0
+    target.wait_until(
+        lambda: _cond(_hpa(target, namespace, "quiet"), "ScalingActive") == ("False", "FailedGetExternalMetric"),
+        timeout=120, what="quiet: FailedGetExternalMetric",
+    )
+    quiet = _hpa(target, namespace, "quiet")
+    msg = (condition(quiet, "ScalingActive") or {})["message"]
+    assert msg == ("the HPA was unable to compute the replica count: unable to get external metric "
+                   f"{namespace}/quiet_absent_q/nil: no metrics returned from external metrics API"), msg
+    assert _cond(quiet, "AbleToScale") == ("True", "SucceededGetScale")
+    assert quiet["status"]["currentReplicas"] == 2
+    assert quiet["status"]["currentMetrics"] == [{"type": ""}]
+    assert _replicas(target, namespace, "quiet") == 2
