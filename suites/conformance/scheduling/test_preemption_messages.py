@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from fixtures import Target
-from reference_impl.api import condition, make_pool_pod
+from reference_impl.api import POOL_KEY, condition, make_pod, make_pool_pod
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5710")]
 
@@ -107,3 +107,26 @@ def test_a_pod_that_never_preempts_says_so(
     msg = _wait_message(target, namespace, "never", "preemption:")
     assert msg.endswith(" preemption: not eligible due to preemptionPolicy=Never."), msg
     assert not target.get("v1", "Pod", "low", namespace)["metadata"].get("deletionTimestamp")
+
+
+def test_untolerated_taints_share_one_reason(
+    target: Target, namespace: str, pool: Callable[..., str]
+) -> None:
+    """Unschedulable message, taints.
+
+    Nodes whose taints a pod does not tolerate MUST be counted under the one reason
+    "node(s) had untolerated taint(s)" (whatever the taints are), and, being
+    UnschedulableAndUnresolvable, also as nodes where preemption is not helpful.
+    """
+    pool(cpu="1")
+    other = pool(cpu="1")
+    node = target.get("v1", "Node", other)
+    node["spec"]["taints"] = [*node["spec"].get("taints", []),
+                              {"key": "example.com/extra", "value": "x", "effect": "NoExecute"}]
+    node["metadata"].pop("resourceVersion", None)  # replaced at the latest one
+    target.apply(node)
+    target.apply(make_pod("p", namespace).node_selector(**{POOL_KEY: namespace}).build())
+    msg = _wait_message(target, namespace, "p", "preemption:")
+    assert re.match(r"0/(\d+) nodes are available: 2 node\(s\) had untolerated taint\(s\)[,.]", msg), msg
+    total, hist = _preemption_histogram(msg)
+    assert hist == f"{total} Preemption is not helpful for scheduling", msg
