@@ -2,7 +2,8 @@
 
 Upstream enables every in-tree plugin at all the extension points it implements
 ("multiPoint") in this order; only the plugins the reference has are listed, with
-upstream's score weights (TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1).
+upstream's score weights (TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1,
+DynamicResources 2 from ``applyDynamicResources``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ DEFAULT_PLUGINS: Final = (
     PluginConfig(names.NODE_RESOURCES_FIT, weight=1),
     PluginConfig(names.NODE_VOLUME_LIMITS),
     PluginConfig(names.VOLUME_BINDING),
-    PluginConfig(names.DYNAMIC_RESOURCES),
+    PluginConfig(names.DYNAMIC_RESOURCES, weight=2),
     PluginConfig(names.DEFAULT_PREEMPTION),
     PluginConfig(names.DEFAULT_BINDER),
 )

@@ -42,6 +42,7 @@ from reference_impl.scheduler.framework.interface import (
     PreFilterResult,
     QueueingHint,
     ReservePlugin,
+    ScorePlugin,
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
@@ -54,6 +55,7 @@ from reference_impl.scheduler.plugins.dynamic_resources_index import (
     ClaimEventIndex,
     missing_device_class,
 )
+from reference_impl.scheduler.plugins.dynamic_resources_score import DynamicResourcesScore
 
 __all__ = ["DynamicResources", "MAX_RESERVED_FOR", "new"]
 
@@ -66,6 +68,9 @@ _RESOURCES: Final = {
     "DeviceClass": EventResource.DEVICE_CLASS,
     "DeviceTaintRule": EventResource.RESOURCE_SLICE,  # a rule changes what slices offer
 }
+# statusUnschedulable: every DRA Filter rejection is UnschedulableAndUnresolvable, so
+# preemption never evicts pods for devices ("Preemption is not helpful for scheduling").
+_CANNOT_ALLOCATE: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (CANNOT_ALLOCATE,))
 _ACTIONS: Final = {"ADDED": ActionType.ADD, "MODIFIED": ActionType.UPDATE_OTHER,
                    "DELETED": ActionType.DELETE}
 
@@ -91,8 +96,8 @@ class _State:
         return self
 
 
-class DynamicResources:
-    """The DynamicResources plugin."""
+class DynamicResources(DynamicResourcesScore):
+    """The DynamicResources plugin (Score: ``dynamic_resources_score``)."""
 
     def __init__(self, handle: Handle) -> None:
         self._ctx = handle.ctx
@@ -222,14 +227,14 @@ class DynamicResources:
             return OK
         if not extra and (node_info.name in s.short
                           or fast.cannot_allocate(self.tracker, s.pending, node_info)):
-            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))  # no full search needed
+            return _CANNOT_ALLOCATE  # no full search needed
         try:
             alloc = self.tracker.allocator(self.tracker.devices_for(node_info.name)).allocate(
                 pending, node_info.node)
         except AllocationError as e:
             return Status(Code.ERROR, (str(e),))
         if alloc is None:
-            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
+            return _CANNOT_ALLOCATE
         s.per_node[node_info.name] = alloc
         if extra:
             s.ext_claims[node_info.name] = extra
@@ -274,6 +279,12 @@ class DynamicResources:
         if not s.ext_requests or self._ext is None:
             return None
         return ext.node_claim(pod, s.ext_requests, self._ext.get(), node_info)
+
+    def score_inputs(self, state: CycleState, node_name: str) -> tuple[list[Obj], list[Obj]] | None:
+        """Allocated claims, then pending ones with the allocations Filter found here."""
+        s = state.try_read(_KEY)
+        allocs = s.per_node.get(node_name) if s is not None else None
+        return None if s is None or allocs is None else ([*s.allocated, *s.pending], allocs)
 
     # -- Reserve / Unreserve / PreBind ----------------------------------------------------
 
@@ -347,4 +358,5 @@ _g: type[FilterPlugin] = DynamicResources
 _r: type[ReservePlugin] = DynamicResources
 _b: type[PreBindPlugin] = DynamicResources
 _pf: type[PostFilterPlugin] = DynamicResources
+_s: type[ScorePlugin] = DynamicResources
 _e: type[EnqueueExtensions] = DynamicResources
