@@ -91,12 +91,11 @@ class DefaultPreemption:
             units = [u for u in self._units(prio) if any(p.node_name == ni.name for p in u.pods)]
 
             def fits(ni: NodeInfo = ni) -> bool:
+                st = self._fw.refreshed(state, pod)  # victims were removed from the snapshot
                 if self._nominator is not None:
-                    s = self._nominator.run_filters_with_nominated(
-                        self._fw, state, pod, ni, filters
-                    )
+                    s = self._nominator.run_filters_with_nominated(self._fw, st, pod, ni, filters)
                     return bool(s.is_success())
-                return bool(self._fw.run_filter_plugins(state, pod, ni, filters).is_success())
+                return bool(self._fw.run_filter_plugins(st, pod, ni, filters).is_success())
 
             picked = self._select(units, fits)
             if picked is not None and picked[0]:
