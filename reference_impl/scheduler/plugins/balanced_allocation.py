@@ -94,6 +94,8 @@ class BalancedAllocation:
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
         self._names = tuple(n for n, _ in args.resources)
         self._default = self._names == ("cpu", "memory")
+        # node name -> (NodeInfo, generation, cpu request, memory request, score)
+        self._memo: dict[str, tuple[NodeInfo, int, int, int, int]] = {}
 
     def name(self) -> str:
         """The plugin name."""
@@ -135,23 +137,28 @@ class BalancedAllocation:
         return self._score(reqs, node_info), OK
 
     def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
-        """``score`` for many nodes in one loop (BatchScorePlugin); cpu and memory only."""
+        """``score`` for many nodes in one loop (BatchScorePlugin); cpu and memory only.
+
+        A node's score depends only on its NodeInfo (whose generation moves with every
+        change) and the pod's requests, so it is memoised per node: between two cycles
+        only the node that took the last pod changes.
+        """
         st = state.try_read(_PRE_SCORE)
         if st is None or not self._default:
             return None
         want_c, want_m = st.requests
+        memo = self._memo
         out: list[int] = []
         append = out.append
         for ni in nodes:
-            alloc, used = ni.allocatable, ni.requested
-            cap_c, cap_m = alloc.milli_cpu, alloc.memory
-            if cap_c and cap_m:
-                fc, fm = min((used.milli_cpu + want_c) / cap_c, 1.0), min((used.memory + want_m) / cap_m, 1.0)
-                gc, gm = min(used.milli_cpu / cap_c, 1.0), min(used.memory / cap_m, 1.0)
-                d = int((1 - abs((fc - fm) / 2)) * MAX_NODE_SCORE) - int((1 - abs((gc - gm) / 2)) * MAX_NODE_SCORE)
-                append(_HALF + _trunc_half(_HALF + d))
-            else:
-                append(self._score(st.requests, ni))
+            m = memo.get(ni.name)
+            if m is not None and m[0] is ni and m[1] == ni.generation and m[2] == want_c \
+                    and m[3] == want_m:
+                append(m[4])
+                continue
+            v = self._score(st.requests, ni)
+            memo[ni.name] = (ni, ni.generation, want_c, want_m, v)
+            append(v)
         return out
 
     def score_extensions(self) -> ScoreExtensions | None:

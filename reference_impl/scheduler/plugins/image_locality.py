@@ -14,7 +14,9 @@ from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     OK,
+    Code,
     Plugin,
+    PreScorePlugin,
     ScoreExtensions,
     ScorePlugin,
     Status,
@@ -82,13 +84,15 @@ class ImageLocality:
                 s += int(size * (len(table.get(img, ())) / total))
         return calculate_priority(s, count), OK
 
-    def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
-        """All zero at once when no node has any of the pod's images (BatchScorePlugin)."""
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
+        """SKIP when no node has any of the pod's images.
+
+        Deviation: upstream has no PreScore here; every node would score 0 then, which
+        cannot change the ranking, so the scores are not computed at all.
+        """
         images, _ = _images(pod)
         table = self._h.snapshot_shared_lister().index.image_nodes
-        if not any(img in table for img in images):
-            return [0] * len(nodes)
-        return None
+        return OK if any(img in table for img in images) else Status(Code.SKIP)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""
@@ -101,3 +105,4 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
 
 
 _s: type[ScorePlugin] = ImageLocality
+_p: type[PreScorePlugin] = ImageLocality

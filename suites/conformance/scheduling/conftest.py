@@ -15,14 +15,19 @@ from reference_impl.errors import NotFound
 
 @pytest.fixture
 def pool(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
-    """``pool(cpu="1", **labels)`` adds a node only this test's pods use; removed at teardown."""
+    """``pool(cpu="1", memory="4Gi", images=None, **labels)`` adds a node only this test's
+    pods use (label keys: "__" becomes "/", "_" becomes "."); removed at teardown."""
     made: list[str] = []
 
-    def add(cpu: str = "1", **labels: str) -> str:
+    def add(
+        cpu: str = "1", memory: str = "4Gi", images: list[Any] | None = None, **labels: str
+    ) -> str:
         name = f"sched-{namespace}-{len(made)}"[:63]
-        node = make_pool_node(name, namespace, cpu=cpu, memory="4Gi")
+        node = make_pool_node(name, namespace, cpu=cpu, memory=memory)
         for k, v in labels.items():
             node = node.label(k.replace("__", "/").replace("_", "."), v)
+        if images is not None:
+            node = node.set("status.images", images)
         target.apply(node.build())
         made.append(name)
         return name
@@ -59,3 +64,41 @@ def priority_class(target: Target, namespace: str) -> Iterator[Callable[..., str
 def classes(priority_class: Callable[..., str]) -> tuple[str, str]:
     """A low (10) and a high (1000) PriorityClass, removed afterwards."""
     return priority_class("low", 10), priority_class("high", 1000)
+
+
+def _scheduled_false(pod: dict[str, Any]) -> str | None:
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "PodScheduled" and c.get("status") == "False":
+            return str(c.get("message") or "")
+    return None
+
+
+@pytest.fixture
+def bound_node(target: Target, namespace: str) -> Callable[..., str]:
+    """``bound_node("p")`` waits until pod p is bound and returns its node."""
+
+    def wait(name: str, timeout: float = 60) -> str:
+        target.wait_until(
+            lambda: bool(target.get("v1", "Pod", name, namespace)["spec"].get("nodeName")),
+            timeout=timeout, what=f"pod {name} bound",
+        )
+        node: str = target.get("v1", "Pod", name, namespace)["spec"]["nodeName"]
+        return node
+
+    return wait
+
+
+@pytest.fixture
+def unschedulable(target: Target, namespace: str) -> Callable[..., str]:
+    """``unschedulable("p")`` waits for PodScheduled=False and returns its message."""
+
+    def wait(name: str, timeout: float = 60) -> str:
+        target.wait_until(
+            lambda: _scheduled_false(target.get("v1", "Pod", name, namespace)) is not None,
+            timeout=timeout, what=f"pod {name} unschedulable",
+        )
+        msg = _scheduled_false(target.get("v1", "Pod", name, namespace))
+        assert not target.get("v1", "Pod", name, namespace)["spec"].get("nodeName")
+        return msg or ""
+
+    return wait
