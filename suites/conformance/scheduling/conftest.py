@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fixtures import Target
-from reference_impl.api import make_pool_node, make_priority_class
+from reference_impl.api import POOL_KEY, make_pool_node, make_pool_pod, make_priority_class
 from reference_impl.errors import NotFound
 
 
@@ -102,3 +102,34 @@ def unschedulable(target: Target, namespace: str) -> Callable[..., str]:
         return msg or ""
 
     return wait
+
+
+@pytest.fixture
+def settle_nodes(target: Target, namespace: str) -> Callable[..., None]:
+    """``settle_nodes(*nodes)``: make sure the scheduler knows every node before a test
+    relies on scores across them. A fresh Node reaches a real scheduler's cache a moment
+    after it is created; a pinned probe pod bound to each node (then deleted and gone)
+    proves it is there."""
+
+    def settle(*nodes: str) -> None:
+        if not nodes:  # every pool node of this test
+            nodes = tuple(sorted(
+                n["metadata"]["name"] for n in target.list("v1", "Node")
+                if (n["metadata"].get("labels") or {}).get(POOL_KEY) == namespace
+            ))
+        names = [f"probe-{i}" for i in range(len(nodes))]
+        for name, node in zip(names, nodes, strict=True):
+            pod = make_pool_pod(name, namespace, cpu="10m")
+            target.apply(pod.node_selector(**{"kubernetes.io/hostname": node}).build())
+        for name in names:
+            target.wait_until(
+                lambda n=name: bool(target.get("v1", "Pod", n, namespace)["spec"].get("nodeName")),
+                timeout=60, what=f"probe {name} bound",
+            )
+            target.delete("v1", "Pod", name, namespace)
+        target.wait_until(
+            lambda: not {p["metadata"]["name"] for p in target.list("v1", "Pod", namespace)} & set(names),
+            timeout=60, what="probes gone",
+        )
+
+    return settle
