@@ -173,3 +173,30 @@ def test_seeded_spread_scenarios_place_on_the_unique_least_loaded_zone(
     )
     target.apply(_pod(namespace, "soft", _spread(when="ScheduleAnyway")))
     assert bound_node("soft") == best
+
+
+@pytest.mark.parametrize("service", [True, False])
+def test_system_default_constraints_spread_pods_a_service_selects(
+    target: Target, namespace: str, pool: Callable[..., str], settle_nodes: Callable[..., None],
+    bound_node: Callable[..., str], service: bool,
+) -> None:
+    """System default constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway).
+
+    Node A is larger and holds two app=spread pods; every resource score favours A a
+    little. When a Service selects app=spread, the default spreading MUST outweigh that
+    and place a plain app=spread pod on B; without the Service the pod MUST go to A.
+    """
+    if service:
+        target.apply({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "spread", "namespace": namespace},
+            "spec": {"selector": {"app": "spread"}, "ports": [{"port": 80}]},
+        })
+    a = pool(cpu="16", memory="32Gi")
+    b = pool(cpu="4", memory="4Gi")
+    settle_nodes()
+    for i in range(2):
+        _seed(target, namespace, f"seed-{i}", a)
+        bound_node(f"seed-{i}")
+    target.apply(make_pool_pod("p", namespace, cpu="100m").label("app", "spread").build())
+    assert bound_node("p") == (b if service else a)
