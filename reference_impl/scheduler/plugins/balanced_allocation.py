@@ -27,7 +27,8 @@ from reference_impl.scheduler.framework.interface import (
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
-from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, Resource
+from reference_impl.scheduler.framework.pod_resources import pod_requests
+from reference_impl.scheduler.framework.types import NodeInfo, Resource
 from reference_impl.scheduler.plugins import names
 
 __all__ = ["NAME", "BalancedAllocation", "NodeResourcesBalancedAllocationArgs", "new"]
@@ -94,15 +95,16 @@ class BalancedAllocation:
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
         self._names = tuple(n for n, _ in args.resources)
         self._default = self._names == ("cpu", "memory")
-        # node name -> (NodeInfo, generation, cpu request, memory request, score)
-        self._memo: dict[str, tuple[NodeInfo, int, int, int, int]] = {}
+        # NodeInfo -> (generation, score) for the requests in _memo_reqs
+        self._memo: dict[NodeInfo, tuple[int, int]] = {}
+        self._memo_reqs: tuple[int, ...] = ()
 
     def name(self) -> str:
         """The plugin name."""
         return NAME
 
     def _requests(self, pod: Obj) -> tuple[int, ...]:
-        req = PodInfo(pod).requests
+        req = Resource.from_requests(pod_requests(pod))  # actual requests, no defaults
         return tuple(_amount(req, n) for n in self._names)
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
@@ -140,24 +142,27 @@ class BalancedAllocation:
         """``score`` for many nodes in one loop (BatchScorePlugin); cpu and memory only.
 
         A node's score depends only on its NodeInfo (whose generation moves with every
-        change) and the pod's requests, so it is memoised per node: between two cycles
-        only the node that took the last pod changes.
+        change) and the pod's requests, so it is memoised per NodeInfo for the current
+        requests: between two cycles of same-sized pods only the node that took the last
+        pod changes.
         """
         st = state.try_read(_PRE_SCORE)
         if st is None or not self._default:
             return None
-        want_c, want_m = st.requests
+        reqs = st.requests
+        if reqs != self._memo_reqs or len(self._memo) > 4 * len(nodes) + 64:
+            self._memo, self._memo_reqs = {}, reqs
         memo = self._memo
+        get = memo.get
         out: list[int] = []
         append = out.append
         for ni in nodes:
-            m = memo.get(ni.name)
-            if m is not None and m[0] is ni and m[1] == ni.generation and m[2] == want_c \
-                    and m[3] == want_m:
-                append(m[4])
+            m = get(ni)
+            if m is not None and m[0] == ni.generation:
+                append(m[1])
                 continue
-            v = self._score(st.requests, ni)
-            memo[ni.name] = (ni, ni.generation, want_c, want_m, v)
+            v = self._score(reqs, ni)
+            memo[ni] = (ni.generation, v)
             append(v)
         return out
 

@@ -101,9 +101,9 @@ def default_selector(ctx: ComponentContext, pod: Obj) -> Selector:
     ns = pod["metadata"].get("namespace") or "default"
     labels = pod["metadata"].get("labels") or {}
     merged: dict[str, str] = {}
-    for svc in sorted(ctx.informers.informer("v1", "Service").items(), key=lambda s: s["metadata"]["name"]):
-        if svc["metadata"].get("namespace") != ns:
-            continue
+    services = [s for s in ctx.informers.informer("v1", "Service").items()
+                if s["metadata"].get("namespace") == ns]
+    for svc in sorted(services, key=lambda s: s["metadata"]["name"]):
         sel = (svc.get("spec") or {}).get("selector")
         if sel is None or not all(labels.get(k) == v for k, v in sel.items()):
             continue
