@@ -26,8 +26,8 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
-from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.pod_resources import pod_requests
+from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, Resource
 from reference_impl.scheduler.plugins import names
 

@@ -42,12 +42,14 @@ from reference_impl.scheduler.framework.interface import (
     PreFilterResult,
     QueueingHint,
     ReservePlugin,
+    ScorePlugin,
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import dynamic_resources_binding as binding
 from reference_impl.scheduler.plugins import dynamic_resources_fast as fast
+from reference_impl.scheduler.plugins import dynamic_resources_scoring as scoring
 from reference_impl.scheduler.plugins import extended_resources as ext
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.dynamic_resources_index import (
@@ -235,6 +237,28 @@ class DynamicResources:
             s.ext_claims[node_info.name] = extra
         return OK
 
+    # -- Score (DRAPrioritizedList) ----------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
+        """SKIP unless a claim has a firstAvailable request (deviation: upstream scores all
+        nodes 0 then, which cannot change the ranking)."""
+        s = state.try_read(_KEY)
+        return OK if s is not None and scoring.prioritized(s.claims) else Status(Code.SKIP)
+
+    def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
+        """``8 - i`` for each firstAvailable request whose subrequest ``i`` this node got."""
+        s = state.read(_KEY)
+        allocs = s.per_node.get(node_info.name)
+        if allocs is None and node_info.name in s.vouched:  # the fast path skipped the search
+            allocs = fast.allocate(self.tracker, s.pending, s.vouched[node_info.name])
+            if allocs is not None:
+                s.per_node[node_info.name] = allocs
+        return scoring.compute_score(s.allocated, s.pending, allocs or []), OK
+
+    def score_extensions(self) -> scoring.Normalizer:
+        """Scaled so the best node scores 100."""
+        return scoring.NORMALIZER
+
     def _usable(self, claim: Obj, node: Obj) -> bool:
         # Its node selector matches, and its binding neither failed nor timed out.
         sel = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
@@ -348,3 +372,4 @@ _r: type[ReservePlugin] = DynamicResources
 _b: type[PreBindPlugin] = DynamicResources
 _pf: type[PostFilterPlugin] = DynamicResources
 _e: type[EnqueueExtensions] = DynamicResources
+_s: type[ScorePlugin] = DynamicResources
