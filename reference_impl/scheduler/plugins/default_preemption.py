@@ -98,12 +98,11 @@ class DefaultPreemption:
             failed: list[Status] = []
 
             def fits(ni: NodeInfo = ni, failed: list[Status] = failed) -> bool:
+                st = self._fw.refreshed(state, pod)  # victims were removed from the snapshot
                 if self._nominator is not None:
-                    s = self._nominator.run_filters_with_nominated(
-                        self._fw, state, pod, ni, filters
-                    )
+                    s = self._nominator.run_filters_with_nominated(self._fw, st, pod, ni, filters)
                 else:
-                    s = self._fw.run_filter_plugins(state, pod, ni, filters)
+                    s = self._fw.run_filter_plugins(st, pod, ni, filters)
                 failed[:] = [] if s.is_success() else [s]
                 return bool(s.is_success())
 

@@ -240,6 +240,20 @@ class DynamicResources(DynamicResourcesScore):
             s.ext_claims[node_info.name] = extra
         return OK
 
+    # -- Score (DRAPrioritizedList; computeScore in dynamic_resources_score) -------------
+
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
+        """SKIP unless a claim has a firstAvailable request (deviation: upstream scores all
+        nodes 0 then, which cannot change the ranking)."""
+        s = state.try_read(_KEY)
+        if s is None or not any(
+            "firstAvailable" in req
+            for claim in (*s.allocated, *s.pending)
+            for req in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ()
+        ):
+            return Status(Code.SKIP)
+        return OK
+
     def _usable(self, claim: Obj, node: Obj) -> bool:
         # Its node selector matches, and its binding neither failed nor timed out.
         sel = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
@@ -283,8 +297,14 @@ class DynamicResources(DynamicResourcesScore):
     def score_inputs(self, state: CycleState, node_name: str) -> tuple[list[Obj], list[Obj]] | None:
         """Allocated claims, then pending ones with the allocations Filter found here."""
         s = state.try_read(_KEY)
-        allocs = s.per_node.get(node_name) if s is not None else None
-        return None if s is None or allocs is None else ([*s.allocated, *s.pending], allocs)
+        if s is None:
+            return None
+        allocs = s.per_node.get(node_name)
+        if allocs is None and node_name in s.vouched:  # Filter's fast path skipped the search
+            allocs = fast.allocate(self.tracker, s.pending, s.vouched[node_name])
+            if allocs is not None:
+                s.per_node[node_name] = allocs
+        return None if allocs is None else ([*s.allocated, *s.pending], allocs)
 
     # -- Reserve / Unreserve / PreBind ----------------------------------------------------
 
