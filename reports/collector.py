@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from reports.atomic import write_text_atomic
 from reports.model import RESULTS_NAME, Results, RunMeta, TestEntry
@@ -29,6 +29,11 @@ class RunWriter:
     def add(self, entry: TestEntry) -> None:
         """Record a finished test and rewrite the files."""
         self.results.tests.append(entry)
+        self.flush()
+
+    def add_load(self, entry: dict[str, Any]) -> None:
+        """Record a finished load profile run (the results.json ``load`` shape)."""
+        self.results.load.append(entry)
         self.flush()
 
     def finish(self, *, exit_status: int, finished_at: str, roots: Sequence[Path] = ()) -> Path:
