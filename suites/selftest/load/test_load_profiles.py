@@ -78,6 +78,18 @@ def test_a_gang_bound_partly_is_reported_as_a_partly_bound_failure(monkeypatch: 
     assert any("PartlyBound: gang" in str(e.error) for e in env.stats.errors.values())
 
 
+def test_a_failed_call_is_a_failed_request_carrying_the_api_reason() -> None:
+    from reference_impl import errors
+
+    env, s = _session("110")
+    with pytest.raises(errors.NotFound):
+        s.target.get("v1", "Pod", "missing", "default")
+    entry = env.stats.get("pods", "get")
+    assert entry.num_requests == 1 and entry.num_failures == 1
+    (err,) = env.stats.errors.values()
+    assert str(err.error) == 'NotFound: pods "missing" not found'
+
+
 def test_slo_verdicts_come_from_locust_percentiles() -> None:
     import fixtures.plugin.load_fixture as lf
 
