@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from reports.atomic import write_text_atomic
 from reports.model import RESULTS_NAME, Results, RunMeta, TestEntry
@@ -34,6 +34,11 @@ class RunWriter:
     def collected(self, count: int) -> None:
         """Record how many tests the session collected."""
         self.results.run.collected = count
+        self.flush()
+
+    def add_load(self, entry: dict[str, Any]) -> None:
+        """Record a finished load profile run (the results.json ``load`` shape)."""
+        self.results.load.append(entry)
         self.flush()
 
     def finish(

@@ -108,6 +108,8 @@ class Results:
 
     run: RunMeta
     tests: list[TestEntry] = field(default_factory=list)
+    # Load profiles run in this run (``fixtures.load.result.LoadResult.to_dict``), if any.
+    load: list[dict[str, Any]] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """Tests per outcome, every outcome present."""
@@ -133,6 +135,7 @@ class Results:
             },
             "summary": {**self.counts(), "total": len(self.tests)},
             "tests": [asdict(t) for t in self.tests],
+            **({"load": list(self.load)} if self.load else {}),
         }
 
     def to_json(self) -> str:
@@ -143,7 +146,8 @@ class Results:
     def from_dict(cls, doc: Mapping[str, Any]) -> Results:
         """Rebuild from a (schema-valid) results.json document."""
         run = {k: v for k, v in doc["run"].items() if k not in ("e2e_test_version", "not_run")}
-        return cls(RunMeta(**run), [TestEntry(**t) for t in doc["tests"]])
+        tests = [TestEntry(**t) for t in doc["tests"]]
+        return cls(RunMeta(**run), tests, [dict(x) for x in doc.get("load", [])])
 
 
 def load_results(run_dir: Path) -> Results:
