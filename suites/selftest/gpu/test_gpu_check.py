@@ -38,3 +38,27 @@ def test_the_probe_covers_every_call_and_agrees_with_itself(nvml: ModuleType, nv
     changed = dict(ours, nvmlDeviceGetFanSpeed={"ok": "int"})
     assert compare(changed, ours) == [
         "nvmlDeviceGetFanSpeed: real driver {'ok': 'int'}, garhwal library {'error': 3}"]
+
+
+def test_the_daemonset_manifest_is_valid_1_37() -> None:
+    import kubernetes_validate
+    import yaml
+
+    docs = list(yaml.safe_load_all((ROOT / "fixtures" / "data" / "gpu-health-agent.yaml").read_text()))
+    assert [d["kind"] for d in docs] == ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet"]
+    for d in docs:
+        kubernetes_validate.validate(d, "1.37", strict=True)
+    args = docs[3]["spec"]["template"]["spec"]["containers"][0]["args"]
+    from fixtures.gpu.agent_main import _args
+
+    parsed = _args(args)
+    assert (parsed.in_cluster, parsed.publish, parsed.interval, parsed.metrics_port) == (True, "slice", 1.0, 9400)
+
+
+def test_agent_bad_arguments_exit_2() -> None:
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "fixtures.gpu.agent_main", "--node", "n", "--publish", "both"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2
+    assert "--publish: invalid choice: 'both'" in proc.stderr
