@@ -88,3 +88,23 @@ def test_metrics_use_dcgm_names(nvml: ModuleType, nvml_node: GpuNode) -> None:
     assert 'DCGM_FI_DEV_XID_ERRORS{Hostname="node-a",UUID="' + nvml_node.profile.devices[2].uuid in text
     assert 'DCGM_FI_DEV_GPU_TEMP{Hostname="node-a",UUID="' + nvml_node.profile.devices[2].uuid not in text
     agent.stop()
+
+
+def test_metrics_are_scraped_over_loopback_http(nvml: ModuleType, nvml_node: GpuNode) -> None:
+    import urllib.request
+
+    agent = HealthAgent(nvml)
+    agent.start()
+    inject_gpu_fault(nvml_node, nvml_node.profile.devices[0].uuid, ThermalSlowdown(temperature_c=95))
+    agent.step(1000)
+    m = AgentMetrics("node-a")
+    m.update(agent, [len(taints_for(h)) for h in agent.health])
+    port = m.serve(0)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+        body = resp.read().decode()
+    assert resp.status == 200
+    lines = [x for x in body.splitlines() if x.startswith("DCGM_FI_DEV_GPU_TEMP{") and 'gpu="0"' in x]
+    assert len(lines) == 1 and lines[0].endswith(" 95.0")
+    assert "# TYPE DCGM_FI_DEV_CLOCKS_EVENT_REASONS gauge" in body
+    m.close()
+    agent.stop()
