@@ -58,7 +58,8 @@ def main() -> int:
             t0 = time.time()
             names = [f"bench-gpu-{i}" for i in range(a.nodes)]
             for n in names:
-                fleet.add_node(n, gpus=a.gpus)
+                fleet.add_node(n, gpus=a.gpus, wait=False)
+            fleet.wait_published(names, timeout=600)
             started = time.time() - t0
             pids = [fleet.nodes[n].proc.pid for n in names]  # type: ignore[union-attr]
             time.sleep(3)  # past start-up imports
