@@ -12,6 +12,7 @@ from fixtures.gpu.faults import (
     RowRemapFailure,
     ThermalSlowdown,
     Xid,
+    inject_from_spec,
     inject_gpu_fault,
     parse_fault,
 )
@@ -89,3 +90,17 @@ def test_rollback_round_trips_through_json_and_is_idempotent(tmp_path: Path) -> 
     replayed.undo()
     assert node.read().devices[7]["lost"] == 0
     assert [(e.device, e.type, e.data) for e in node.read().events] == [(7, 0x8, 79)]
+
+
+def test_inject_from_spec_validates_before_it_writes(tmp_path: Path) -> None:
+    node = GpuNode.create(tmp_path / "n", "node-a")
+    before = node.state_path.read_text()
+    with pytest.raises(GpuSpecError, match="^fault.code: unknown Xid 31"):
+        inject_from_spec(node.dir, node.profile.devices[0].uuid, {"kind": "xid", "code": 31})
+    with pytest.raises(GpuSpecError, match="^node: no GPU node state in"):
+        inject_from_spec(tmp_path / "nowhere", node.profile.devices[0].uuid, "xid:79")
+    assert node.state_path.read_text() == before
+    rb = inject_from_spec(node.dir, node.profile.devices[0].uuid, {"kind": "ecc-storm", "corrected": 250})
+    assert node.read().devices[0]["ecc_sbe_volatile"] == 250
+    rb.undo()
+    assert node.read().devices[0]["ecc_sbe_volatile"] == 0
