@@ -57,3 +57,6 @@ else
   log "done: kwok"
 fi
 log "binaries in $bin"
+
+# The NVML library (C, gcc) beside the Go binaries' cache.
+"$root/tools/nvml/build.sh" "$cache/nvml/lib"

@@ -1,0 +1,200 @@
+"""GPU-HEALTH: what Kubernetes does once the node GPU health agent taints a faulty GPU.
+
+A fault is written into garhwal's NVML library for one GPU; the agent (pynvml) turns it
+into a DRA device taint on the node's ResourceSlice or as a DeviceTaintRule, and the
+control plane's scheduler and device-taint eviction controller act on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fixtures.gpu.faults import RowRemapFailure, ThermalSlowdown, Xid
+from fixtures.plugin.gpu_fleet import GpuFleet
+from fixtures.targets.base import Target
+from reference_impl.api import DRA_API, condition, make_pool_pod, make_resource_claim
+from reference_impl.errors import NotFound
+
+pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5055")]
+Obj = dict[str, Any]
+DRIVER = "gpu.garhwal.dev"
+XID_NOEXEC = {"key": "gpu.garhwal.dev/xid", "operator": "Exists", "effect": "NoExecute"}
+
+
+class Gpus:
+    """One private GPU node, its class, and pods that each claim one GPU."""
+
+    def __init__(self, target: Target, fleet: GpuFleet, ns: str) -> None:
+        self.target, self.fleet, self.ns = target, fleet, ns
+        self.node = f"gpu-{ns}"[:63]
+        self.cls = f"gpu-{ns}"[:63]
+
+    def setup(self, publish: str = "slice", gpus: int = 4) -> None:
+        self.fleet.add_node(self.node, gpus=gpus, publish=publish, device_class=self.cls)
+
+    def pod(self, name: str, index: int | None = None, tolerations: tuple[Obj, ...] = ()) -> None:
+        sel = (f'device.attributes["{DRIVER}"].index == {index}',) if index is not None else ()
+        self.target.apply(make_resource_claim(name, self.ns).request(
+            "gpu", self.cls, selectors=sel, tolerations=tolerations).build())
+        self.target.apply(make_pool_pod(name, self.ns, cpu="100m").claim("gpu", claim=name).build())
+
+    def get(self, name: str) -> Obj | None:
+        try:
+            return self.target.get("v1", "Pod", name, self.ns)
+        except NotFound:
+            return None
+
+    def bound(self, name: str) -> bool:
+        return bool((self.get(name) or {}).get("spec", {}).get("nodeName"))
+
+    def device(self, name: str) -> str | None:
+        claim = self.target.get(DRA_API, "ResourceClaim", name, self.ns)
+        results = (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []
+        return str(results[0]["device"]) if results else None
+
+    def unschedulable(self, name: str) -> bool:
+        cond = condition(self.get(name) or {}, "PodScheduled")
+        return cond is not None and cond.get("status") == "False"
+
+    def tainted(self, index: int, key: str) -> bool:
+        return any(t["key"] == key for t in self.fleet.slice_taints(self.node, f"gpu-{index}"))
+
+
+@pytest.fixture
+def gpus(target: Target, gpu_fleet: GpuFleet, namespace: str) -> Iterator[Gpus]:
+    yield Gpus(target, gpu_fleet, namespace)
+
+
+def _pause(target: Target, seconds: float) -> None:
+    with pytest.raises(Exception, match="timed out"):
+        target.wait_until(lambda: False, timeout=seconds, what="time to pass")
+
+
+def test_xid79_evicts_only_pods_on_the_lost_gpu(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, Xid 79.
+
+    When a GPU falls off the bus the agent taints that device NoExecute on the node's
+    ResourceSlice: the pod using it MUST be deleted, a pod on another GPU of the same node
+    MUST stay, and a new claim MUST be allocated a healthy GPU, never the lost one.
+    """
+    gpus.setup()
+    gpus.pod("hit", 0)
+    gpus.pod("spared", 1)
+    target.wait_until(lambda: gpus.bound("hit") and gpus.bound("spared"), timeout=60, what="both pods bound")
+    gpus.fleet.inject(gpus.node, 0, Xid(79))
+    target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
+    (taint,) = gpus.fleet.slice_taints(gpus.node, "gpu-0")
+    assert (taint["value"], taint["effect"]) == ("79", "NoExecute")
+    target.wait_until(lambda: gpus.get("hit") is None, timeout=90, what="pod on the lost GPU deleted")
+    spared = gpus.get("spared")
+    assert spared is not None and not spared["metadata"].get("deletionTimestamp")
+    assert gpus.device("spared") == "gpu-1"
+    gpus.pod("fresh")
+    target.wait_until(lambda: gpus.bound("fresh"), timeout=60, what="a new pod bound")
+    assert gpus.device("fresh") in {"gpu-2", "gpu-3"}
+    assert all(gpus.fleet.slice_taints(gpus.node, f"gpu-{i}") == [] for i in (1, 2, 3))
+
+
+def test_tolerating_pod_stays_and_recovery_makes_the_gpu_allocatable(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, tolerations and recovery.
+
+    A pod whose claim tolerates the agent's NoExecute Xid taint MUST stay bound through an
+    uncontained ECC error (Xid 95); once the GPU is reset the agent MUST remove the taint
+    and a claim asking for that exact GPU MUST be allocated it.
+    """
+    gpus.setup(gpus=2)
+    gpus.pod("tolerant", 0, tolerations=(XID_NOEXEC,))
+    target.wait_until(lambda: gpus.bound("tolerant"), timeout=60, what="tolerating pod bound")
+    rb = gpus.fleet.inject(gpus.node, 0, Xid(95))
+    target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
+    gpus.pod("blocked", 0)
+    target.wait_until(lambda: gpus.unschedulable("blocked"), timeout=60, what="claim for the faulty GPU rejected")
+    _pause(target, 5)
+    tolerant = gpus.get("tolerant")
+    assert tolerant is not None and not tolerant["metadata"].get("deletionTimestamp")
+    target.delete("v1", "Pod", "tolerant", gpus.ns)
+    target.wait_until(lambda: gpus.get("tolerant") is None, timeout=60, what="tolerating pod removed")
+    gpus.fleet.recover(gpus.node, rb)
+    target.wait_until(lambda: not gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="taint removed")
+    target.wait_until(lambda: gpus.bound("blocked"), timeout=90, what="claim for the recovered GPU allocated")
+    assert gpus.device("blocked") == "gpu-0"
+
+
+def test_thermal_slowdown_stops_new_work_but_keeps_running_work(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, thermal slowdown (NoSchedule).
+
+    A GPU in thermal slowdown is tainted NoSchedule: the pod already using it MUST stay,
+    a claim asking for it MUST stay unallocated, and a claim for any GPU MUST get another.
+    """
+    gpus.setup(gpus=2)
+    gpus.pod("running", 1)
+    target.wait_until(lambda: gpus.bound("running"), timeout=60, what="pod bound")
+    gpus.fleet.inject(gpus.node, 1, ThermalSlowdown())
+    target.wait_until(lambda: gpus.tainted(1, "gpu.garhwal.dev/thermal"), timeout=30, what="gpu-1 tainted")
+    (taint,) = gpus.fleet.slice_taints(gpus.node, "gpu-1")
+    assert (taint["value"], taint["effect"]) == ("hw-slowdown", "NoSchedule")
+    gpus.pod("wants-1", 1)
+    target.wait_until(lambda: gpus.unschedulable("wants-1"), timeout=60, what="claim for the hot GPU rejected")
+    gpus.pod("any")
+    target.wait_until(lambda: gpus.bound("any"), timeout=60, what="claim for any GPU bound")
+    assert gpus.device("any") == "gpu-0"
+    assert gpus.bound("running") and not (gpus.get("running") or {})["metadata"].get("deletionTimestamp")
+
+
+def test_row_remap_failure_is_no_schedule_pending_reset(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, row-remap failure.
+
+    A GPU whose row remapping failed is tainted NoSchedule with the value
+    failed-reset-pending; a claim for it MUST stay unallocated until the reset, then
+    MUST be allocated it.
+    """
+    gpus.setup(gpus=1)
+    rb = gpus.fleet.inject(gpus.node, 0, RowRemapFailure())
+    target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/row-remap"), timeout=30, what="gpu-0 tainted")
+    assert gpus.fleet.slice_taints(gpus.node, "gpu-0")[0]["value"] == "failed-reset-pending"
+    gpus.pod("p", 0)
+    target.wait_until(lambda: gpus.unschedulable("p"), timeout=60, what="claim rejected")
+    gpus.fleet.recover(gpus.node, rb)
+    target.wait_until(lambda: gpus.bound("p"), timeout=90, what="claim allocated after the reset")
+
+
+def test_rule_mode_evicts_and_reports_eviction_in_progress(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, DeviceTaintRule publishing.
+
+    With the agent publishing rules, an ECC Xid becomes a NoExecute DeviceTaintRule for
+    that one device and the slice stays untainted: the non-tolerating pod on the Xid 48
+    GPU MUST be deleted; while a pod tolerates the Xid 95 GPU's rule for an hour that
+    rule's EvictionInProgress condition MUST be True (PodsPendingEviction); the pod on a
+    healthy GPU MUST stay; recovery MUST delete the rule and leave the tolerating pod bound.
+    """
+    gpus.setup(publish="rule", gpus=3)
+    gpus.pod("hit", 0)
+    gpus.pod("pending", 1, tolerations=({**XID_NOEXEC, "tolerationSeconds": 3600},))
+    gpus.pod("spared", 2)
+    target.wait_until(lambda: all(gpus.bound(p) for p in ("hit", "pending", "spared")), timeout=60,
+                      what="three pods bound")
+    gpus.fleet.inject(gpus.node, 0, Xid(48))
+    rb = gpus.fleet.inject(gpus.node, 1, Xid(95))
+    target.wait_until(lambda: len(gpus.fleet.rules(gpus.node)) == 2, timeout=30, what="two rules created")
+    rules = {r["spec"]["deviceSelector"]["device"]: r for r in gpus.fleet.rules(gpus.node)}
+    assert rules["gpu-0"]["spec"]["deviceSelector"] == {"driver": DRIVER, "pool": gpus.node, "device": "gpu-0"}
+    assert {d: (r["spec"]["taint"]["value"], r["spec"]["taint"]["effect"]) for d, r in rules.items()} == {
+        "gpu-0": ("48", "NoExecute"), "gpu-1": ("95", "NoExecute")}
+    target.wait_until(lambda: gpus.get("hit") is None, timeout=90, what="pod on the Xid 48 GPU deleted")
+    name = rules["gpu-1"]["metadata"]["name"]
+
+    def pending() -> Obj | None:
+        return condition(target.get(DRA_API, "DeviceTaintRule", name), "EvictionInProgress")
+
+    target.wait_until(lambda: (pending() or {}).get("status") == "True", timeout=60, what="EvictionInProgress=True")
+    assert (pending() or {})["reason"] == "PodsPendingEviction"
+    for p in ("pending", "spared"):
+        pod = gpus.get(p)
+        assert pod is not None and not pod["metadata"].get("deletionTimestamp")
+    assert gpus.fleet.slice_taints(gpus.node, "gpu-0") == []
+    gpus.fleet.recover(gpus.node, rb)
+    target.wait_until(lambda: len(gpus.fleet.rules(gpus.node)) == 1, timeout=30, what="gpu-1's rule deleted")
+    assert gpus.bound("pending")
