@@ -307,8 +307,9 @@ def test_implicit_name_of_a_missing_class_is_insufficient_and_not_preemptible(
     env.device_class("gpu")
     missing = f"{IMPLICIT_PREFIX}dra-ext-{env.ns}-none"
     env.pod("p", 1, resource=missing)
-    target.wait_until(lambda: bool(_unschedulable_message(env, "p")), timeout=60,
-                      what="pod unschedulable")
+    # Until the new node is Ready its not-ready taint may be the reason; then Insufficient.
+    target.wait_until(lambda: f"1 Insufficient {missing}" in _unschedulable_message(env, "p"),
+                      timeout=60, what="pod unschedulable for the missing resource")
     msg = _unschedulable_message(env, "p")
     assert f"1 Insufficient {missing}" in msg, msg
     assert msg.endswith("Preemption is not helpful for scheduling."), msg

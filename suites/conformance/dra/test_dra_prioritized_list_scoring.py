@@ -30,6 +30,10 @@ class Pool:
             self.target.apply(make_pool_node(node, self.ns).build())
             drv.publish([node], gpus=2)
             drv.install_class(cls)
+        # Every node must be a candidate: a live node controller taints a new node
+        # node.kubernetes.io/not-ready until it reports Ready.
+        self.target.wait_until(lambda: all(self._untainted(n) for n in self.nodes), timeout=60,
+                               what="pool nodes ready")
         # A probe pod on the last node's class: once it is bound, the scheduler has seen
         # every node, slice and class (each informer delivers in order), so the pods
         # under test are scored against all three nodes, not the first to arrive.
@@ -37,6 +41,10 @@ class Pool:
         self.pod("probe", "probe")
         self.target.wait_until(lambda: self.node_of("probe") == self.nodes[2], timeout=60,
                                what="probe pod bound")
+
+    def _untainted(self, node: str) -> bool:
+        taints = self.target.get("v1", "Node", node)["spec"].get("taints") or ()
+        return not any(t["key"].startswith("node.kubernetes.io/") for t in taints)
 
     def cleanup(self) -> None:
         for drv in self.drivers:

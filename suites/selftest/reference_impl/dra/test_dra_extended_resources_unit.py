@@ -9,6 +9,7 @@ from reference_impl.scheduler.framework.types import NodeInfo, Resource
 from reference_impl.scheduler.plugins.extended_resources import (
     class_mapping,
     device_requests,
+    is_dra_extended_resource_name,
     is_extended_resource_name,
     node_claim,
     pod_requests,
@@ -27,15 +28,19 @@ def _cls(name: str, created: str, ern: str | None = GPU) -> Obj:
 
 def test_newest_class_wins_then_first_name() -> None:
     classes = [_cls("b", "2026-09-01T00:00:01Z"), _cls("a", "2026-09-01T00:00:00Z"), _cls("z", "2026-09-01T00:00:09Z", None)]
-    assert class_mapping(classes) == {GPU: "b"}
+    # Every class also serves its implicit deviceclass.resource.kubernetes.io/<class>.
+    implicit = {f"deviceclass.resource.kubernetes.io/{n}": n for n in "abz"}
+    assert class_mapping(classes) == {GPU: "b", **implicit}
     tie = [_cls("y", "2026-09-01T00:00:01Z"), _cls("x", "2026-09-01T00:00:01Z")]
-    assert class_mapping(tie) == {GPU: "x"}
+    assert class_mapping(tie)[GPU] == "x"
 
 
 def test_extended_resource_names() -> None:
     assert is_extended_resource_name(GPU)
     for name in ("cpu", "memory", "hugepages-2Mi", "kubernetes.io/foo", "requests.example.com/gpu"):
         assert not is_extended_resource_name(name)
+    implicit = "deviceclass.resource.kubernetes.io/gpu"
+    assert not is_extended_resource_name(implicit) and is_dra_extended_resource_name(implicit)
 
 
 def _pod() -> Obj:
