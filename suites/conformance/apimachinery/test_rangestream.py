@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fixtures import Capability, Target
-from fixtures.etcd import etcd_control
+from fixtures.helpers.etcd import etcd_control
 from reference_impl.api import make_configmap
 from reference_impl.errors import ServiceUnavailable
 

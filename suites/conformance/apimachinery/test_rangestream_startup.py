@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fixtures import Capability, Target
-from fixtures.apiserver_metrics import apiserver_metrics
-from fixtures.etcd import EtcdControl, etcd_control
+from fixtures.helpers.apiserver_metrics import apiserver_metrics
+from fixtures.helpers.etcd import EtcdControl, etcd_control
 from reference_impl.api import make_configmap
 from reference_impl.errors import NotFound, ServiceUnavailable, Timeout
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from fixtures import FakeDriver, Target
-from fixtures.dra_driver import dra_driver  # noqa: F401 - the fixture
+from fixtures.helpers.dra_driver import dra_driver  # noqa: F401 - the fixture
 from reference_impl.api import make_pool_pod, make_resource_claim
 
 pytestmark = pytest.mark.conformance

@@ -3,7 +3,7 @@ RangeStream support recheck, the fallback log and the metrics exposition."""
 
 from __future__ import annotations
 
-from fixtures.apiserver_metrics import parse_metrics
+from fixtures.helpers.apiserver_metrics import parse_metrics
 from reference_impl.api import make_configmap
 from reference_impl.apiserver.cacher import FALLBACK_LOG
 from reference_impl.apiserver.watch_caches import NOT_CACHED
