@@ -36,6 +36,7 @@ __all__ = ["NAME", "BalancedAllocation", "NodeResourcesBalancedAllocationArgs", 
 Obj = dict[str, Any]
 NAME: Final = names.NODE_RESOURCES_BALANCED_ALLOCATION
 _HALF: Final = MAX_NODE_SCORE // 2
+_MEMO_LIMIT: Final = 200_000  # NodeInfos remembered; reset beyond (deleted nodes linger)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,19 +151,32 @@ class BalancedAllocation:
         if st is None or not self._default:
             return None
         reqs = st.requests
-        if reqs != self._memo_reqs or len(self._memo) > 4 * len(nodes) + 64:
+        if reqs != self._memo_reqs or len(self._memo) > _MEMO_LIMIT:
             self._memo, self._memo_reqs = {}, reqs
+        want_c, want_m = reqs
         memo = self._memo
         get = memo.get
+        top = MAX_NODE_SCORE
         out: list[int] = []
         append = out.append
         for ni in nodes:
+            gen = ni.generation
             m = get(ni)
-            if m is not None and m[0] == ni.generation:
+            if m is not None and m[0] == gen:
                 append(m[1])
                 continue
-            v = self._score(reqs, ni)
-            memo[ni] = (ni.generation, v)
+            alloc, used = ni.allocatable, ni.requested
+            cap_c, cap_m = alloc.milli_cpu, alloc.memory
+            if cap_c and cap_m:  # _score inlined for cpu and memory
+                uc, um = used.milli_cpu, used.memory
+                fc, fm = (uc + want_c) / cap_c, (um + want_m) / cap_m
+                gc, gm = uc / cap_c, um / cap_m
+                fc, fm, gc, gm = min(fc, 1.0), min(fm, 1.0), min(gc, 1.0), min(gm, 1.0)
+                d = int((1 - abs(fc - fm) / 2) * top) - int((1 - abs(gc - gm) / 2) * top) + _HALF
+                v = _HALF + (d // 2 if d >= 0 else -((-d) // 2))
+            else:
+                v = self._score(reqs, ni)
+            memo[ni] = (gen, v)
             append(v)
         return out
 
