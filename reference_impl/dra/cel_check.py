@@ -186,6 +186,8 @@ class _Checker:
             b = self.node(body)
         finally:
             self.scopes.pop()
+        if name in ("all", "exists", "exists_one", "filter") and b.type not in ("bool", "dyn"):
+            raise CheckError(f"ERROR: <input>:1:1: expected type 'bool' but found '{b.type}'")
         n = rng.size or _DYN_SIZE
         typ = "bool" if name in ("all", "exists", "exists_one") else (
             f"list({b.type})" if name == "map" else f"list({elem})")

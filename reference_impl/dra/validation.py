@@ -11,6 +11,7 @@ selectors count as stored when they are exactly the old ones.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -28,6 +29,7 @@ __all__ = ["MAX_COST", "expression_causes", "selector_paths"]
 
 MAX_COST: Final = 1_000_000
 _ENV: Final = celpy.Environment()
+_POSITION: Final = re.compile(r"ERROR: <input>:(\d+):(\d+): ")
 _SCALARS: Final = frozenset({"bool", "int", "string", "dyn", "kubernetes.Semver"})
 
 Obj = dict[str, Any]
@@ -40,6 +42,18 @@ def selector_paths(spec: Obj | None, path: str) -> Iterator[tuple[str, Any]]:
             cel = as_dict(sel).get("cel")
             if cel is not None:
                 yield f"{p}.selectors[{k}].cel.expression", as_dict(cel).get("expression")
+
+
+def _with_snippet(text: str, expr: str) -> str:
+    """cel-go's issue format: the source line and a caret under the reported column."""
+    m = _POSITION.search(text)
+    if m is None:
+        return text
+    line_no, col = int(m.group(1)), int(m.group(2))
+    lines = expr.split("\n")
+    if not 0 < line_no <= len(lines):
+        return text
+    return f"{text}\n | {lines[line_no - 1]}\n | {'.' * max(col - 1, 0)}^"
 
 
 def _derived_ok(t: str, lists: bool) -> bool:
@@ -57,7 +71,8 @@ def expression_causes(expr: str, path: str, lists: bool, derived: bool) -> tuple
         checked = check(_ENV.compile(expr))
     except (CELError, CheckError) as e:
         text = str(e)
-        return [f.invalid(path, expr, text if text.startswith("compilation failed") else f"compilation failed: {text}")], 0
+        text = text if text.startswith("compilation failed") else f"compilation failed: {text}"
+        return [f.invalid(path, expr, _with_snippet(text, expr))], 0
     except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
         return [f.invalid(path, expr, f"compilation failed: {e}")], 0
     if derived and not _derived_ok(checked.type, lists):

@@ -1,4 +1,4 @@
-"""Name formats of ``k8s.io/apimachinery/pkg/api/validate/content`` with upstream's texts.
+"""Name formats of ``k8s.io/apimachinery/pkg/util/validation`` with upstream's texts.
 
 Each ``*_errors`` function returns the detail strings (empty when the value is valid);
 callers wrap them in ``field.invalid`` at their own path.
@@ -38,7 +38,8 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
 
 
 def _max_len(n: int) -> str:
-    return f"must be no more than {n} bytes"
+    # util/validation's wording, which the handwritten rules use
+    return f"must be no more than {n} characters"
 
 
 def dns1123_label_errors(value: str) -> list[str]:

@@ -114,7 +114,11 @@ def _derived(items: Any, path: str, ref: str, attrs: dict[str, set[str]]) -> lis
         elif len(expr) > CEL_MAX_LENGTH:
             out.append(f.too_long(f"{p}.expression", CEL_MAX_LENGTH))
         return out
-    return validate_set(as_list(items), MAX_ITEMS, one, lambda a: str(as_dict(a).get("name") or ""), path)
+    # Upstream's set check has no limit here; the declarative maxItems adds a TooMany
+    # without short-circuiting the per-item errors.
+    attrs_list = as_list(items)
+    out = validate_set(attrs_list, -1, one, lambda a: str(as_dict(a).get("name") or ""), path)
+    return out + ([f.too_many(path, len(attrs_list), MAX_ITEMS)] if len(attrs_list) > MAX_ITEMS else [])
 
 
 def _allocation_mode(req: dict[str, Any], path: str) -> list[Cause]:

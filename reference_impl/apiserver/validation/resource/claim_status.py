@@ -58,7 +58,7 @@ def _result(r: Any, path: str, names: RequestNames) -> list[Cause]:
     r = as_dict(r)
     out = request_ref(str(r.get("request") or ""), f"{path}.request", names)
     out += driver_name(str(r.get("driver") or ""), f"{path}.driver", declarative=True)
-    out += pool_name(str(r.get("pool") or ""), f"{path}.pool")
+    out += pool_name(str(r.get("pool") or ""), f"{path}.pool", declarative=True)
     out += dns_label(str(r.get("device") or ""), f"{path}.device")
     out += binding_parameters(r.get("bindingConditions"), r.get("bindingFailureConditions"), path)
     for i, t in enumerate(as_list(r.get("tolerations"))):
@@ -111,7 +111,7 @@ def _device_status(d: Any, path: str, allocated: set[tuple[str, str, str, str]])
         out += uid(str(d["shareID"]), f"{path}.shareID")
     did = _device_id(d)
     if did not in allocated:
-        shown = "/".join(did[:3]) + (f"/{did[3]}" if did[3] else "")
+        shown = dict(zip(("Driver", "Pool", "Device", "ShareID"), did, strict=True))  # Go's struct
         out.append(f.invalid(path, shown, "must be an allocated device in the claim"))
     conds = as_list(d.get("conditions"))
     if len(conds) > DEVICE_CONDITIONS_MAX:

@@ -52,16 +52,18 @@ def driver_name(value: str, path: str, declarative: bool = False) -> list[Cause]
     return out + [f.invalid(path, value, m) for m in dns1123_subdomain_errors(value.lower(), caseless=declarative)]
 
 
-def pool_name(value: str, path: str) -> list[Cause]:
-    """``validatePoolName``: one or more DNS subdomains separated by ``/``."""
+def pool_name(value: str, path: str, declarative: bool = False) -> list[Cause]:
+    """``validatePoolName``: one or more DNS subdomains separated by ``/``; where the
+    declarative ``k8s-resource-pool-name`` format covers it, its "segment i:" wording."""
     if not value:
         return [f.required(path)]
     out = [f.too_long(path, 253)] if len(value) > 253 else []
     for i, part in enumerate(value.split("/")):
-        if not part:
+        if not part and declarative:
             out.append(f.invalid(path, value, f"segment {i}: must not be empty"))
             continue
-        out += [f.invalid(path, part, f"segment {i}: {m}") for m in dns1123_subdomain_errors(part)]
+        prefix = f"segment {i}: " if declarative else ""
+        out += [f.invalid(path, part, prefix + m) for m in dns1123_subdomain_errors(part)]
     return out
 
 
