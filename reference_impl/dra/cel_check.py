@@ -32,16 +32,36 @@ _RETURNS: Final[dict[str, str]] = {
     "double": "double", "string": "string", "bool": "bool", "asApproximateFloat": "double",
     "lowerAscii": "string", "upperAscii": "string", "trim": "string", "replace": "string",
     "find": "string", "substring": "string", "join": "string", "indexOf": "int",
-    "lastIndexOf": "int", "quantity": "Quantity", "add": "Quantity", "sub": "Quantity",
+    "lastIndexOf": "int", "quantity": "kubernetes.Quantity", "add": "kubernetes.Quantity", "sub": "kubernetes.Quantity",
     "semver": "kubernetes.Semver", "major": "int", "minor": "int", "patch": "int",
     "split": "list(string)", "findAll": "list(string)", "sum": "dyn", "min": "dyn", "max": "dyn",
 }
+# Every function of the DRA environment (CEL's standard library, the strings, sets, lists,
+# regex, URL, IP/CIDR, format, quantity and semver libraries); any other is undeclared.
+_KNOWN_FNS: Final = frozenset({
+    "size", "has", "int", "uint", "double", "string", "bool", "bytes", "type", "dyn", "duration",
+    "timestamp", "matches", "startsWith", "endsWith", "contains", "exists", "all", "exists_one",
+    "map", "filter", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear",
+    "getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds", "charAt", "indexOf",
+    "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim", "join",
+    "format", "quote", "reverse", "isSorted", "sum", "min", "max", "find", "findAll", "url", "isURL",
+    "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery", "ip", "isIP",
+    "cidr", "isCIDR", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+    "isLinkLocalUnicast", "isGlobalUnicast", "containsIP", "containsCIDR", "masked", "prefixLength",
+    "quantity", "isQuantity", "sign", "isGreaterThan", "isLessThan", "compareTo", "add", "sub",
+    "isInteger", "asInteger", "asApproximateFloat", "semver", "isSemver", "major", "minor", "patch",
+    "includes", "sets.contains", "sets.equivalent", "sets.intersects", "transformList",
+    "transformMap", "transformMapEntry", "existsOne", "distinct", "flatten", "range", "slice",
+    "sort", "sortBy", "first", "last", "optional.of", "optional.none", "optional.ofNonZeroValue",
+    "value", "hasValue", "or", "orValue",
+})
+_PRIMITIVES: Final = frozenset({"int", "uint", "double", "string", "bool", "bytes"})
 _DEVICE_FIELDS: Final[dict[str, str]] = {
     "driver": "string", "attributes": "map(string, map(string, dyn))",
-    "capacity": "map(string, map(string, Quantity))", "allowMultipleAllocations": "bool",
+    "capacity": "map(string, map(string, kubernetes.Quantity))", "allowMultipleAllocations": "bool",
 }
 _SIZES: Final[dict[str, int]] = {"map(string, map(string, dyn))": 32, "map(string, dyn)": 32,
-                                 "map(string, map(string, Quantity))": 32, "map(string, Quantity)": 32}
+                                 "map(string, map(string, kubernetes.Quantity))": 32, "map(string, kubernetes.Quantity)": 32}
 _DYN_SIZE: Final = 64  # max(DeviceAttributeMaxValueLength, ResourceSliceMaxAttributeValuesPerDevice)
 
 
@@ -105,6 +125,9 @@ class _Checker:
         if len(kids) == 1:
             return self.node(kids[0])
         c, a, b = (self.node(k) for k in kids)
+        if a.type != b.type and a.type in _PRIMITIVES and b.type in _PRIMITIVES:
+            raise CheckError(f"ERROR: <input>:1:1: found no matching overload for '_?_:_' applied to "
+                             f"'({c.type}, {a.type}, {b.type})'")
         typ = a.type if a.type == b.type else "dyn"
         return Checked(typ, c.cost + max(a.cost, b.cost))
 
@@ -113,9 +136,8 @@ class _Checker:
             return self.node(kids[0])
         a, b = self._binary(kids)
         for x in (a, b):
-            if x.type not in ("bool", "dyn"):
-                raise CheckError(f"ERROR: <input>:1:1: found no matching overload for '{op}' "
-                                 f"applied to '({a.type}, {b.type})'")
+            if x.type not in ("bool", "dyn"):  # cel-go checks each operand against bool
+                raise CheckError(f"ERROR: <input>:1:1: expected type 'bool' but found '{x.type}'")
         return Checked("bool", a.cost + b.cost)
 
     def n_conditionalor(self, t: _T, kids: list[Any]) -> Checked:
@@ -128,6 +150,11 @@ class _Checker:
         if len(kids) == 1:
             return self.node(kids[0])
         a, b = self.node(kids[0].children[0]), self.node(kids[1])
+        op = kids[0].data
+        if op in ("relation_eq", "relation_ne") and a.type != b.type and {a.type, b.type} <= _PRIMITIVES:
+            name = "_==_" if op == "relation_eq" else "_!=_"
+            raise CheckError(f"ERROR: <input>:1:1: found no matching overload for '{name}' applied to "
+                             f"'({a.type}, {b.type})'")
         return Checked("bool", 1 + a.cost + b.cost)
 
     def n_addition(self, t: _T, kids: list[Any]) -> Checked:
@@ -143,7 +170,11 @@ class _Checker:
         if len(kids) == 1:
             return self.node(kids[0])
         a = self.node(kids[1])
-        return Checked("bool" if kids[0].data == "unary_not" else a.type, 1 + a.cost)
+        negate = kids[0].data == "unary_not"
+        if (negate and a.type in _PRIMITIVES - {"bool"}) or (not negate and a.type in ("string", "bool", "bytes")):
+            raise CheckError(f"ERROR: <input>:1:1: found no matching overload for '{'!_' if negate else '-_'}' "
+                             f"applied to '({a.type})'")
+        return Checked("bool" if negate else a.type, 1 + a.cost)
 
     def n_member_dot(self, t: _T, kids: list[Any]) -> Checked:
         base, name = self.node(kids[0]), str(kids[1])
@@ -167,8 +198,15 @@ class _Checker:
             var = self._var(args[0])
             if var is not None:
                 return self._comprehension(name, base, var, args[1])
+        self._declared(name, kids[1])
         costs = sum(self.node(a).cost for a in args)
         return Checked(self._returns(name, base), base.cost + costs + 1 + (base.size if name in ("matches", "find") else 0))
+
+    def _declared(self, name: str, tok: Any) -> None:
+        if name not in _KNOWN_FNS:
+            col = getattr(tok, "column", 1) + len(name)  # cel-go points at the "("
+            raise CheckError(f"ERROR: <input>:{getattr(tok, 'line', 1)}:{col}: undeclared reference to "
+                             f"'{name}' (in container '')")
 
     def _returns(self, name: str, base: Checked | None) -> str:
         if name in _BOOL_FNS:
@@ -198,6 +236,7 @@ class _Checker:
         args = list(kids[1].children) if len(kids) > 1 else []
         if name == "has":
             return Checked("bool", 1)
+        self._declared(name, kids[0])
         costs = sum(self.node(a).cost for a in args)
         return Checked(self._returns(name, None), costs + 1)
 

@@ -32,6 +32,8 @@ _MESSAGE_GAPS: Final = {
     "template/update": "Go prints the whole internal spec struct",
     "status/devices-duplicate": "Go prints the versioned item with its nil fields",
     "slice/node-selector-two-terms": "Go prints the internal structs' field names",
+    "cel/ternary-mixed": "cel-go reports the operator's column",
+    "cel/uint-mix": "cel-go reports the operator's column",
 }
 
 
