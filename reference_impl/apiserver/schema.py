@@ -32,6 +32,7 @@ def _schema_dir() -> Any:
 @cache
 def _registry() -> Registry[Any]:
     defs = json.loads(_schema_dir().joinpath("_definitions.json").read_text("utf-8"))
+    defs["$defs"] = _as_decoded(dict(defs["$defs"]))
     # The kind files point at "/api/_definitions.json#/$defs/..."; register it under that URI.
     resource: Resource[Any] = Resource.from_contents(defs)
     registry: Registry[Any] = Registry().with_resource("/api/_definitions.json", resource)
@@ -63,7 +64,25 @@ def _refs(node: Any, out: set[str]) -> None:
 def _local_defs() -> dict[str, Any]:
     text = _schema_dir().joinpath("_definitions.json").read_text("utf-8")
     defs: dict[str, Any] = json.loads(text.replace("/api/_definitions.json#/$defs/", _LOCAL_REF))
-    return dict(defs["$defs"])
+    return _as_decoded(dict(defs["$defs"]))
+
+
+# Definitions whose ``required`` lists the typed decoder never enforces: upstream's
+# validation code checks those fields itself, with its own paths and error types.
+_UNENFORCED_REQUIRED: Final = ("io.k8s.api.resource.",)
+_RAW_EXTENSION: Final = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+
+
+def _as_decoded(defs: dict[str, Any]) -> dict[str, Any]:
+    """The definitions as the apiserver's decoder applies them: a ``RawExtension`` holds
+    any JSON value (validation then asks for an object), and the resource.k8s.io types'
+    OpenAPI ``required`` lists are left to validation."""
+    for name, d in defs.items():
+        if name.startswith(_UNENFORCED_REQUIRED) and isinstance(d, dict):
+            d.pop("required", None)
+    if isinstance(defs.get(_RAW_EXTENSION), dict):
+        defs[_RAW_EXTENSION] = {"description": defs[_RAW_EXTENSION].get("description", "")}
+    return defs
 
 
 def _no_remote(uri: str) -> Any:

@@ -1,6 +1,6 @@
 """The DRA structured-parameter allocator: pools, CEL selectors, taints, allocation."""
 
-from reference_impl.dra import attribute_versions, validation  # register version and CEL checks
+from reference_impl.dra import attribute_versions, validation  # validation registers the CEL checks
 from reference_impl.dra.allocator import CANNOT_ALLOCATE, AllocationError, Allocator, for_pools
 from reference_impl.dra.cel import CELError, compile_selector, device_activation
 from reference_impl.dra.features import Features, features_from

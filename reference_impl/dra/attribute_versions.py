@@ -1,10 +1,10 @@
 """ResourceSlice ``version``/``versions`` attribute values must be SemVer 2.0.0.
 
 Upstream's ``validateDeviceAttributeVersionValue`` checks each value against a
-semver.org regular expression and the 64-byte value limit. It lives beside the CEL
-checks (registered with the apiserver like ``validation``) because the selector side
-(``cel_semver``) parses these values; the regex is upstream's, not blang's parser, so a
-value such as an overflowing major number passes here and fails only when matched.
+semver.org regular expression and the 64-byte value limit. The apiserver enforces it in
+``apiserver/validation/resource/device.py``; this pure form sits beside ``cel_semver``,
+whose parser the selftests compare it with: the regex is upstream's, not blang's parser,
+so a value such as an overflowing major number passes here and fails only when matched.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import json
 import re
 from typing import Any, Final
 
-from reference_impl.apiserver.registry import Context, validator
 from reference_impl.errors import Cause
 
 __all__ = ["MAX_VALUE_LENGTH", "version_causes"]
@@ -50,14 +49,4 @@ def version_causes(device: dict[str, Any], path: str) -> list[Cause]:
             out += _value(attr["version"], f"{p}.version")
         for j, v in enumerate(attr.get("versions") or ()):
             out += _value(v, f"{p}.versions[{j}]")
-    return out
-
-
-@validator("ResourceSlice")
-def _validate_versions(obj: dict[str, Any], old: dict[str, Any] | None, ctx: Context) -> list[Cause]:
-    devices = (obj.get("spec") or {}).get("devices") or []
-    out: list[Cause] = []
-    for i, d in enumerate(devices):
-        if isinstance(d, dict):
-            out += version_causes(d, f"spec.devices[{i}]")
     return out

@@ -1,131 +1,135 @@
-"""CEL compile checks for resource.k8s.io selectors, registered with the apiserver.
+"""CEL checks for resource.k8s.io expressions at write time (``validateCELExpression``).
 
-The strategies in ``apiserver/strategies/resource.py`` check structure; this module adds
-the compile step (``validateCELSelector``) for every selector path, since the CEL library
-sits in this layer, above the apiserver.
+The structure (a ``cel`` per selector, the 10 KiB length, derived attribute names) is
+checked in ``apiserver/validation/resource``; this module compiles each new expression,
+type-checks it (``cel_check``: a selector must be bool or dyn, a derived attribute a
+scalar or a list of scalars) and estimates its cost (≤ 1,000,000 each; the derived
+attributes of one claim share one such budget). As upstream, a stored expression is not
+re-checked: a claim's or template's spec is only compared on update, and a DeviceClass's
+selectors count as stored when they are exactly the old ones.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any, Final
 
+import celpy
+
 from reference_impl.apiserver.registry import Context, validator
+from reference_impl.apiserver.validation import field as f
+from reference_impl.apiserver.validation.resource.claim import CEL_MAX_LENGTH, exact_requests
+from reference_impl.apiserver.validation.resource.lists import as_dict, as_list
 from reference_impl.dra.cel import CELError, compile_selector
+from reference_impl.dra.cel_check import CheckError, check
 from reference_impl.errors import Cause
 
-__all__ = ["derived_causes", "selector_paths"]
-MAX_DERIVED: Final = 32
+__all__ = ["MAX_COST", "expression_causes", "selector_paths"]
+
+MAX_COST: Final = 1_000_000
+_ENV: Final = celpy.Environment()
+_POSITION: Final = re.compile(r"ERROR: <input>:(\d+):(\d+): ")
+_SCALARS: Final = frozenset({"bool", "int", "string", "dyn", "kubernetes.Semver"})
 
 Obj = dict[str, Any]
 
 
 def selector_paths(spec: Obj | None, path: str) -> Iterator[tuple[str, Any]]:
     """``(field path, expression)`` for each selector under a ResourceClaimSpec."""
-    for i, r in enumerate(((spec or {}).get("devices") or {}).get("requests") or ()):
-        subs = [("exactly", r["exactly"])] if isinstance(r.get("exactly"), dict) else []
-        subs += [(f"firstAvailable[{j}]", s) for j, s in enumerate(r.get("firstAvailable") or ())]
-        for name, sub in subs:
-            for k, sel in enumerate(sub.get("selectors") or ()):
-                yield (f"{path}.devices.requests[{i}].{name}.selectors[{k}].cel.expression",
-                       (sel.get("cel") or {}).get("expression"))
+    for p, _, req in exact_requests(as_dict(spec).get("devices"), f"{path}.devices"):
+        for k, sel in enumerate(as_list(req.get("selectors"))):
+            cel = as_dict(sel).get("cel")
+            if cel is not None:
+                yield f"{p}.selectors[{k}].cel.expression", as_dict(cel).get("expression")
 
 
-def _check(pairs: Iterator[tuple[str, Any]], ctx: Context, stored: set[Any]) -> list[Cause]:
-    # New expressions get the environment of the enabled gates (``includes`` only with
-    # DRAListTypeAttributes); expressions already stored in the old object get the full
-    # one, so turning a gate off never invalidates what was written with it on.
+def _with_snippet(text: str, expr: str) -> str:
+    """cel-go's issue format: the source line and a caret under the reported column."""
+    m = _POSITION.search(text)
+    if m is None:
+        return text
+    line_no, col = int(m.group(1)), int(m.group(2))
+    lines = expr.split("\n")
+    if not 0 < line_no <= len(lines):
+        return text
+    return f"{text}\n | {lines[line_no - 1]}\n | {'.' * max(col - 1, 0)}^"
+
+
+def _derived_ok(t: str, lists: bool) -> bool:
+    if t in _SCALARS:
+        return True
+    return lists and t.startswith("list(") and t[5:-1] in _SCALARS
+
+
+def expression_causes(expr: str, path: str, lists: bool, derived: bool) -> tuple[list[Cause], int]:
+    """The errors of one new expression and its estimated cost."""
+    if len(expr) > CEL_MAX_LENGTH:
+        return [], 0  # TooLong, reported by the apiserver's structural check
+    try:
+        compile_selector(expr, lists)
+        checked = check(_ENV.compile(expr))
+    except (CELError, CheckError) as e:
+        text = str(e)
+        text = text if text.startswith("compilation failed") else f"compilation failed: {text}"
+        return [f.invalid(path, expr, _with_snippet(text, expr))], 0
+    except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
+        return [f.invalid(path, expr, f"compilation failed: {e}")], 0
+    if derived and not _derived_ok(checked.type, lists):
+        what = " or a list of these scalars" if lists else ""
+        return [f.invalid(path, expr, "must evaluate to a primitive scalar (string, integer, boolean, "
+                          f"semver){what}, not {checked.type}")], checked.cost
+    if not derived and checked.type not in ("bool", "dyn"):
+        return [f.invalid(path, expr, f"must evaluate to bool or the unknown type, not {checked.type}")], 0
+    if checked.cost > MAX_COST:
+        return [f.forbidden(path, "too complex, exceeds cost limit")], checked.cost
+    return [], checked.cost
+
+
+def _claim_causes(spec: Any, path: str, ctx: Context) -> list[Cause]:
     lists = ctx.gates.enabled("DRAListTypeAttributes")
     out: list[Cause] = []
-    for path, expr in pairs:
-        if not isinstance(expr, str) or not expr:
-            continue  # structure errors are the strategy's
-        try:
-            compile_selector(expr, lists or expr in stored)
-        except CELError as e:
-            out.append(Cause(path, "FieldValueInvalid", str(e)))
+    for p, expr in selector_paths(spec, path):
+        out += expression_causes(str(expr or ""), p, lists, False)[0]
+    total = 0
+    for p, _, req in exact_requests(as_dict(spec).get("devices"), f"{path}.devices"):
+        for k, a in enumerate(as_list(req.get("derivedAttributes"))):
+            expr = str(as_dict(a).get("expression") or "")
+            if expr:
+                errs, cost = expression_causes(expr, f"{p}.derivedAttributes[{k}].expression", lists, True)
+                out += errs
+                total += cost
+    if total > MAX_COST:
+        out.append(f.forbidden(f"{path}.devices", "too complex, total cost of derived attribute CEL "
+                               "expressions in the claim exceeds cost limit"))
     return out
-
-
-def _requests(spec: Obj | None, path: str) -> Iterator[tuple[str, str, Obj]]:
-    """(field path, request reference, request spec) of every exactly / firstAvailable entry."""
-    for i, r in enumerate(((spec or {}).get("devices") or {}).get("requests") or ()):
-        p = f"{path}.devices.requests[{i}]"
-        if isinstance(r.get("exactly"), dict):
-            yield f"{p}.exactly", str(r.get("name", "")), r["exactly"]
-        for j, sub in enumerate(r.get("firstAvailable") or ()):
-            yield f"{p}.firstAvailable[{j}]", f"{r.get('name', '')}/{sub.get('name', '')}", sub
-
-
-def _used(name: str, ref: str, constraints: list[Obj]) -> bool:
-    # ``isAttributeUsedByConstraint``: a constraint for all requests, for this
-    # (sub)request, or for the parent request of a subrequest.
-    for c in constraints:
-        if (c.get("matchAttribute") or c.get("distinctAttribute")) != name:
-            continue
-        targets = c.get("requests") or []
-        if not targets or ref in targets or ref.split("/", 1)[0] in targets:
-            return True
-    return False
-
-
-def derived_causes(spec: Obj | None, path: str, ctx: Context, stored: set[Any]) -> list[Cause]:
-    """``derivedAttributes``: ≤32, unique names each used by a constraint, compiling CEL."""
-    constraints = list(((spec or {}).get("devices") or {}).get("constraints") or ())
-    out: list[Cause] = []
-    for p, ref, req in _requests(spec, path):
-        attrs = req.get("derivedAttributes") or []
-        if len(attrs) > MAX_DERIVED:
-            out.append(Cause(f"{p}.derivedAttributes", "FieldValueTooMany",
-                             f"Too many: {len(attrs)}: must have at most {MAX_DERIVED} items"))
-        seen: set[str] = set()
-        for k, a in enumerate(attrs):
-            q, name = f"{p}.derivedAttributes[{k}]", str(a.get("name") or "")
-            if not name:
-                out.append(Cause(f"{q}.name", "FieldValueRequired", "Required value"))
-            elif name in seen:
-                out.append(Cause(f"{q}.name", "FieldValueDuplicate", f'Duplicate value: "{name}"'))
-            elif not _used(name, ref, constraints):
-                out.append(Cause(f"{q}.name", "FieldValueInvalid", f'Invalid value: "{name}": must be '
-                                 "referenced by at least one matchAttribute or distinctAttribute "
-                                 "constraint targeting this request"))
-            seen.add(name)
-            if not a.get("expression"):
-                out.append(Cause(f"{q}.expression", "FieldValueRequired", "Required value"))
-            else:
-                out += _check(iter([(f"{q}.expression", a["expression"])]), ctx, stored)
-    return out
-
-
-def _derived_exprs(spec: Obj | None) -> set[Any]:
-    return {a.get("expression") for _, _, r in _requests(spec, "") for a in r.get("derivedAttributes") or ()}
 
 
 @validator("DeviceClass")
 def validate_class_cel(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Every class selector compiles."""
-    def pairs(o: Obj | None) -> Iterator[tuple[str, Any]]:
-        sels = ((o or {}).get("spec") or {}).get("selectors") or ()
-        return ((f"spec.selectors[{i}].cel.expression", (s.get("cel") or {}).get("expression"))
-                for i, s in enumerate(sels))
-
-    return _check(pairs(obj), ctx, {e for _, e in pairs(old)})
+    """Every class selector compiles, unless the selectors are exactly the stored ones."""
+    sels = as_list(as_dict(obj.get("spec")).get("selectors"))
+    if old is not None and sels == as_list(as_dict(old.get("spec")).get("selectors")):
+        return []
+    lists = ctx.gates.enabled("DRAListTypeAttributes")
+    out: list[Cause] = []
+    for i, s in enumerate(sels):
+        cel = as_dict(s).get("cel")
+        if cel is not None:
+            out += expression_causes(str(as_dict(cel).get("expression") or ""),
+                                     f"spec.selectors[{i}].cel.expression", lists, False)[0]
+    return out
 
 
 @validator("ResourceClaim")
 def validate_claim_cel(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Every request selector compiles."""
-    ospec = (old or {}).get("spec")
-    stored = {e for _, e in selector_paths(ospec, "spec")} | _derived_exprs(ospec)
-    return (_check(selector_paths(obj.get("spec"), "spec"), ctx, stored)
-            + derived_causes(obj.get("spec"), "spec", ctx, stored))
+    """Every request selector and derived attribute compiles (on create)."""
+    return [] if old is not None else _claim_causes(obj.get("spec"), "spec", ctx)
 
 
 @validator("ResourceClaimTemplate")
 def validate_template_cel(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Every request selector of the template compiles."""
-    spec = (obj.get("spec") or {}).get("spec")
-    ospec = ((old or {}).get("spec") or {}).get("spec")
-    stored = {e for _, e in selector_paths(ospec, "spec.spec")} | _derived_exprs(ospec)
-    return (_check(selector_paths(spec, "spec.spec"), ctx, stored)
-            + derived_causes(spec, "spec.spec", ctx, stored))
+    """As for a claim, under ``spec.spec``."""
+    if old is not None:
+        return []
+    return _claim_causes(as_dict(obj.get("spec")).get("spec"), "spec.spec", ctx)

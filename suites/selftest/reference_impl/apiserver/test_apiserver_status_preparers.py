@@ -14,6 +14,7 @@ from reference_impl.apiserver import registry
 from reference_impl.apiserver.registry import Context, preparer, strategy_for
 from reference_impl.apiserver.server import APIServer
 from reference_impl.clock import SimClock
+from reference_impl.errors import Invalid
 from reference_impl.features import FeatureGates
 from reference_impl.rng import Rng
 from reference_impl.storage.mvcc import MVCCStore
@@ -92,10 +93,15 @@ def test_claim_binding_fields_kept_when_gate_on() -> None:
 
 def test_binding_fields_in_use_survive_the_gate_going_off() -> None:
     s = _server()
-    claim = _allocate(s, s.create(_claim()), _result(bindingConditions=["A"]))
+    binding = {"bindingConditions": ["A"], "bindingFailureConditions": ["F"]}
+    claim = _allocate(s, s.create(_claim()), _result(**binding))
     s.gates = s.gates.with_overrides({"DRADeviceBindingConditions": False})
-    out = _allocate(s, claim, _result(bindingConditions=["A", "B"]))
-    assert out["status"]["allocation"]["devices"]["results"][0]["bindingConditions"] == ["A", "B"]
+    # The allocation is immutable once set (upstream), so the next write keeps it and
+    # reserves the claim; dropping the fields now would be a forbidden modification.
+    status = {**claim["status"], "reservedFor": [
+        {"resource": "pods", "name": "p", "uid": "6a0a2b3c-1111-2222-3333-444455556666"}]}
+    out = s.update_status({**claim, "status": status})
+    assert out["status"]["allocation"]["devices"]["results"][0]["bindingConditions"] == ["A"]
 
 
 def test_share_id_dropped_when_consumable_capacity_off() -> None:
@@ -123,10 +129,14 @@ def test_deallocated_device_statuses_are_removed() -> None:
         _result("d1"),
         devices=[dev0, dev1],
     )
-    out = _allocate(s, claim, _result("d1"), devices=[dev0, dev1])
-    assert out["status"]["devices"] == [dev1]
-    gone = s.update_status({**out, "status": {"devices": [dev1]}})
+    assert claim["status"]["devices"] == [dev0, dev1]
+    # An allocation cannot be modified, only removed: then every device status is stale.
+    gone = s.update_status({**claim, "status": {"devices": [dev1]}})
     assert "devices" not in gone["status"]
+    # Only devices of the old allocation are dropped: a status for a device that was
+    # never allocated is an error, as upstream.
+    with pytest.raises(Invalid, match=r"status\.devices\[0\]"):
+        _allocate(s, gone, _result("d1"), devices=[dev0, dev1])
 
 
 def test_pod_group_claim_statuses_dropped_when_gate_off() -> None:

@@ -104,7 +104,10 @@ def test_status_write_replies_and_events_do_not_alias_storage(server: APIServer)
     assert "labels" not in stored["metadata"]
     assert seen[-1].obj == delivered  # the delivered event object is not the reply
     # A later status write leaves the objects already delivered untouched.
-    stored["status"] = {"allocation": _allocation("n2")}
+    # (The allocation is immutable once set; reserving the claim is a status change.)
+    stored["status"]["reservedFor"] = [
+        {"resource": "pods", "name": "p", "uid": "6a0a2b3c-1111-2222-3333-444455556666"}
+    ]
     server.update_status(stored)
     assert seen[-2].obj == delivered and seen[-1].old is seen[-2].obj
 

@@ -52,7 +52,9 @@ def test_gang_benchmark_check_catches_partial_gangs_and_shared_devices() -> None
     assert any("partly bound" in p for p in gangs.check_placement(cluster, 2, 2))
     # Copy one claim's allocation into another: the device is now allocated twice.
     a, b = cluster.api.list("resource.k8s.io/v1", "ResourceClaim", "default")[:2]
-    b["status"]["allocation"] = a["status"]["allocation"]
+    # (An allocation cannot be modified once set: deallocate b first, as upstream.)
+    b = cluster.api.update_status({**b, "status": {}})
+    b["status"] = {"allocation": a["status"]["allocation"]}
     cluster.api.update_status(b)
     problems = gangs.check_placement(cluster, 2, 2)
     assert any("allocated more than once" in p for p in problems), problems
