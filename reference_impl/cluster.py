@@ -17,7 +17,11 @@ from reference_impl.api.builders import make_namespace, make_node
 from reference_impl.api.resources import lookup
 from reference_impl.api.runtime_config import APIResourceConfig
 from reference_impl.api.watch import WatchEvent
-from reference_impl.apiserver.admission import install_priority, podgroup_protection
+from reference_impl.apiserver.admission import (
+    default_toleration_seconds,
+    install_priority,
+    podgroup_protection,
+)
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.lookups import check_served
@@ -26,6 +30,7 @@ from reference_impl.apiserver.watch_caches import WatchCaches, served_resources
 from reference_impl.autoscaler import ClusterAutoscaler
 from reference_impl.clock import Duration, Instant, Priority, SimClock, seconds
 from reference_impl.controllers import Controller, start_controllers
+from reference_impl.controllers.node_lifecycle import NodeLifecycleController
 from reference_impl.features import FeatureGates
 from reference_impl.kubelet import Kubelet, KubeletConfig
 from reference_impl.rng import Rng
@@ -102,6 +107,7 @@ class Cluster:
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
         install_priority(self.api)
+        default_toleration_seconds.install(self.api)
         podgroup_protection.install(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
@@ -115,6 +121,10 @@ class Cluster:
         self.scheduler.start()
         self.kubelet = Kubelet(ctx, self.config.kubelet)
         self.kubelet.start()
+        # Node health comes from the kubelet model's heartbeat (see node_lifecycle).
+        self.node_lifecycle = NodeLifecycleController(ctx, self.kubelet.last_heartbeat)
+        self.kubelet.heartbeat_listeners.append(self.node_lifecycle.heartbeat_changed)
+        self.node_lifecycle.start()
         # Dormant until its ConfigMap kube-system/garhwal-cluster-autoscaler exists.
         self.autoscaler = ClusterAutoscaler(ctx)
         self.autoscaler.start()

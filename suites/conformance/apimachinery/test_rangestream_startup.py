@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from fixtures import Capability, Target
 from fixtures.helpers.apiserver_metrics import apiserver_metrics
-from fixtures.helpers.etcd import EtcdControl, etcd_control
+from fixtures.helpers.etcd import ReferenceEtcd, model_etcd
 from reference_impl.api import make_configmap
 from reference_impl.errors import NotFound, ServiceUnavailable, Timeout
 
@@ -91,7 +91,7 @@ def test_with_the_gate_off_the_apiserver_lists_configmaps_by_paginated_range(
     assert _streams(target) == 0
 
 
-def _expire_and_restart(target: Target, etcd: EtcdControl, namespace: str) -> None:
+def _expire_and_restart(target: Target, etcd: ReferenceEtcd, namespace: str) -> None:
     """Restart etcd after its history was compacted past the configmaps watch: a write to
     another resource moves the revision on, then etcd compacts at it."""
     name = f"bump-{next(_ids)}"
@@ -114,7 +114,7 @@ def test_a_restart_relists_through_rangestream_only_a_watch_that_cannot_resume(
     cache MUST hold exactly the keys and objects of a unary Range.
     """
     _fill(target, namespace, 40)
-    etcd = etcd_control(target)
+    etcd = model_etcd(target)
     inits, streams, pages = _inits(target), _streams(target), _pages(target)
     warmups = len(etcd.apiserver_warmups(*CM))
     etcd.restart()
@@ -151,7 +151,7 @@ def test_an_etcd_without_rangestream_is_not_asked_again_for_ten_minutes(
     since the Unimplemented answer it MUST use RangeStream again.
     """
     _fill(target, namespace, 15)
-    etcd = etcd_control(target)
+    etcd = model_etcd(target)
     etcd.set_version("3.6.6")
     streams, pages = _streams(target), _pages(target)
     _expire_and_restart(target, etcd, namespace)
@@ -182,7 +182,7 @@ def test_a_stream_broken_by_a_restart_resumes_at_its_revision(
     of the new ones.
     """
     _fill(target, namespace, 60)
-    etcd = etcd_control(target)
+    etcd = model_etcd(target)
     before = etcd.unary_range(*CM)
 
     def race() -> None:
@@ -208,7 +208,7 @@ def test_a_resume_below_the_compacted_revision_lists_again_from_the_newest(
     start at the newest revision and hold exactly the keys of a unary Range now.
     """
     _fill(target, namespace, 60)
-    etcd = etcd_control(target)
+    etcd = model_etcd(target)
 
     def race() -> None:
         _fill(target, namespace, 5, prefix="late")
@@ -249,7 +249,7 @@ def test_the_watch_cache_never_loses_an_acknowledged_write_across_restarts(
     exactly the keys of a unary Range, with the acknowledged values.
     """
     run = next(_ids)
-    etcd = etcd_control(target)
+    etcd = model_etcd(target)
     want: dict[str, str | None] = {}
     for n, (op, k) in enumerate(ops):
         name = f"h{run}-{k}"
