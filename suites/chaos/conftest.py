@@ -1,21 +1,18 @@
-"""Chaos suites: private pool nodes, the GPU driver, and faults run through the Injector
-contract (prepare reads, apply injects, revert always runs in ``finally``)."""
+"""Chaos suites: private pool nodes and the GPU driver (DeviceClass ``chaos-gpu-<ns>``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from fixtures import Target
-from fixtures.chaos import Injector, Rollback, Scope
 from fixtures.helpers.dra_driver import FakeDriver
 from reference_impl.api import make_pool_node
 from reference_impl.errors import NotFound
 
-__all__ = ["fault", "gpu_driver", "pool_nodes"]
+__all__ = ["gpu_driver", "pool_nodes"]
 
 GPU_CLASS = "chaos-gpu"
 Obj = dict[str, Any]
@@ -48,26 +45,3 @@ def gpu_driver(target: Target, namespace: str) -> Iterator[FakeDriver]:
         yield drv
     finally:
         drv.cleanup()
-
-
-def node_ready(target: Target, name: str) -> str:
-    """The node's Ready condition status, ``Gone`` when the node is deleted."""
-    try:
-        node = target.get("v1", "Node", name)
-    except NotFound:
-        return "Gone"
-    for c in (node.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready":
-            return str(c.get("status"))
-    return "Unknown"
-
-
-@contextmanager
-def fault(target: Target, injector: Injector, scope: Scope) -> Iterator[Rollback]:
-    """Inject ``injector`` on ``scope``; the rollback runs however the block ends."""
-    rollback = injector.prepare(target, scope)
-    try:
-        injector.apply(target, rollback)
-        yield rollback
-    finally:
-        injector.revert(target, rollback)

@@ -10,63 +10,24 @@ fails on any pod whose node changes.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from fixtures import Capability, Target
+from fixtures import Target
 from fixtures.chaos import Scope
-from fixtures.chaos.faults import ProcessKill
+from fixtures.chaos.faults import ProcessKill, inject
+from fixtures.helpers.chaos_probes import Background, BindingRecorder
 from fixtures.targets.extensions import process_control_of
-from reference_impl import errors
 from reference_impl.api import make_pod_group, make_pool_pod
-from suites.chaos.conftest import fault
+from reference_impl.errors import Timeout
 
 pytestmark = [pytest.mark.disruptive, pytest.mark.feature("KEP-4671")]
 
 Obj = dict[str, Any]
 GANG = 4
 PLAIN = 12
-
-
-class BindingRecorder:
-    """uid -> the node each pod was first seen bound to; a change is a double binding."""
-
-    def __init__(self, target: Target, namespace: str) -> None:
-        self.target, self.namespace = target, namespace
-        self.bound: dict[str, str] = {}
-        self.names: dict[str, str] = {}
-        self.twice: list[str] = []
-        self.refused = 0
-        self.stop = threading.Event()
-
-    def observe(self) -> None:
-        try:
-            pods = self.target.list("v1", "Pod", self.namespace)
-        except Exception:  # the apiserver is down: look again
-            self.refused += 1
-            return
-        for p in pods:
-            uid, node = p["metadata"]["uid"], p["spec"].get("nodeName")
-            if not node:
-                continue
-            self.names[uid] = p["metadata"]["name"]
-            first = self.bound.setdefault(uid, str(node))
-            if first != node:
-                self.twice.append(f"{p['metadata']['name']}: {first} then {node}")
-
-    def loop(self) -> None:
-        while not self.stop.is_set():
-            self.observe()
-            try:
-                self.target.wait_until(self.stop.is_set, timeout=0.3, what="recorder tick")
-            except errors.Timeout:
-                pass
-
-    def bound_names(self) -> set[str]:
-        return {self.names[u] for u in self.bound}
 
 
 def _pods(target: Target, namespace: str, prefix: str, n: int, group: str | None = None) -> None:
@@ -83,7 +44,7 @@ def _bound(target: Target, namespace: str, prefix: str) -> int:
 
 
 def _pause(target: Target, seconds: float) -> None:
-    with pytest.raises(errors.Timeout):
+    with pytest.raises(Timeout):
         target.wait_until(lambda: False, timeout=seconds, what=f"{seconds:g}s")
 
 
@@ -95,13 +56,10 @@ def _kill_cycle(target: Target, namespace: str, component: str,
     pool_nodes("cp-1", cpu="8", pods="40")
     target.apply(make_pod_group("g", namespace, min_count=GANG))
     rec = BindingRecorder(target, namespace)
-    live = Capability.VIRTUAL_TIME not in target.capabilities
-    thread = threading.Thread(target=rec.loop, daemon=True) if live else None
-    if thread is not None:
-        thread.start()
+    recorder = Background(target, rec.loop, rec.stop)
     _pods(target, namespace, "g", GANG - 1, group="g")  # the gang is incomplete: none binds
     _pods(target, namespace, "early", PLAIN)  # being bound when the kill lands
-    with fault(target, ProcessKill(), Scope(params={"component": component})):
+    with inject(target, ProcessKill(), Scope(params={"component": component})):
         rec.observe()
         if component == "kube-scheduler":
             assert _bound(target, namespace, "g") == 0
@@ -119,9 +77,7 @@ def _kill_cycle(target: Target, namespace: str, component: str,
     target.wait_until(lambda: sum(_bound(target, namespace, p) for p in ("g", "early", "late")) == total,
                       timeout=90, what=f"all {total} pods bound after the restart")  # fmt: skip
     rec.observe()
-    rec.stop.set()
-    if thread is not None:
-        thread.join(timeout=10)
+    recorder.close()
     print(f"{component} kill: {len(rec.bound)} pods bound once each, {rec.refused} refused lists")
     assert not rec.twice, rec.twice
     assert {f"g-{i}" for i in range(GANG)} <= rec.bound_names()

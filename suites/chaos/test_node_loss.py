@@ -19,10 +19,10 @@ import pytest
 
 from fixtures import Capability, FakeDriver, Target
 from fixtures.chaos import Scope
-from fixtures.chaos.faults import NodeLoss
+from fixtures.chaos.faults import NodeLoss, inject
+from fixtures.helpers.chaos_probes import node_ready
 from reference_impl.api import DRA_API, make_claim_template, make_pool_pod
 from reference_impl.errors import NotFound
-from suites.chaos.conftest import GPU_CLASS, fault, node_ready
 
 pytestmark = [pytest.mark.disruptive, pytest.mark.requires(Capability.NODE_FAULTS)]
 
@@ -34,7 +34,7 @@ Obj = dict[str, Any]
 def _gpu_pod(target: Target, namespace: str, name: str, toleration_s: int | None) -> Obj:
     tpl = f"{name}-gpu"
     target.apply(
-        make_claim_template(tpl, namespace).request("gpu", f"{GPU_CLASS}-{namespace}").build()
+        make_claim_template(tpl, namespace).request("gpu", f"chaos-gpu-{namespace}").build()
     )
     pod = make_pool_pod(name, namespace, cpu="100m").claim("gpu", template=tpl)
     manifest = pod.build()
@@ -113,7 +113,7 @@ def test_a_silent_node_goes_unknown_is_tainted_and_its_pods_are_evicted_after_to
     for name in ("fast", "patient"):
         target.wait_until(lambda n=name: _running(target, namespace, n), timeout=60, what=f"{name} Running")
     assert len(_allocated(target, namespace)) == 2
-    with fault(target, NodeLoss(), Scope(namespaces=(namespace,), nodes=(node,))):
+    with inject(target, NodeLoss(), Scope(namespaces=(namespace,), nodes=(node,))):
         target.wait_until(lambda: node_ready(target, node) == "Unknown", timeout=90,
                           what=f"{node} Ready=Unknown")  # fmt: skip
         target.wait_until(lambda: (UNREACHABLE, "NoExecute") in _taints(target, node),
@@ -161,7 +161,7 @@ def test_default_toleration_evicts_after_five_minutes_and_a_rejoining_node_finis
     gpu_driver.publish([node], gpus=1, numa_nodes=1)
     _gpu_pod(target, namespace, "w", toleration_s=None)
     target.wait_until(lambda: _running(target, namespace, "w"), timeout=60, what="w Running")
-    with fault(target, NodeLoss(), Scope(namespaces=(namespace,), nodes=(node,))):
+    with inject(target, NodeLoss(), Scope(namespaces=(namespace,), nodes=(node,))):
         target.wait_until(lambda: (UNREACHABLE, "NoExecute") in _taints(target, node),
                           timeout=90, what="unreachable NoExecute")  # fmt: skip
         deleting = lambda: bool((_pod(target, namespace, "w") or {})["metadata"].get("deletionTimestamp"))  # noqa: E731

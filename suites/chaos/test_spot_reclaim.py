@@ -20,12 +20,12 @@ from fixtures import Capability, FakeDriver, Target
 from fixtures.chaos import Scope
 from fixtures.chaos.faults import SpotReclaim
 from fixtures.chaos.faults.spot import TAINT_KEYS
+from fixtures.helpers.chaos_probes import node_ready
 from reference_impl.api import (
     make_claim_template,
     make_pod_group,
     make_pool_pod,
 )
-from suites.chaos.conftest import GPU_CLASS, node_ready
 
 pytestmark = [pytest.mark.disruptive, pytest.mark.feature("KEP-4671")]
 
@@ -98,7 +98,7 @@ def test_spot_reclaim_drains_a_gpu_gang_whole_before_the_window_ends_and_it_rebi
     gpu_driver.publish([spot], gpus=GANG, numa_nodes=1)
     target.wait_until(lambda: node_ready(target, spot) == "True", timeout=60, what="spot node Ready")
     tpl = "train-gpu"
-    target.apply(make_claim_template(tpl, namespace).request("gpu", f"{GPU_CLASS}-{namespace}").build())
+    target.apply(make_claim_template(tpl, namespace).request("gpu", f"chaos-gpu-{namespace}").build())
     target.apply(make_pod_group("train", namespace, min_count=GANG, disruption="all"))
     _gang(target, namespace, "a")
     target.wait_until(lambda: len(_bound_running(target, namespace)) == GANG, timeout=90,
