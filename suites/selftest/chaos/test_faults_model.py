@@ -1,0 +1,122 @@
+"""garhwal's own fault models: notices, the injector contract, the reference's node
+lifecycle, taint eviction, PodGC and DefaultTolerationSeconds, and process control."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from fixtures.chaos import INJECTORS, Rollback, Scope, Touch
+from fixtures.chaos.faults import NodeLoss, SpotReclaim
+from fixtures.localcluster import processes
+from fixtures.localcluster.launcher import ClusterState
+from fixtures.targets.reference import ReferenceTarget
+from reference_impl.api import make_pod
+from reference_impl.cloud.notices import notice_for
+from reference_impl.errors import BadRequest, Timeout
+
+
+def test_provider_notices_have_the_providers_windows_and_shapes() -> None:
+    aws = notice_for("aws", "n", 1_800_000_000.0)
+    assert aws.window_seconds == 120
+    assert aws.document() == {"action": "terminate", "time": "2027-01-15T08:02:00Z"}
+    assert notice_for("gcp", "n", 0.0).window_seconds == 30
+    assert notice_for("gcp", "n", 0.0).document() == "TRUE"
+    az = notice_for("azure", "vm-1", 0.0).document()["Events"][0]
+    assert (az["EventType"], az["Resources"], az["NotBefore"]) == (
+        "Preempt", ["vm-1"], "Thu, 01 Jan 1970 00:00:30 GMT")  # fmt: skip
+    with pytest.raises(ValueError, match="aws, gcp, azure"):
+        notice_for("ibm", "n", 0.0)
+
+
+def _journal_roundtrip(rb: Rollback) -> Rollback:
+    data = json.loads(json.dumps(asdict(rb)))
+    return Rollback(data["injector"], tuple(Touch(**t) for t in data["touches"]), data["undo"])
+
+
+def test_prepare_changes_nothing_and_revert_replays_from_the_journal_twice() -> None:
+    t = ReferenceTarget()
+    before = t.get("v1", "Node", "kwok-node-1")["metadata"]["resourceVersion"]
+    for inj, scope in ((NodeLoss(), Scope(nodes=("kwok-node-1",))),
+                       (SpotReclaim(), Scope(nodes=("kwok-node-1",), params={"provider": "gcp"}))):  # fmt: skip
+        rb = inj.prepare(t, scope)
+        assert t.get("v1", "Node", "kwok-node-1")["metadata"]["resourceVersion"] == before
+        inj.apply(t, rb)
+        again = INJECTORS[rb.injector]()  # what ``garhwal chaos revert`` rebuilds
+        replay = _journal_roundtrip(rb)
+        again.revert(t, replay)
+        again.revert(t, replay)
+        node = t.get("v1", "Node", "kwok-node-1")
+        assert not node["spec"].get("unschedulable") and not node["spec"].get("taints")
+        t.wait_until(lambda: t.node_faults.heartbeat_stopped() == frozenset(), timeout=1, what="x")
+        before = node["metadata"]["resourceVersion"]
+
+
+def test_bad_scopes_name_the_field() -> None:
+    t = ReferenceTarget()
+    with pytest.raises(BadRequest, match=r"scope\.nodes"):
+        NodeLoss().prepare(t, Scope(nodes=("a", "b")))
+    with pytest.raises(BadRequest, match=r"scope\.params\.provider"):
+        SpotReclaim().prepare(t, Scope(nodes=("kwok-node-0",), params={"provider": "ibm"}))
+
+
+def test_default_toleration_seconds_adds_only_what_a_pod_lacks() -> None:
+    t = ReferenceTarget()
+    all_ = t.apply(make_pod("a", "default").toleration("", "Exists", "", "").build())
+    assert len(all_["spec"]["tolerations"]) == 1  # tolerates everything: nothing added
+    one = t.apply(make_pod("b", "default").toleration(
+        "node.kubernetes.io/unreachable", "Exists", "", "NoExecute").build())  # fmt: skip
+    added = [x for x in one["spec"]["tolerations"] if x.get("tolerationSeconds") == 300]
+    assert [x["key"] for x in added] == ["node.kubernetes.io/not-ready"]
+
+
+def test_all_nodes_silent_is_full_disruption_no_noexecute_taint() -> None:
+    t = ReferenceTarget()
+    for i in range(3):
+        t.node_faults.stop_heartbeat(f"kwok-node-{i}")
+    t.cluster.advance(120)
+    for i in range(3):
+        node = t.get("v1", "Node", f"kwok-node-{i}")
+        assert {x["effect"] for x in node["spec"]["taints"]} == {"NoSchedule"}
+
+
+def test_podgc_force_deletes_pods_of_a_deleted_node_after_the_quarantine() -> None:
+    t = ReferenceTarget()
+    t.apply(make_pod("p", "default").node("kwok-node-2").build())
+    t.node_faults.stop_heartbeat("kwok-node-2")
+    t.cluster.delete("v1", "Node", "kwok-node-2")
+    t.cluster.advance(39)
+    assert t.get("v1", "Pod", "p", "default")
+    with pytest.raises(Timeout):
+        t.wait_until(lambda: not t.list("v1", "Pod", "default"), timeout=0.5, what="too early")
+    t.wait_until(lambda: not t.list("v1", "Pod", "default"), timeout=30, what="PodGC")
+
+
+def test_process_control_kills_by_recorded_pid_and_restarts_with_the_recorded_argv(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "logs").mkdir()
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    state = ClusterState(str(tmp_path), argv={"etcd": argv})
+    state.save()
+    pid = processes.restart(tmp_path, "etcd")
+    try:
+        assert processes.alive(tmp_path, "etcd")
+        with pytest.raises(processes.ProcessError, match="still runs"):
+            processes.restart(tmp_path, "etcd")
+        assert processes.kill(tmp_path, "etcd") == pid
+        assert not processes.alive(tmp_path, "etcd")
+        new = processes.restart(tmp_path, "etcd")
+        assert new != pid and ClusterState.load(tmp_path).pids["etcd"] == new  # type: ignore[union-attr]
+    finally:
+        for p in (ClusterState.load(tmp_path) or state).pids.values():
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
