@@ -120,3 +120,26 @@ def test_process_control_kills_by_recorded_pid_and_restarts_with_the_recorded_ar
                 os.kill(p, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_pdb_that_allows_no_disruption_blocks_the_drain_until_the_instance_goes() -> None:
+    """Best effort, as kubectl drain's eviction loop: the blocked pod is retried until the
+    notice window closes, then dies with the instance (the spot market deletes the node)."""
+    from reference_impl.api import make_pdb
+
+    t = ReferenceTarget()
+    t.apply(make_pod("guarded", "default").node("kwok-node-0").label("app", "g").build())
+    t.apply(make_pod("free", "default").node("kwok-node-0").build())
+    t.apply(make_pdb("keep", "default", {"app": "g"}, min_available=1))
+    t.cluster.advance(5)
+    inj = SpotReclaim()
+    rb = inj.prepare(t, Scope(namespaces=("default",), nodes=("kwok-node-0",), params={"provider": "gcp"}))
+    inj.apply(t, rb)
+    rep = inj.report
+    assert rep["evicted"] == ["default/free"] and rep["pdb_blocked"] == ["default/guarded"]
+    assert rep["drained_at"] is None  # the window closed first
+    assert rep["node_deleted_at"] <= rep["deadline"] + 1
+    t.cluster.advance(120)  # PodGC: the pod of the vanished node is removed
+    assert [p["metadata"]["name"] for p in t.list("v1", "Pod", "default")] == []
+    inj.revert(t, rb)
+    assert t.get("v1", "Node", "kwok-node-0")["metadata"]["name"] == "kwok-node-0"
