@@ -143,3 +143,21 @@ def test_a_pdb_that_allows_no_disruption_blocks_the_drain_until_the_instance_goe
     assert [p["metadata"]["name"] for p in t.list("v1", "Pod", "default")] == []
     inj.revert(t, rb)
     assert t.get("v1", "Node", "kwok-node-0")["metadata"]["name"] == "kwok-node-0"
+
+
+def test_only_a_garhwal_started_cluster_gets_the_process_extensions(tmp_path: Path) -> None:
+    from fixtures.targets.live_local import attach
+
+    class Stub:
+        dyn = None
+
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("")
+    assert attach(Stub(), str(kubeconfig), "https://127.0.0.1:6443") == frozenset()
+    (tmp_path / "logs").mkdir()
+    ClusterState(str(tmp_path), server="https://127.0.0.1:1", argv={"etcd": ["x"]}).save()
+    assert attach(Stub(), str(kubeconfig), "https://127.0.0.1:6443") == frozenset()  # other server
+    ClusterState(str(tmp_path), server="https://127.0.0.1:6443", argv={"etcd": ["x"]},
+                 pids={"etcd": 2**22 + 7}).save()  # fmt: skip
+    assert attach(Stub(), str(kubeconfig), "https://127.0.0.1:6443") == frozenset()  # etcd gone
+    assert not hasattr(Stub, "etcd_control")
