@@ -74,8 +74,10 @@ def _bindings(target: Target, namespace: str, since: str) -> list[tuple[int, str
 
 
 def _replace_capacity(target: Target, drv: FakeDriver, pool_nodes: Callable[..., Obj]) -> str:
-    """Register the replacement node, as an autoscaler would (the reference's cluster
-    autoscaler does not scale up for a pending gang yet; a live cluster here has none)."""
+    """Register the replacement node, as an autoscaler would. The reference's cluster
+    autoscaler, like upstream's, judges pending pods one by one: each gang member fits in
+    the 4 free GPUs of the other node, so none triggers a scale-up; the local live
+    cluster runs no autoscaler."""
     node = str(pool_nodes("spot-c")["metadata"]["name"])
     drv.publish([node], gpus=GANG, numa_nodes=1)
     return node
