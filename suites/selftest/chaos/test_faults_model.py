@@ -161,3 +161,63 @@ def test_only_a_garhwal_started_cluster_gets_the_process_extensions(tmp_path: Pa
                  pids={"etcd": 2**22 + 7}).save()  # fmt: skip
     assert attach(Stub(), str(kubeconfig), "https://127.0.0.1:6443") == frozenset()  # etcd gone
     assert not hasattr(Stub, "etcd_control")
+
+
+def test_the_notice_is_served_on_loopback_in_the_metadata_services_shapes() -> None:
+    import urllib.error
+    import urllib.request
+
+    from fixtures.chaos.faults.imds import NoticeServer
+
+    aws = NoticeServer(notice_for("aws", "n", 0.0))
+    gcp = NoticeServer(notice_for("gcp", "n", 0.0))
+    try:
+        with urllib.request.urlopen(f"{aws.url}/latest/meta-data/spot/instance-action") as r:
+            assert json.loads(r.read()) == {"action": "terminate", "time": "1970-01-01T00:02:00Z"}
+        with pytest.raises(urllib.error.HTTPError, match="404"):
+            urllib.request.urlopen(f"{aws.url}/latest/meta-data/events/recommendations/rebalance")
+        with pytest.raises(urllib.error.HTTPError, match="403"):
+            urllib.request.urlopen(f"{gcp.url}/computeMetadata/v1/instance/preempted")
+        req = urllib.request.Request(f"{gcp.url}/computeMetadata/v1/instance/preempted",
+                                     headers={"Metadata-Flavor": "Google"})  # fmt: skip
+        with urllib.request.urlopen(req) as r:
+            assert r.read() == b"TRUE"
+    finally:
+        aws.close()
+        gcp.close()
+
+
+def test_a_notice_delivered_to_the_clusters_handler_is_judged_by_what_it_did() -> None:
+    """``deliver: handler``: a handler polling the loopback endpoint cordons and drains."""
+    import urllib.error
+    import urllib.request
+
+    from reference_impl.clock import seconds
+
+    t = ReferenceTarget()
+    t.apply(make_pod("w", "default").node("kwok-node-1").build())
+    inj = SpotReclaim()
+    scope = Scope(namespaces=("default",), nodes=("kwok-node-1",),
+                  params={"provider": "aws", "deliver": "handler"})  # fmt: skip
+    rb = inj.prepare(t, scope)
+
+    def handler() -> None:  # what aws-node-termination-handler does, every 5 s
+        url = inj.report.get("imds_url")
+        try:
+            with urllib.request.urlopen(f"{url}/latest/meta-data/spot/instance-action") as r:
+                assert json.loads(r.read())["action"] == "terminate"
+        except (urllib.error.URLError, TypeError, ValueError):
+            t.cluster.clock.call_later(seconds(5), handler)
+            return
+        node = t.get("v1", "Node", "kwok-node-1")
+        node["spec"]["unschedulable"] = True
+        t.apply(node)
+        t.delete("v1", "Pod", "w", "default")
+
+    t.cluster.clock.call_later(seconds(5), handler)
+    inj.apply(t, rb)
+    rep = inj.report
+    assert rep["drained_at"] is not None and rep["drained_at"] <= rep["deadline"]
+    assert rep["handler_cordoned"] and rep["imds_requests"] >= 1 and not rep["evicted"]
+    inj.revert(t, rb)
+    assert not t.get("v1", "Node", "kwok-node-1")["spec"].get("unschedulable")
