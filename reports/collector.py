@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from reports.atomic import write_text_atomic
 from reports.model import RESULTS_NAME, Results, RunMeta, TestEntry
@@ -31,13 +31,33 @@ class RunWriter:
         self.results.tests.append(entry)
         self.flush()
 
-    def finish(self, *, exit_status: int, finished_at: str, roots: Sequence[Path] = ()) -> Path:
-        """Mark the run complete, write the files and the HTML report; return the report path.
+    def collected(self, count: int) -> None:
+        """Record how many tests the session collected."""
+        self.results.run.collected = count
+        self.flush()
 
-        ``roots`` are searched for ``benchmarks/**/results*.json`` to plot.
+    def add_load(self, entry: dict[str, Any]) -> None:
+        """Record a finished load profile run (the results.json ``load`` shape)."""
+        self.results.load.append(entry)
+        self.flush()
+
+    def finish(
+        self,
+        *,
+        exit_status: int,
+        finished_at: str,
+        interrupted: bool = False,
+        roots: Sequence[Path] = (),
+    ) -> Path:
+        """Close the run, write the files and the HTML report; return the report path.
+
+        The run is complete only when it was not interrupted and every collected test has a
+        result. ``roots`` are searched for ``benchmarks/**/results*.json`` to plot.
         """
-        self.results.run.complete = True
-        self.results.run.exit_status = exit_status
+        run = self.results.run
+        run.interrupted = interrupted
+        run.complete = not interrupted and self.results.not_run() in (0, None)
+        run.exit_status = exit_status
         self.results.run.finished_at = finished_at
         self.flush()
         from reports.render.html import write_report

@@ -91,6 +91,10 @@ class RunMeta:
     runtime_config: dict[str, str] = field(default_factory=dict)
     complete: bool = False
     exit_status: int | None = None
+    # How many tests were collected (None until collection ends), and whether the session
+    # was interrupted (Ctrl-C, an internal error): such a run is never complete.
+    collected: int | None = None
+    interrupted: bool = False
 
     @property
     def e2e_test_version(self) -> str:
@@ -104,6 +108,8 @@ class Results:
 
     run: RunMeta
     tests: list[TestEntry] = field(default_factory=list)
+    # Load profiles run in this run (``fixtures.load.result.LoadResult.to_dict``), if any.
+    load: list[dict[str, Any]] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """Tests per outcome, every outcome present."""
@@ -112,13 +118,24 @@ class Results:
             out[t.outcome] += 1
         return out
 
+    def not_run(self) -> int | None:
+        """Collected tests that have no result (None when collection never finished)."""
+        if self.run.collected is None:
+            return None
+        return max(self.run.collected - len(self.tests), 0)
+
     def to_dict(self) -> dict[str, Any]:
         """The results.json document (see reports/schema/results.schema.json)."""
         return {
             "schema_version": SCHEMA_VERSION,
-            "run": {**asdict(self.run), "e2e_test_version": self.run.e2e_test_version},
+            "run": {
+                **asdict(self.run),
+                "e2e_test_version": self.run.e2e_test_version,
+                "not_run": self.not_run(),
+            },
             "summary": {**self.counts(), "total": len(self.tests)},
             "tests": [asdict(t) for t in self.tests],
+            **({"load": list(self.load)} if self.load else {}),
         }
 
     def to_json(self) -> str:
@@ -128,8 +145,9 @@ class Results:
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Results:
         """Rebuild from a (schema-valid) results.json document."""
-        run = {k: v for k, v in doc["run"].items() if k != "e2e_test_version"}
-        return cls(RunMeta(**run), [TestEntry(**t) for t in doc["tests"]])
+        run = {k: v for k, v in doc["run"].items() if k not in ("e2e_test_version", "not_run")}
+        tests = [TestEntry(**t) for t in doc["tests"]]
+        return cls(RunMeta(**run), tests, [dict(x) for x in doc.get("load", [])])
 
 
 def load_results(run_dir: Path) -> Results:

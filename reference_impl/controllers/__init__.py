@@ -52,7 +52,7 @@ class Controller(Protocol):
 
     @property
     def name(self) -> str:
-        """The upstream controller name, e.g. ``"replicaset"``."""
+        """The upstream controller name, e.g. ``"replicaset-controller"``."""
         ...
 
     def start(self) -> None:

@@ -46,11 +46,11 @@ _SCALED: Final = {
 class DisruptionController:
     """Writes PodDisruptionBudget status."""
 
-    name: Final = "disruption"
+    name: Final = "disruption-controller"  # kube-controller-manager's name
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self._sync, name="disruption")
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
         self._stale = WorkQueue(ctx.clock, self._clear_stale, name="disruption-stale")
         self._pdbs: SharedInformer | None = None
         self._pods: SharedInformer | None = None

@@ -74,7 +74,7 @@ def _node(info: ResourceInfo, obj: Obj) -> _Node:
 class GarbageCollector:
     """Deletes dependents of deleted owners, honouring the three propagation policies."""
 
-    name: Final = "garbagecollector"
+    name: Final = "garbage-collector-controller"  # kube-controller-manager's name
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
@@ -82,7 +82,7 @@ class GarbageCollector:
         self._nodes: dict[str, _Node] = {}
         # Owners referenced before they are seen: upstream's "virtual" graph nodes.
         self._virtual: dict[str, set[str]] = {}
-        self._queue = WorkQueue(ctx.clock, self._sync, name="garbagecollector")
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
 
     def start(self) -> None:
         """List every stored kind into the graph, then follow the commit stream."""

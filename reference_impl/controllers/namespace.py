@@ -31,14 +31,14 @@ RECHECK_SECONDS: Final = 5.0
 class NamespaceController:
     """Empties Terminating namespaces, then finalizes them."""
 
-    name: Final = "namespace"
+    name: Final = "namespace-controller"  # kube-controller-manager's name
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         self._server = ctx.server
         self._kinds: list[ResourceInfo] = []
         self._terminating: set[str] = set()
-        self._queue = WorkQueue(ctx.clock, self._sync, name="namespace")
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
 
     def start(self) -> None:
         """Watch namespaces, and deletions inside Terminating ones."""

@@ -44,7 +44,7 @@ def _deletion_candidate(pg: Obj) -> bool:
 class PodGroupProtectionController:
     """Releases a deleted PodGroup once no active pod references it."""
 
-    name: Final = "podgroup-protection"
+    name: Final = "podgroup-protection-controller"  # kube-controller-manager's name
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx

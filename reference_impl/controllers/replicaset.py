@@ -35,13 +35,13 @@ Obj = dict[str, Any]
 class ReplicaSetController:
     """Reconciles ReplicaSets against their pods."""
 
-    name: Final = "replicaset"
+    name: Final = "replicaset-controller"  # kube-controller-manager's name
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         self._server = ctx.server
         self._expectations = ControllerExpectations()
-        self._queue = WorkQueue(ctx.clock, self._sync, name="replicaset")
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
         self._rs: SharedInformer | None = None
         self._pods: SharedInformer | None = None
 

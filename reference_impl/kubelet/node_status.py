@@ -35,7 +35,7 @@ def _node_info(name: str, cfg: KubeletConfig) -> Obj:
     return {
         "architecture": "amd64",
         "bootID": "",
-        "containerRuntimeVersion": "kwok-v0.7.0",
+        "containerRuntimeVersion": "kwok-v0.8.0",
         "kernelVersion": "",
         "kubeProxyVersion": "",
         "kubeletVersion": cfg.kubelet_version,

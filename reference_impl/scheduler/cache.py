@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reference_impl.scheduler.framework.registry import SharedLister
-from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, pod_key
+from reference_impl.scheduler.framework.types import NodeIndex, NodeInfo, PodInfo, pod_key
 
 __all__ = ["SchedulerCache"]
 
@@ -33,6 +33,7 @@ class SchedulerCache:
         self._ordered: list[NodeInfo] | None = None
         self._pods: dict[str, PodInfo] = {}  # key -> the version accounted on its node
         self._assumed: set[str] = set()
+        self.index = NodeIndex()  # nodes with affinity pods, image existence
 
     # -- SharedLister -----------------------------------------------------------------
 
@@ -58,7 +59,7 @@ class SchedulerCache:
         name = node["metadata"]["name"]
         ni = self._nodes.get(name)
         if ni is None:
-            ni = self._nodes[name] = NodeInfo(name)
+            ni = self._nodes[name] = self._new_info(name)
         if ni.node is None:
             bisect.insort(self._names, name)
             self._ordered = None
@@ -75,10 +76,11 @@ class SchedulerCache:
         i = bisect.bisect_left(self._names, name)
         del self._names[i]
         self._ordered = None
+        ni.set_images({})
         if ni.pods:
             ni.node = None  # a ghost, as upstream keeps until the pods are gone
         else:
-            del self._nodes[name]
+            self._drop(name)
 
     # -- pods -----------------------------------------------------------------------
 
@@ -131,7 +133,7 @@ class SchedulerCache:
             self._unplace(info.key)
         ni = self._nodes.get(node_name)
         if ni is None:
-            ni = self._nodes[node_name] = NodeInfo(node_name)  # pod before its node
+            ni = self._nodes[node_name] = self._new_info(node_name)  # pod before its node
         ni.add_pod(info)
         self._pods[info.key] = info
 
@@ -144,7 +146,17 @@ class SchedulerCache:
             return
         ni.remove_pod(key)
         if ni.node is None and not ni.pods:
-            del self._nodes[info.node_name]
+            self._drop(info.node_name)
+
+    def _new_info(self, name: str) -> NodeInfo:
+        ni = NodeInfo(name)
+        ni.index = self.index
+        return ni
+
+    def _drop(self, name: str) -> None:
+        del self._nodes[name]
+        self.index.affinity.pop(name, None)
+        self.index.anti_affinity.pop(name, None)
 
 
 _: type[SharedLister] = SchedulerCache

@@ -96,7 +96,7 @@ class Nominator:
         for info in extra:
             ni.add_pod(info.on_node(ni.name))
         try:
-            return fw.run_filter_plugins(state, pod, ni, filters)
+            return fw.run_filter_plugins(fw.refreshed(state, pod), pod, ni, filters)
         finally:
             for info in extra:
                 ni.remove_pod(info.key)

@@ -1,8 +1,12 @@
 """Models pkg/scheduler/apis/config/v1/default_plugins.go: the default profile.
 
 Upstream enables every in-tree plugin at all the extension points it implements
-("multiPoint") in this order; only the plugins the reference has are listed, with
-upstream's score weights (TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1).
+("multiPoint") in this order, with its score weights, then ``applyFeatureGates``:
+NodeDeclaredFeatures (GA) is appended, DynamicResources (GA, weight 2) goes before
+DefaultPreemption, GangScheduling is appended (the plugin itself follows the
+GenericWorkload gate here). Not modelled: DeferredPodScheduling (alpha
+InPlacePodVerticalScalingSchedulerPreemption; ``resize_preemption.py`` instead) and the
+TopologyAwareWorkloadScheduling placement plugins (``workload_cycle.py`` instead).
 """
 
 from __future__ import annotations
@@ -28,18 +32,26 @@ class PluginConfig:
 
 DEFAULT_PLUGINS: Final = (
     PluginConfig(names.SCHEDULING_GATES),
-    PluginConfig(names.GANG_SCHEDULING),
     PluginConfig(names.PRIORITY_SORT),
-    PluginConfig(names.NODE_UNSCHEDULABLE),
     PluginConfig(names.NODE_NAME),
+    PluginConfig(names.NODE_UNSCHEDULABLE),
     PluginConfig(names.TAINT_TOLERATION, weight=3),
     PluginConfig(names.NODE_AFFINITY, weight=2),
+    PluginConfig(names.NODE_PORTS),
     PluginConfig(names.NODE_RESOURCES_FIT, weight=1),
+    PluginConfig(names.VOLUME_RESTRICTIONS),
     PluginConfig(names.NODE_VOLUME_LIMITS),
     PluginConfig(names.VOLUME_BINDING),
-    PluginConfig(names.DYNAMIC_RESOURCES),
+    PluginConfig(names.VOLUME_ZONE),
+    PluginConfig(names.POD_TOPOLOGY_SPREAD, weight=2),
+    PluginConfig(names.INTER_POD_AFFINITY, weight=2),
+    PluginConfig(names.DYNAMIC_RESOURCES, weight=2),
     PluginConfig(names.DEFAULT_PREEMPTION),
+    PluginConfig(names.NODE_RESOURCES_BALANCED_ALLOCATION, weight=1),
+    PluginConfig(names.IMAGE_LOCALITY, weight=1),
     PluginConfig(names.DEFAULT_BINDER),
+    PluginConfig(names.NODE_DECLARED_FEATURES),
+    PluginConfig(names.GANG_SCHEDULING),
 )
 
 

@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 from reports.certify.inputs import CATEGORIES, Product
-from reports.certify.mapping import REQUIREMENT_FEATURES, covering_tests, evidence_ref
+from reports.certify.mapping import REQUIREMENT_TESTS, evidence_for, evidence_ref
 from reports.model import Results
 from reports.render.product import ai_metadata
 
@@ -17,9 +17,10 @@ MANUAL_NOTE = "MANUAL ATTESTATION NEEDED: garhwal's suites do not cover this req
 
 
 def _automated(item: dict[str, Any], results: Results, product: Product, version: str) -> bool:
-    tests = covering_tests(results, item["id"])
-    if not tests:
+    evidence = evidence_for(results, item["id"])
+    if not evidence.proven:
         return False
+    tests = evidence.tests
     run = results.run
     item["status"] = "Implemented"
     item["evidence"] = [evidence_ref(version, product.dir, t) for t in tests]
@@ -52,8 +53,13 @@ def fill_checklist(
                 item["notes"] = str(attested.get("notes", ""))
                 continue
             manual.append(item["id"])
-            if item["id"] in REQUIREMENT_FEATURES:
-                item["notes"] = "MANUAL ATTESTATION NEEDED: no passing garhwal test covered it"
+            unproven = evidence_for(results, item["id"]).unproven
+            if unproven:
+                item["notes"] = "NOT PROVEN in this run: " + "; ".join(unproven[:10])
+            elif REQUIREMENT_TESTS.get(item["id"]):
+                item["notes"] = "MANUAL ATTESTATION NEEDED: its garhwal tests did not run"
+            elif item["id"] in REQUIREMENT_TESTS:
+                item["notes"] = "MANUAL ATTESTATION NEEDED: no test of this run declared it"
             else:
                 item["notes"] = MANUAL_NOTE
     return doc, manual

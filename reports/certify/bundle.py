@@ -14,10 +14,11 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from reports.certify.ai_product import fill_checklist
 from reports.certify.inputs import (
+    CATEGORIES,
     K8S_FIELDS,
     KUBERNETES_VERSION,
     CertifyError,
@@ -26,6 +27,7 @@ from reports.certify.inputs import (
     load_product,
     load_run,
 )
+from reports.certify.mapping import declared_requirements
 from reports.certify.readme import ai_readme, k8s_readme
 from reports.certify.validator import Finding, check_ai_bundle, check_k8s_bundle
 from reports.model import Results
@@ -80,12 +82,41 @@ def _check_out(out: Path) -> None:
         raise CertifyError(f"--out {out} exists and is not empty; fix: remove it or pick another")
 
 
-def certify(run_dir: Path, product_file: Path, checklist: Path | None, out: Path) -> Certification:
-    """Check the inputs, build and pre-validate the bundles, then move them to ``out``."""
+def _check_declared(results: Results, checklist: dict[str, Any], path: Path) -> None:
+    ids = {item["id"] for cat in CATEGORIES for item in checklist["spec"][cat]}
+    unknown = {r: t for r, t in declared_requirements(results).items() if r not in ids}
+    if unknown:
+        rid, tests = sorted(unknown.items())[0]
+        raise CertifyError(
+            f"{tests[0]} declares ai_requirement {rid!r}, which the checklist {path} lacks; "
+            "fix: use a requirement id of the v1.37 checklist"
+        )
+
+
+def certify(
+    run_dir: Path,
+    product_file: Path,
+    checklist: Path | None,
+    out: Path,
+    *,
+    allow_reference: bool = False,
+) -> Certification:
+    """Check the inputs, build and pre-validate the bundles, then move them to ``out``.
+
+    A run on the reference simulator certifies no product: it is refused unless
+    ``allow_reference`` (to try the pipeline), and then the findings say so.
+    """
     product = load_product(product_file, need_ai=checklist is not None)
-    if checklist is not None:
-        load_checklist(checklist)  # its errors come before any writing
+    raw_checklist = load_checklist(checklist) if checklist is not None else None
     results = load_run(run_dir)
+    if results.run.target == "reference" and not allow_reference:
+        raise CertifyError(
+            f"{run_dir} is a --target reference run: the simulator certifies no product; "
+            "fix: rerun with --target live against the product's cluster (or pass "
+            "--allow-reference to try the pipeline)"
+        )
+    if raw_checklist is not None and checklist is not None:
+        _check_declared(results, raw_checklist, checklist)
     _check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))

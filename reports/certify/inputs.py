@@ -182,7 +182,16 @@ def load_run(run_dir: Path) -> Results:
             )
     problems: list[str] = []
     if not results.run.complete:
-        problems.append("the run did not finish (it crashed or is still going); fix: rerun it")
+        run, not_run = results.run, results.not_run()
+        if run.interrupted:
+            why = "was interrupted"
+        elif run.finished_at is None:
+            why = "did not finish (it crashed or is still going)"
+        else:
+            why = "stopped early"
+        if not_run:
+            why += f": {not_run} of {run.collected} collected tests did not run"
+        problems.append(f"the run {why}; fix: rerun it to the end")
     if not results.run.certify:
         problems.append("the run was not made with --certify; fix: rerun with --certify")
     failed = [t.nodeid for t in results.tests if t.outcome in ("failed", "error")]

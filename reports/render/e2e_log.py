@@ -27,14 +27,29 @@ def _spec_line(t: TestEntry) -> str:
 
 
 def summary_line(results: Results) -> str:
-    """The last line: SUCCESS!/FAIL! when the run finished, IN PROGRESS while it runs."""
+    """The last line, as Ginkgo ends a suite: SUCCESS!/FAIL!, ``FAIL! - Interrupted by User``
+    for a stopped run, IN PROGRESS while it runs (or after a crash)."""
     c = results.counts()
     failed = c["failed"] + c["error"]
     counts = f"{c['passed']} Passed | {failed} Failed | 0 Pending | {c['skipped']} Skipped"
-    if not results.run.complete:
+    run = results.run
+    if run.interrupted:
+        return f"FAIL! - Interrupted by User -- {counts}"
+    if run.finished_at is None:
         return f"IN PROGRESS -- {counts} (the run has not finished)"
-    ok = failed == 0 and results.run.exit_status in (0, None)
+    ok = run.complete and failed == 0 and run.exit_status in (0, None)
     return f"{'SUCCESS!' if ok else 'FAIL!'} -- {counts}"
+
+
+def _ran_line(results: Results) -> str:
+    run, ran = results.run, len(results.tests)
+    of = f" of {run.collected}" if run.collected is not None else ""
+    line = f"Ran {ran}{of} Specs" + (f" (finished {run.finished_at})" if run.finished_at else "")
+    not_run = results.not_run()
+    if not_run:
+        why = "interrupted" if run.interrupted else "stopped early"
+        line += f"\n{not_run} of {run.collected} collected specs did not run ({why})"
+    return line
 
 
 def render_e2e_log(results: Results) -> str:
@@ -49,8 +64,7 @@ def render_e2e_log(results: Results) -> str:
         "",
         *(_spec_line(t) for t in results.tests),
         "",
-        f"Ran {len(results.tests)} Specs"
-        + (f" (finished {run.finished_at})" if run.finished_at else ""),
+        _ran_line(results),
         summary_line(results),
     ]
     return "\n".join(lines) + "\n"

@@ -95,6 +95,21 @@ def _plots(extras: Extras) -> list[str]:
     return out
 
 
+def _load(runs: Sequence[Results]) -> list[dict[str, object]]:
+    """Each load entry with its requests/s-over-time chart (Locust's stats history)."""
+    out: list[dict[str, object]] = []
+    for run in runs:
+        for entry in run.load:
+            hist = entry.get("history") or []
+            series = {
+                "requests/s": [(float(h[0]), float(h[1])) for h in hist],
+                "failures/s": [(float(h[0]), float(h[2])) for h in hist],
+            }
+            title = f"{entry['profile']} on {entry['target']}: requests/s over time"
+            out.append({"entry": entry, "chart": svg.line_chart(title, series, "s", "req/s")})
+    return out
+
+
 def render_html(runs: Sequence[Results], extras: Extras) -> str:
     """The page for one or more runs (e.g. a reference and a live run of the same suites)."""
     env = jinja2.Environment(
@@ -112,6 +127,7 @@ def render_html(runs: Sequence[Results], extras: Extras) -> str:
         timelines=[svg.timeline(f"chaos: {name}", ev) for name, ev in extras.chaos],
         differential=extras.differential,
         notes=extras.notes,
+        load=_load(runs),
     )
 
 

@@ -12,6 +12,8 @@ from reference_impl.apiserver.strategies import (
     meta,
     policy,  # PodDisruptionBudget
     resource,  # DRA (resource.k8s.io)
+    resource_admin,  # adminAccess needs the namespace label
+    resource_extended,  # DeviceClass extendedResourceName format
     resource_gates,  # gated DRA fields dropped
     resource_time,  # DeviceTaint.timeAdded
     scheduling,
@@ -29,6 +31,8 @@ __all__ = [
     "meta",
     "policy",
     "resource",
+    "resource_admin",
+    "resource_extended",
     "resource_gates",
     "resource_time",
     "scheduling",

@@ -353,6 +353,16 @@ def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     return causes
 
 
+@defaulter("Node")
+def default_node(node: Obj, ctx: Context) -> None:
+    """SetDefaults_NodeStatus: a node that states capacity but no allocatable can
+    allocate all of its capacity."""
+    status = node.get("status")
+    if isinstance(status, dict) and isinstance(status.get("capacity"), dict):
+        if status.get("allocatable") is None:
+            status["allocatable"] = dict(status["capacity"])
+
+
 @defaulter("Namespace")
 def default_namespace(ns: Obj, ctx: Context) -> None:
     """New namespaces carry the ``kubernetes`` finalizer and are Active."""

@@ -38,12 +38,12 @@ Obj = dict[str, Any]
 class DeploymentController:
     """Reconciles Deployments into ReplicaSets."""
 
-    name: Final = "deployment"
+    name: Final = "deployment-controller"  # kube-controller-manager's name
 
     def __init__(self, ctx: ComponentContext) -> None:
         self.ctx = ctx
         self.server = ctx.server
-        self.queue = WorkQueue(ctx.clock, self._sync, name="deployment")
+        self.queue = WorkQueue(ctx.clock, self._sync, name=self.name)
         self._deps: SharedInformer | None = None
         self._rss: SharedInformer | None = None
         self.pods: SharedInformer | None = None

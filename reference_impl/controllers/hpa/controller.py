@@ -5,14 +5,23 @@ target's ``spec.replicas`` and pods, asks the replica calculator for a proposal 
 takes the maximum, applies behavior and bounds and writes the target's ``spec.replicas``
 (Deployment, ReplicaSet or StatefulSet) and the HPA status.
 
-Scale to zero (KEP-2021): with ``minReplicas: 0`` the HPA may set 0 replicas; it then
-sets ``ScaledToZero=True`` and removes the condition when it scales up again. A target
-scaled to 0 by hand under ``minReplicas >= 1`` disables scaling (``ScalingActive=False,
-ScalingDisabled``) and never gets ScaledToZero.
+The flow and the conditions are ``reconcileAutoscaler``'s: AbleToScale (SucceededGetScale,
+then the normalization's ReadyForNewScale / Scale{Up,Down}Stabilized, then SucceededRescale
+after a write), ScalingActive (ValidMetricFound, FailedGet*Metric, ScalingDisabled) and
+ScalingLimited; a count above maxReplicas or below minReplicas is corrected without
+reading metrics; every status write carries ``observedGeneration``.
+
+Scale to zero (KEP-2021): every rescale sets ``ScaledToZero``: True when it took the
+target from >0 to 0 under ``minReplicas: 0`` with an Object or External metric, else
+False/NotScaledToZero. At zero the HPA computes metrics only when it put the target there
+(ScaledToZero=True) and may leave: an Object/External metric, or minReplicas raised from 0
+(then it scales to at least minReplicas). A target at 0 otherwise (scaled by hand, or
+created at 0) disables scaling (``ScalingActive=False, ScalingDisabled``).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 from reference_impl.api.meta import condition, selector_from_label_selector, set_condition
@@ -27,6 +36,7 @@ from reference_impl.controllers.hpa.replica_calculator import (
     MetricResult,
     ReplicaCalculator,
 )
+from reference_impl.controllers.hpa.selectors import HPASelectors, format_label_selector
 from reference_impl.errors import Conflict, NotFound
 
 __all__ = ["SCALED_TO_ZERO", "SYNC_PERIOD_S", "HorizontalController"]
@@ -40,7 +50,7 @@ _SCALABLE: Final = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulS
 class HorizontalController:
     """Reconciles HorizontalPodAutoscalers against their scale targets."""
 
-    name: Final = "horizontalpodautoscaling"
+    name: Final = "horizontal-pod-autoscaler-controller"  # kube-controller-manager's name
 
     def __init__(
         self,
@@ -52,9 +62,10 @@ class HorizontalController:
         self._server = ctx.server
         self._calc = ReplicaCalculator(external_metrics if external_metrics is not None else {})
         self._period = Duration(seconds(sync_period_s))
-        self._queue = WorkQueue(ctx.clock, self._sync, name="horizontalpodautoscaling")
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
         self._stab = Stabilizer()
         self._ticking: set[str] = set()
+        self._selectors = HPASelectors()
         self._hpas: SharedInformer | None = None
         self._pods: SharedInformer | None = None
 
@@ -70,11 +81,13 @@ class HorizontalController:
         key = object_key(ev.obj)
         if ev.type == "DELETED":
             self._ticking.discard(key)
+            self._selectors.delete(key)
             self._stab.forget(key)
         elif ev.type == "ADDED" or key not in self._ticking:
             self._begin(key)
 
     def _begin(self, key: str) -> None:
+        self._selectors.put_if_absent(key)
         self._ticking.add(key)
         self._queue.add(key)
         self._tick(key)
@@ -90,131 +103,144 @@ class HorizontalController:
     # -- sync -----------------------------------------------------------------------------
 
     def _sync(self, key: str) -> None:
+        """``reconcileAutoscaler``."""
         assert self._hpas is not None
         hpa = self._hpas.get(key)
         if hpa is None:
             return
         spec, ns = hpa["spec"], hpa["metadata"]["namespace"]
         ref = spec.get("scaleTargetRef") or {}
-        api_version = ref.get("apiVersion") or _SCALABLE.get(str(ref.get("kind")), "")
-        target = self._server.try_get(api_version, str(ref.get("kind")), str(ref.get("name")), ns)
-        status: Obj = dict(hpa.get("status") or {})
+        kind, name = str(ref.get("kind")), str(ref.get("name"))
+        api_version = ref.get("apiVersion") or _SCALABLE.get(kind, "")
+        target = self._server.try_get(api_version, kind, name, ns) if kind in _SCALABLE else None
+        status: Obj = copy.deepcopy(hpa.get("status") or {})
         now = rfc3339(self._ctx.clock.now())
-        if target is None or ref.get("kind") not in _SCALABLE:
-            set_condition(
-                status,
-                _cond(
-                    "AbleToScale",
-                    "False",
-                    "FailedGetScale",
-                    "the HPA controller was unable to get the target's current scale",
-                ),
-                now,
-            )
+
+        def cond(ctype: str, value: str, reason: str, message: str) -> None:
+            set_condition(status, _cond(ctype, value, reason, message), now)
+
+        if target is None:
+            what = f'{kind.lower()}s.apps "{name}" not found' if kind in _SCALABLE else f'no matches for kind "{kind}"'
+            cond("AbleToScale", "False", "FailedGetScale",
+                 f"the HPA controller was unable to get the target's current scale: {what}")
             self._write_status(hpa, status)
             return
-        set_condition(
-            status,
-            _cond(
-                "AbleToScale",
-                "True",
-                "SucceededGetScale",
-                "the HPA controller was able to get the target's current scale",
-            ),
-            now,
-        )
+        cond("AbleToScale", "True", "SucceededGetScale",
+             "the HPA controller was able to get the target's current scale")
         current = int((target.get("spec") or {}).get("replicas", 1))
+        clock_now = self._ctx.clock.now()
+        self._stab.record_initial(key, clock_now, current)
         lo, hi = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
-        scaled_by_us = (condition({"status": status}, SCALED_TO_ZERO) or {}).get("status") == "True"
-        if current == 0 and not (lo == 0 and scaled_by_us):
-            # At zero and not put there by this HPA (scaled by hand, or created at zero):
-            # upstream 1.37 disables autoscaling rather than scale up from zero.
-            set_condition(
-                status,
-                _cond(
-                    "ScalingActive",
-                    "False",
-                    "ScalingDisabled",
-                    "scaling is disabled since the replica count of the target is zero",
-                ),
-                now,
-            )
-            _drop(status, SCALED_TO_ZERO)
-            self._write_status(hpa, {**status, "currentReplicas": 0, "desiredReplicas": 0})
-            return
-        pods = self._target_pods(target, ns)
-        results = self._compute(spec, pods, current, ns)
-        if not results:
-            set_condition(
-                status,
-                _cond(
-                    "ScalingActive",
-                    "False",
-                    "FailedGetExternalMetric",
-                    "the HPA was unable to compute the replica count: no metric value",
-                ),
-                now,
-            )
-            self._write_status(
-                hpa, {**status, "currentReplicas": current, "desiredReplicas": current}
-            )
-            return
-        proposal = max(r.replicas for r in results)
-        set_condition(
-            status,
-            _cond(
-                "ScalingActive",
-                "True",
-                "ValidMetricFound",
-                "the HPA was able to successfully calculate a replica count",
-            ),
-            now,
-        )
-        desired = self._stab.normalize(
-            key, self._ctx.clock.now(), spec.get("behavior"), current, proposal, lo, hi
-        )
-        limited = desired in (lo, hi) and desired != proposal
-        set_condition(
-            status,
-            _cond(
-                "ScalingLimited",
-                "True" if limited else "False",
-                self._stab.last_reason,
-                "the desired count is within the acceptable range"
-                if not limited
-                else "the desired replica count is limited",
-            ),
-            now,
-        )
-        if desired != current:
+        metrics = spec.get("metrics") or []
+        object_or_external = any(m.get("type") in ("Object", "External") for m in metrics)
+        scaled_to_zero = (condition({"status": status}, SCALED_TO_ZERO) or {}).get("status") == "True"
+        desired, rescale, compute = 0, True, True
+        results: list[tuple[str, MetricResult | None]] = []
+        if current == 0:
+            # shouldComputeMetricsForZeroReplicas: only an HPA that put the target at zero
+            # (and may leave it: minReplicas raised, or an Object/External metric) scales it.
+            compute = (lo != 0 and scaled_to_zero) or (scaled_to_zero and object_or_external)
+            if not compute:
+                rescale = False
+                cond("ScalingActive", "False", "ScalingDisabled",
+                     "scaling is disabled since the replica count of the target is zero")
+        elif current > hi:
+            desired, compute = hi, False
+        elif current < lo:
+            desired, compute = lo, False
+        if compute:
+            invalid = self._invalid_selector(key, ns, target)
+            if invalid:
+                cond("ScalingActive", "False", *invalid)
+                self._write_status(hpa, self._status(hpa, status, current, int(status.get("desiredReplicas", 0)), None))
+                return
+            results = self._compute(metrics, self._target_pods(target, ns), current, ns)
+            best_name, best = "", None
+            for n, r in results:  # "replicas == 0 || proposal > replicas"
+                if r is not None and (best is None or best.replicas == 0 or r.replicas > best.replicas):
+                    best_name, best = n, r
+            failed = [(m, n) for m, (n, r) in zip(metrics, results, strict=True) if r is None]
+            # All metrics invalid, or some invalid while the others would scale down.
+            if failed and (best is None or best.replicas < current):
+                m, _ = failed[0]
+                cond("ScalingActive", "False", f"FailedGet{m.get('type')}Metric",
+                     f"the HPA was unable to compute the replica count: {_metric_error(m, ns)}")
+                # setCurrentReplicasAndMetricsInStatus: the old desired count is kept.
+                self._write_status(hpa, self._status(hpa, status, current, int(status.get("desiredReplicas", 0)), results))
+                return
+            assert best is not None
+            cond("ScalingActive", "True", "ValidMetricFound",
+                 f"the HPA was able to successfully calculate a replica count from {best_name}")
+            desired = max(desired, best.replicas)
+            norm = (self._stab.normalize_with_behaviors(key, clock_now, spec["behavior"], current, desired, lo, hi)
+                    if spec.get("behavior") is not None
+                    else self._stab.normalize_without_behavior(key, clock_now, current, desired, lo, hi))
+            cond("AbleToScale", "True", norm.able_reason, norm.able_message)
+            cond("ScalingLimited", "True" if norm.limited else "False", norm.limited_reason, norm.limited_message)
+            desired = norm.replicas
+            if current == 0 and lo != 0 and scaled_to_zero and desired < lo:
+                desired = lo  # leaving zero after minReplicas was raised
+            rescale = desired != current
+        if rescale:
             self._scale(target, desired)
-            self._stab.record(key, self._ctx.clock.now(), desired - current)
+            cond("AbleToScale", "True", "SucceededRescale",
+                 f"the HPA controller was able to update the target scale to {desired}")
+            if spec.get("behavior") is not None:
+                self._stab.record(key, clock_now, desired - current)
+            # ScaledToZero is set on every rescale, so it is never stale.
+            if current > 0 and desired == 0 and lo == 0 and object_or_external:
+                cond(SCALED_TO_ZERO, "True", "ScaledToZero", "the HPA controller scaled the workload to zero")
+            else:
+                cond(SCALED_TO_ZERO, "False", "NotScaledToZero",
+                     "the HPA controller did not scale the workload to zero")
             status["lastScaleTime"] = now
-        if desired == 0:
-            set_condition(
-                status,
-                _cond(
-                    SCALED_TO_ZERO,
-                    "True",
-                    "ScaledToZero",
-                    "the metrics report no work; the target was scaled to zero",
-                ),
-                now,
-            )
         else:
-            _drop(status, SCALED_TO_ZERO)
-        status.update(
-            currentReplicas=current,
-            desiredReplicas=desired,
-            currentMetrics=[r.status for r in results],
-            observedGeneration=hpa["metadata"].get("generation", 1),
-        )
-        self._write_status(hpa, status)
+            desired = current
+        self._write_status(hpa, self._status(hpa, status, current, desired, results if compute else None))
 
-    def _compute(self, spec: Obj, pods: list[Obj], current: int, ns: str) -> list[MetricResult]:
+    def _invalid_selector(self, key: str, ns: str, target: Obj) -> tuple[str, str] | None:
+        """``validateAndParseSelector``: (reason, message) when the target's pods cannot be
+        attributed to this HPA alone."""
+        assert self._pods is not None
+        sel = (target.get("spec") or {}).get("selector")
+        if sel is None:
+            return "InvalidSelector", "the HPA target's scale is missing a selector"
+        if not self._selectors.put_if_present(key, sel):
+            return None  # deleted meanwhile: the DELETED event stops its sync
+        parsed = selector_from_label_selector(sel)
+        pods = [p for p in self._pods.items()
+                if p["metadata"].get("namespace") == ns and parsed.matches(p["metadata"].get("labels"))]
+        hpas = self._selectors.matching(ns, pods, 2)
+        if len(hpas) > 1:
+            return ("AmbiguousSelector", f"pods by selector {format_label_selector(sel)} are controlled "
+                    f"by more than one HPA (e.g. [{' '.join(hpas)}])")
+        return None
+
+    @staticmethod
+    def _status(
+        hpa: Obj, status: Obj, current: int, desired: int, results: list[tuple[str, MetricResult | None]] | None
+    ) -> Obj:
+        """``setStatus``: a fresh status keeping conditions and lastScaleTime."""
+        out: Obj = {"desiredReplicas": desired}
+        if current:  # int32 with omitempty, as the Go type
+            out["currentReplicas"] = current
+        if results:
+            # A metric without a value leaves its zero MetricStatus, as upstream's slice does.
+            out["currentMetrics"] = [r.status if r is not None else {"type": ""} for _, r in results]
+        for k in ("lastScaleTime", "conditions"):
+            if status.get(k):
+                out[k] = status[k]
+        out["observedGeneration"] = hpa["metadata"].get("generation", 1)
+        return out
+
+    def _compute(
+        self, metrics: list[Obj], pods: list[Obj], current: int, ns: str
+    ) -> list[tuple[str, MetricResult | None]]:
+        """(metric name as upstream's condition message gives it, proposal or None when
+        the metric has no value) per metric, in spec order."""
         ready = sum(1 for p in pods if is_pod_ready(p))
-        out: list[MetricResult] = []
-        for m in spec.get("metrics") or []:
+        out: list[tuple[str, MetricResult | None]] = []
+        for m in metrics:
             res: MetricResult | None = None
             mtype = m.get("type")
             if mtype == "External":
@@ -229,8 +255,7 @@ class HorizontalController:
                 res = self._calc.pods(m["pods"], pods, current)
             elif mtype == "Resource":
                 res = self._calc.resource(m["resource"], pods, current)
-            if res is not None:
-                out.append(res)
+            out.append((_metric_name(m), res))
         return out
 
     def _target_pods(self, target: Obj, ns: str) -> list[Obj]:
@@ -252,6 +277,7 @@ class HorizontalController:
         self._server.update(fresh)
 
     def _write_status(self, hpa: Obj, status: Obj) -> None:
+        status.setdefault("desiredReplicas", 0)  # never omitted by the Go type
         if status == hpa.get("status"):
             return
         try:
@@ -264,6 +290,40 @@ def _cond(ctype: str, status: str, reason: str, message: str) -> Obj:
     return {"type": ctype, "status": status, "reason": reason, "message": message}
 
 
-def _drop(status: Obj, ctype: str) -> None:
-    if condition({"status": status}, ctype) is not None:
-        status["conditions"] = [c for c in status["conditions"] if c.get("type") != ctype]
+def _go_selector(sel: Obj | None) -> str:
+    """``%+v`` of a ``*metav1.LabelSelector`` (its generated ``String()``)."""
+    if sel is None:
+        return "nil"
+    labels = "".join(f"{k}: {v}," for k, v in sorted((sel.get("matchLabels") or {}).items()))
+    exprs = "".join(
+        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
+        f"Values:[{' '.join(e.get('values') or [])}],}},"
+        for e in sel.get("matchExpressions") or ()
+    )
+    return (f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
+            f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
+
+
+def _metric_error(m: Obj, ns: str) -> str:
+    """Why a metric has no value, as the metrics clients word it."""
+    metric = (m.get(str(m.get("type")).lower()) or {}).get("metric") or {}
+    if m.get("type") == "External":
+        return (f"unable to get external metric {ns}/{metric.get('name')}/"
+                f"{_go_selector(metric.get('selector'))}: no metrics returned from external metrics API")
+    return "no metric value"
+
+
+def _metric_name(m: Obj) -> str:
+    """The metric as ``computeStatusFor*Metric`` names it."""
+    mtype = m.get("type")
+    spec = m.get(str(mtype).lower() if mtype != "ContainerResource" else "containerResource") or {}
+    metric = spec.get("metric") or {}
+    if mtype == "External":
+        return f"external metric {metric.get('name')}({_go_selector(metric.get('selector'))})"
+    if mtype == "Object":
+        return f"{(spec.get('describedObject') or {}).get('kind')} metric {metric.get('name')}"
+    if mtype == "Pods":
+        return f"pods metric {metric.get('name')}"
+    if (spec.get("target") or {}).get("type") == "Utilization":
+        return f"{spec.get('name')} resource utilization (percentage of request)"
+    return f"{spec.get('name')} resource"

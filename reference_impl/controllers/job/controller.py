@@ -52,12 +52,12 @@ class _Backoff:
 class JobController:
     """Runs Jobs to completion."""
 
-    name: Final = "job"
+    name: Final = "job-controller"  # kube-controller-manager's name
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         self._server = ctx.server
-        self._queue = WorkQueue(ctx.clock, self._sync, name="job")
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
         self._orphans = WorkQueue(ctx.clock, self._release_orphan, name="job-orphan-pods")
         self._expectations = ControllerExpectations()
         self._backoff: dict[str, _Backoff] = {}

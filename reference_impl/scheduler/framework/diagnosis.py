@@ -1,7 +1,7 @@
 """Models the FitError and Diagnosis of pkg/scheduler/framework/types.go.
 
 The message is upstream's, byte for byte: ``0/3 nodes are available: 1 Insufficient cpu,
-2 node(s) had untolerated taint {key: value}.`` followed by the PostFilter (preemption)
+2 node(s) had untolerated taint(s).`` followed by the PostFilter (preemption)
 message when a PostFilter plugin gave one.
 """
 
@@ -87,6 +87,6 @@ class FitError:
             histogram = sorted(f"{n} {reason}" for reason, n in counts.items())
             if histogram:
                 msg += f" {', '.join(histogram)}."
-        if d.post_filter_msg:
-            msg += f" {d.post_filter_msg}."
+        if d.post_filter_msg:  # it brings its own full stop ("preemption: 0/3 ... .")
+            msg += f" {d.post_filter_msg}"
         return msg

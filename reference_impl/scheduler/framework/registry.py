@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from reference_impl.features import FeatureGates
 from reference_impl.scheduler.framework.interface import Plugin
-from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.framework.types import NodeIndex, NodeInfo
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.component import ComponentContext
@@ -50,6 +50,8 @@ class SchedulerFeatures:
 
 class SharedLister(Protocol):
     """The cycle's view of nodes (``framework.SharedLister`` over the snapshot)."""
+
+    index: NodeIndex  # nodes with affinity pods, image existence
 
     def node_infos(self) -> Sequence[NodeInfo]:
         """Every node, sorted by name."""

@@ -104,6 +104,8 @@ class Framework:
             id(p): p for p in self.filter if isinstance(p, BatchFilterPlugin)}
         self._batch_score: dict[int, BatchScorePlugin] = {
             id(p): p for p in self.score if isinstance(p, BatchScorePlugin)}
+        # PreFilter state that depends on other pods (upstream's PreFilterExtensions).
+        self._refreshing = [p for p in self.pre_filter if hasattr(p, "refresh_pre_filter")]
         self._events = {p.name(): self._registrations(p) for p in self.plugins}
         self._interest: dict[ClusterEvent, frozenset[str]] = {}
 
@@ -197,6 +199,23 @@ class Framework:
                 status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), narrowing[-1])
                 return None, status, narrowing
         return result, OK, narrowing
+
+    def refreshed(self, state: CycleState, pod: Obj) -> CycleState:
+        """``state``, or a clone whose pod-dependent PreFilter state is recomputed.
+
+        Upstream's AddPod/RemovePod extensions update that state when preemption removes
+        victims or nominated pods are added; here the NodeInfos are changed in place, so
+        the plugins that count other pods (InterPodAffinity, PodTopologySpread,
+        VolumeRestrictions) recompute from the changed snapshot instead.
+        """
+        plugins = [p for p in self._refreshing if p.name() not in state.skip_filter_plugins]
+        if not plugins:
+            return state
+        out = state.clone()
+        nodes = self._snapshot.node_infos()
+        for p in plugins:
+            getattr(p, "refresh_pre_filter")(out, pod, nodes)  # noqa: B009 - optional hook
+        return out
 
     def active_filters(self, state: CycleState) -> list[FilterPlugin]:
         """Filter plugins not skipped by their PreFilter this cycle."""

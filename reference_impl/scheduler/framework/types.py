@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference_impl.clock import Instant
+from reference_impl.scheduler.framework.affinity import PodAffinityTerms, parse_affinity_terms
 from reference_impl.scheduler.framework.pod_resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -24,11 +25,21 @@ from reference_impl.scheduler.framework.taints import (
     parse_tolerations,
 )
 
-__all__ = ["NodeInfo", "PodInfo", "QueuedPodInfo", "Resource", "pod_key"]
+__all__ = [
+    "HostPort",
+    "NodeIndex",
+    "NodeInfo",
+    "PodInfo",
+    "QueuedPodInfo",
+    "Resource",
+    "host_ports",
+    "pod_key",
+]
 
 Obj = dict[str, Any]
 _NON_MISSING: Final = {"cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": DEFAULT_MEMORY_REQUEST}
 _BASE: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
+_NO_TERMS: Final = parse_affinity_terms({"spec": {}})
 
 
 def pod_key(pod: Obj) -> str:
@@ -81,10 +92,27 @@ class Resource:
         )
 
 
+HostPort = tuple[str, str, int]  # (hostIP, protocol, hostPort), sanitised
+
+
+def host_ports(pod: Obj) -> tuple[HostPort, ...]:
+    """``util.GetHostPorts``: host ports of the containers and restartable init containers,
+    with upstream's defaults (IP 0.0.0.0, protocol TCP)."""
+    spec = pod["spec"]
+    out: list[HostPort] = []
+    inits = [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
+    for c in [*inits, *(spec.get("containers") or ())]:
+        for p in c.get("ports") or ():
+            port = int(p.get("hostPort") or 0)
+            if port > 0:
+                out.append((p.get("hostIP") or "0.0.0.0", p.get("protocol") or "TCP", port))
+    return tuple(out)
+
+
 class PodInfo:
     """A pod plus what the scheduler derives from it once (``framework.PodInfo``)."""
 
-    __slots__ = ("key", "non_zero", "pod", "priority", "requests", "tolerations")
+    __slots__ = ("affinity", "key", "non_zero", "pod", "ports", "priority", "requests", "tolerations")
 
     def __init__(self, pod: Obj) -> None:
         self.pod = pod
@@ -94,6 +122,8 @@ class PodInfo:
         # Requests with per-container defaults, which scoring uses (NonZeroRequested).
         self.non_zero = Resource.from_requests(pod_requests(pod, _NON_MISSING))
         self.tolerations: tuple[Toleration, ...] = parse_tolerations(pod)
+        self.affinity: PodAffinityTerms = parse_affinity_terms(pod)
+        self.ports: tuple[HostPort, ...] = host_ports(pod)
 
     def on_node(self, node_name: str) -> PodInfo:
         """A copy whose manifest carries ``spec.nodeName`` (for assuming), sharing the rest."""
@@ -101,6 +131,7 @@ class PodInfo:
         out.pod = {**self.pod, "spec": {**self.pod["spec"], "nodeName": node_name}}
         out.key, out.priority, out.requests = self.key, self.priority, self.requests
         out.non_zero, out.tolerations = self.non_zero, self.tolerations
+        out.affinity, out.ports = self.affinity, self.ports
         return out
 
     @property
@@ -110,17 +141,53 @@ class PodInfo:
         return name
 
 
+class NodeIndex:
+    """Snapshot-wide lists the cache keeps current (``HavePodsWithAffinityList``,
+    ``HavePodsWithRequiredAntiAffinityList``, image existence), so plugins visit only the
+    nodes that matter instead of every node each cycle."""
+
+    __slots__ = ("affinity", "anti_affinity", "image_nodes")
+
+    def __init__(self) -> None:
+        self.affinity: dict[str, NodeInfo] = {}
+        self.anti_affinity: dict[str, NodeInfo] = {}
+        self.image_nodes: dict[str, set[str]] = {}
+
+    def sorted_affinity(self) -> list[NodeInfo]:
+        """Nodes with a pod that has any inter-pod term, by name."""
+        return [self.affinity[n] for n in sorted(self.affinity) if self.affinity[n].node is not None]
+
+    def sorted_anti_affinity(self) -> list[NodeInfo]:
+        """Nodes with a pod that has required anti-affinity, by name."""
+        return [self.anti_affinity[n] for n in sorted(self.anti_affinity)
+                if self.anti_affinity[n].node is not None]
+
+
+def _images(node: Obj) -> dict[str, int]:
+    # status.images: every name of an image maps to its size (getNodeImageStates).
+    out: dict[str, int] = {}
+    for img in (node.get("status") or {}).get("images") or ():
+        for name in img.get("names") or ():
+            out[name] = int(img.get("sizeBytes") or 0)
+    return out
+
+
 class NodeInfo:
     """A node and the pods on it, with running request totals (``framework.NodeInfo``)."""
 
     __slots__ = (
         "allocatable",
         "generation",
+        "images",
+        "index",
         "labels",
         "name",
         "node",
         "non_zero_requested",
         "pods",
+        "pods_with_affinity",
+        "pods_with_ports",
+        "pods_with_required_anti_affinity",
         "requested",
         "taints",
         "unschedulable",
@@ -137,6 +204,11 @@ class NodeInfo:
         self.taints: tuple[Taint, ...] = ()
         self.unschedulable = False
         self.generation = 0
+        self.images: dict[str, int] = {}
+        self.pods_with_affinity: dict[str, PodInfo] = {}
+        self.pods_with_required_anti_affinity: dict[str, PodInfo] = {}
+        self.pods_with_ports: dict[str, PodInfo] = {}
+        self.index: NodeIndex | None = None  # set by the cache that owns this NodeInfo
         if node is not None:
             self.set_node(node)
 
@@ -147,7 +219,24 @@ class NodeInfo:
         self.labels = dict(node["metadata"].get("labels") or {})
         self.taints = parse_taints(node)
         self.unschedulable = bool((node.get("spec") or {}).get("unschedulable"))
+        images = _images(node)
+        if images != self.images:
+            self.set_images(images)
         self.generation += 1
+
+    def set_images(self, images: dict[str, int]) -> None:
+        """Take the node's image list, keeping the index's image -> nodes map current."""
+        if self.index is not None:
+            table = self.index.image_nodes
+            for name in self.images.keys() - images.keys():
+                nodes = table.get(name)
+                if nodes is not None:
+                    nodes.discard(self.name)
+                    if not nodes:
+                        del table[name]
+            for name in images.keys() - self.images.keys():
+                table.setdefault(name, set()).add(self.name)
+        self.images = images
 
     def add_pod(self, info: PodInfo) -> None:
         """Account for a pod on this node (replacing an older version with the same key)."""
@@ -156,7 +245,31 @@ class NodeInfo:
         self.pods[info.key] = info
         self.requested.add(info.requests)
         self.non_zero_requested.add(info.non_zero)
+        if info.affinity is not _NO_TERMS:
+            self._add_affinity(info)
+        if info.ports:
+            self.pods_with_ports[info.key] = info
         self.generation += 1
+
+    def _add_affinity(self, info: PodInfo) -> None:
+        if not info.affinity.any():
+            return
+        self.pods_with_affinity[info.key] = info
+        if self.index is not None:
+            self.index.affinity[self.name] = self
+        if info.affinity.required_anti_affinity:
+            self.pods_with_required_anti_affinity[info.key] = info
+            if self.index is not None:
+                self.index.anti_affinity[self.name] = self
+
+    def _remove_affinity(self, key: str) -> None:
+        if self.pods_with_affinity.pop(key, None) is None:
+            return
+        if self.pods_with_required_anti_affinity.pop(key, None) is not None:
+            if not self.pods_with_required_anti_affinity and self.index is not None:
+                self.index.anti_affinity.pop(self.name, None)
+        if not self.pods_with_affinity and self.index is not None:
+            self.index.affinity.pop(self.name, None)
 
     def remove_pod(self, key: str) -> bool:
         """Stop accounting for a pod; False when it was not here."""
@@ -165,6 +278,10 @@ class NodeInfo:
             return False
         self.requested.add(info.requests, -1)
         self.non_zero_requested.add(info.non_zero, -1)
+        if self.pods_with_affinity:
+            self._remove_affinity(key)
+        if self.pods_with_ports:
+            self.pods_with_ports.pop(key, None)
         self.generation += 1
         return True
 

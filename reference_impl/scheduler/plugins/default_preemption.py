@@ -27,6 +27,7 @@ from reference_impl.api.meta import set_condition
 from reference_impl.clock import rfc3339
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError, NodeToStatus
 from reference_impl.scheduler.framework.interface import (
     Code,
     NodeToStatusReader,
@@ -50,6 +51,8 @@ __all__ = ["NAME", "DefaultPreemption", "new"]
 Obj = dict[str, Any]
 NAME: Final = names.DEFAULT_PREEMPTION
 REASON: Final = "PreemptionByScheduler"
+NO_VICTIMS: Final = "No preemption victims found for incoming pod"
+NOT_HELPFUL: Final = "Preemption is not helpful for scheduling"
 
 
 @final
@@ -79,27 +82,35 @@ class DefaultPreemption:
         """Single-pod preemption on the best node."""
         why = self._ineligible(pod_key(pod), pod["spec"])
         if why:
-            return None, Status(Code.UNSCHEDULABLE, (why,), NAME)
+            return None, Status(Code.UNSCHEDULABLE, (f"preemption: {why}",), NAME)
         prio, best = int(pod["spec"].get("priority") or 0), None
         filters = self._fw.active_filters(state)
         nodes = self._h.snapshot_shared_lister().node_infos()
-        unhelpful = 0
+        # DryRunPreemption's per-node statuses, for the FitError when no node is a candidate.
+        dry_run = NodeToStatus(absent=Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,)))
         for ni in nodes:
             if statuses.get(ni.name).code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                unhelpful += 1
-                continue
+                continue  # nodesWherePreemptionMightHelp: the absent status covers it
             units = [u for u in self._units(prio) if any(p.node_name == ni.name for p in u.pods)]
+            if not units:
+                dry_run.set(ni.name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,)))
+                continue
+            failed: list[Status] = []
 
-            def fits(ni: NodeInfo = ni) -> bool:
+            def fits(ni: NodeInfo = ni, failed: list[Status] = failed) -> bool:
+                st = self._fw.refreshed(state, pod)  # victims were removed from the snapshot
                 if self._nominator is not None:
-                    s = self._nominator.run_filters_with_nominated(
-                        self._fw, state, pod, ni, filters
-                    )
-                    return bool(s.is_success())
-                return bool(self._fw.run_filter_plugins(state, pod, ni, filters).is_success())
+                    s = self._nominator.run_filters_with_nominated(self._fw, st, pod, ni, filters)
+                else:
+                    s = self._fw.run_filter_plugins(st, pod, ni, filters)
+                failed[:] = [] if s.is_success() else [s]
+                return bool(s.is_success())
 
             picked = self._select(units, fits)
-            if picked is not None and picked[0]:
+            if picked is None:
+                # Still no fit with every victim removed: the filters' own status.
+                dry_run.set(ni.name, failed[0] if failed else Status(Code.UNSCHEDULABLE))
+            elif picked[0]:
                 victims, violations = picked
                 # pickOneNodeForPreemption: fewest PDB violations, lowest highest
                 # priority, lowest sum of (offset) priorities, fewest pods, then name.
@@ -113,13 +124,8 @@ class DefaultPreemption:
                 if best is None or rank < best[0]:
                     best = (rank, ni.name, victims)
         if best is None:
-            counts = [
-                (len(nodes) - unhelpful, "No preemption victims found for incoming pod"),
-                (unhelpful, "Preemption is not helpful for scheduling"),
-            ]
-            hist = ", ".join(f"{n} {r}" for n, r in counts if n)
-            msg = f"preemption: 0/{len(nodes)} nodes are available: {hist}"
-            return None, Status(Code.UNSCHEDULABLE, (msg,), NAME)
+            fit_error = FitError(len(nodes), Diagnosis(node_to_status=dry_run))
+            return None, Status(Code.UNSCHEDULABLE, (f"preemption: {fit_error.message()}",), NAME)
         self._evict(pod_key(pod), best[2])
         _nominate(self._h.ctx.server, {pod_key(pod): best[1]})
         return PostFilterResult(best[1]), Status(plugin=NAME)
@@ -184,13 +190,14 @@ class DefaultPreemption:
 
     def _ineligible(self, key: str, spec: Obj) -> str:
         if spec.get("preemptionPolicy") == "Never":
-            return "not eligible for preemption: preemptionPolicy is Never"
+            return "not eligible due to preemptionPolicy=Never."
         cache = self._h.snapshot_shared_lister()
         left = {
             v for v in self._pending.get(key, ()) if any(v in ni.pods for ni in cache.node_infos())
         }
         self._pending[key] = left
-        return "waiting for preemption victims to terminate" if left else ""
+        # Its victims are still terminating (on the node nominated for it).
+        return "not eligible due to a terminating pod on the nominated node." if left else ""
 
     def _units(self, prio: int, exclude: frozenset[str] = frozenset()) -> list[Unit]:
         """Victim units below ``prio``, least important first (``victim_units``)."""

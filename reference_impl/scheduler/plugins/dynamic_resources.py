@@ -42,6 +42,7 @@ from reference_impl.scheduler.framework.interface import (
     PreFilterResult,
     QueueingHint,
     ReservePlugin,
+    ScorePlugin,
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
@@ -54,6 +55,7 @@ from reference_impl.scheduler.plugins.dynamic_resources_index import (
     ClaimEventIndex,
     missing_device_class,
 )
+from reference_impl.scheduler.plugins.dynamic_resources_score import DynamicResourcesScore
 
 __all__ = ["DynamicResources", "MAX_RESERVED_FOR", "new"]
 
@@ -66,6 +68,9 @@ _RESOURCES: Final = {
     "DeviceClass": EventResource.DEVICE_CLASS,
     "DeviceTaintRule": EventResource.RESOURCE_SLICE,  # a rule changes what slices offer
 }
+# statusUnschedulable: every DRA Filter rejection is UnschedulableAndUnresolvable, so
+# preemption never evicts pods for devices ("Preemption is not helpful for scheduling").
+_CANNOT_ALLOCATE: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (CANNOT_ALLOCATE,))
 _ACTIONS: Final = {"ADDED": ActionType.ADD, "MODIFIED": ActionType.UPDATE_OTHER,
                    "DELETED": ActionType.DELETE}
 
@@ -91,8 +96,8 @@ class _State:
         return self
 
 
-class DynamicResources:
-    """The DynamicResources plugin."""
+class DynamicResources(DynamicResourcesScore):
+    """The DynamicResources plugin (Score: ``dynamic_resources_score``)."""
 
     def __init__(self, handle: Handle) -> None:
         self._ctx = handle.ctx
@@ -222,17 +227,31 @@ class DynamicResources:
             return OK
         if not extra and (node_info.name in s.short
                           or fast.cannot_allocate(self.tracker, s.pending, node_info)):
-            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))  # no full search needed
+            return _CANNOT_ALLOCATE  # no full search needed
         try:
             alloc = self.tracker.allocator(self.tracker.devices_for(node_info.name)).allocate(
                 pending, node_info.node)
         except AllocationError as e:
             return Status(Code.ERROR, (str(e),))
         if alloc is None:
-            return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
+            return _CANNOT_ALLOCATE
         s.per_node[node_info.name] = alloc
         if extra:
             s.ext_claims[node_info.name] = extra
+        return OK
+
+    # -- Score (DRAPrioritizedList; computeScore in dynamic_resources_score) -------------
+
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
+        """SKIP unless a claim has a firstAvailable request (deviation: upstream scores all
+        nodes 0 then, which cannot change the ranking)."""
+        s = state.try_read(_KEY)
+        if s is None or not any(
+            "firstAvailable" in req
+            for claim in (*s.allocated, *s.pending)
+            for req in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ()
+        ):
+            return Status(Code.SKIP)
         return OK
 
     def _usable(self, claim: Obj, node: Obj) -> bool:
@@ -274,6 +293,18 @@ class DynamicResources:
         if not s.ext_requests or self._ext is None:
             return None
         return ext.node_claim(pod, s.ext_requests, self._ext.get(), node_info)
+
+    def score_inputs(self, state: CycleState, node_name: str) -> tuple[list[Obj], list[Obj]] | None:
+        """Allocated claims, then pending ones with the allocations Filter found here."""
+        s = state.try_read(_KEY)
+        if s is None:
+            return None
+        allocs = s.per_node.get(node_name)
+        if allocs is None and node_name in s.vouched:  # Filter's fast path skipped the search
+            allocs = fast.allocate(self.tracker, s.pending, s.vouched[node_name])
+            if allocs is not None:
+                s.per_node[node_name] = allocs
+        return None if allocs is None else ([*s.allocated, *s.pending], allocs)
 
     # -- Reserve / Unreserve / PreBind ----------------------------------------------------
 
@@ -347,4 +378,5 @@ _g: type[FilterPlugin] = DynamicResources
 _r: type[ReservePlugin] = DynamicResources
 _b: type[PreBindPlugin] = DynamicResources
 _pf: type[PostFilterPlugin] = DynamicResources
+_s: type[ScorePlugin] = DynamicResources
 _e: type[EnqueueExtensions] = DynamicResources

@@ -40,18 +40,27 @@ def _class_names(claim: Obj) -> list[str]:
     return out
 
 
+def _request_classes(claim: Obj) -> list[tuple[str, str]]:
+    # (request name, class): ``exactly`` by its name, subrequests as "<request>/<sub>".
+    out = []
+    for req in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
+        if "exactly" in req:
+            out.append((str(req.get("name", "")), str(req["exactly"].get("deviceClassName", ""))))
+        out += [(f"{req.get('name', '')}/{s.get('name', '')}", str(s.get("deviceClassName", "")))
+                for s in req.get("firstAvailable") or ()]
+    return out
+
+
 def missing_device_class(claims: Sequence[Obj], classes: Iterable[str]) -> str:
-    """A message naming the first class an unallocated claim requests that does not
-    exist, or "" (the pod then waits in the pool for a DeviceClass event)."""
+    """``validateDeviceClass``'s message for the first request of an unallocated claim
+    whose class does not exist, or "" (the pod then waits for a DeviceClass event)."""
     known = set(classes)
     for c in claims:
         if (c.get("status") or {}).get("allocation"):
             continue
-        for name in _class_names(c):
+        for request, name in _request_classes(c):
             if name not in known:
-                return (
-                    f'resourceclaim "{c["metadata"]["name"]}": device class "{name}" does not exist'
-                )
+                return f"request {request}: device class {name} does not exist"
     return ""
 
 

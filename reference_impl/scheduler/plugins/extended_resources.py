@@ -3,7 +3,9 @@ and ``dynamicresources/extended`` (KEP-5004).
 
 A container request such as ``example.com/gpu: 2`` is served by the DeviceClass whose
 ``spec.extendedResourceName`` matches (the newest class wins; on a creation-time tie the
-lexicographically first name). On a node that advertises the resource as allocatable
+lexicographically first name). Every class also serves its implicit name
+``deviceclass.resource.kubernetes.io/<class>``, with or without an extendedResourceName
+(``extendedresourcecache``; validation keeps it unique). On a node that advertises the resource as allocatable
 (device-plugin style) NodeResourcesFit handles it as before; on the others the
 DynamicResources plugin allocates it through a special claim with one request per
 (container, resource), named ``container-<i>-request-<j>`` (``i`` indexes init containers
@@ -30,6 +32,7 @@ __all__ = [
     "class_mapping",
     "create_claim",
     "device_requests",
+    "is_dra_extended_resource_name",
     "is_extended_resource_name",
     "node_claim",
     "pod_requests",
@@ -40,6 +43,7 @@ Obj = dict[str, Any]
 API: Final = "resource.k8s.io/v1"
 ANNOTATION: Final = "resource.kubernetes.io/extended-resource-claim"
 SPECIAL_CLAIM: Final = "<extended-resources>"  # in-memory name, never a valid object name
+DEVICE_CLASS_PREFIX: Final = "deviceclass.resource.kubernetes.io/"
 _NATIVE: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pods", "storage"})
 
 
@@ -51,18 +55,27 @@ def is_extended_resource_name(name: str) -> bool:
     return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
 
 
+def is_dra_extended_resource_name(name: str) -> bool:
+    """``schedutil.IsDRAExtendedResourceName``: an extended resource name, or a class's
+    implicit ``deviceclass.resource.kubernetes.io/<class>``."""
+    return is_extended_resource_name(name) or name.startswith(DEVICE_CLASS_PREFIX)
+
+
 def class_mapping(classes: Iterable[Obj]) -> dict[str, str]:
-    """extendedResourceName -> DeviceClass name: newest class wins, then the first name."""
+    """Resource name -> DeviceClass name: each class's implicit name, and its
+    extendedResourceName (on a clash the newest class wins, then the first name)."""
     best: dict[str, tuple[str, str]] = {}
+    implicit: dict[str, str] = {}
     for c in classes:
+        name, created = str(c["metadata"]["name"]), str(c["metadata"].get("creationTimestamp", ""))
+        implicit[f"{DEVICE_CLASS_PREFIX}{name}"] = name
         ern = (c.get("spec") or {}).get("extendedResourceName")
         if not ern:
             continue
-        name, created = str(c["metadata"]["name"]), str(c["metadata"].get("creationTimestamp", ""))
         cur = best.get(ern)
         if cur is None or created > cur[0] or (created == cur[0] and name < cur[1]):
             best[ern] = (created, name)
-    return {k: v[1] for k, v in best.items()}
+    return {**implicit, **{k: v[1] for k, v in best.items()}}
 
 
 class DeviceClassMapping:
@@ -96,11 +109,11 @@ def pod_requests(pod: Obj, mapping: dict[str, str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for c in pod["spec"].get("containers") or ():
         for r, q in ((c.get("resources") or {}).get("requests") or {}).items():
-            if r in mapping and is_extended_resource_name(r):
+            if r in mapping and is_dra_extended_resource_name(r):
                 out[r] = out.get(r, 0) + _count(q)
     for c in pod["spec"].get("initContainers") or ():
         for r, q in ((c.get("resources") or {}).get("requests") or {}).items():
-            if r in mapping and is_extended_resource_name(r):
+            if r in mapping and is_dra_extended_resource_name(r):
                 out[r] = max(out.get(r, 0), _count(q))
     return {r: n for r, n in out.items() if n > 0}
 

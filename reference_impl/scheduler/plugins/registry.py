@@ -6,20 +6,28 @@ from types import MappingProxyType
 
 from reference_impl.scheduler.framework.registry import PluginFactory, Registry
 from reference_impl.scheduler.plugins import (
+    balanced_allocation,
     default_binder,
     default_preemption,
     dynamic_resources,
     gang_scheduling,
+    image_locality,
+    inter_pod_affinity,
     names,
     node_affinity,
+    node_declared_features,
     node_name,
+    node_ports,
     node_resources_fit,
     node_unschedulable,
     node_volume_limits,
+    pod_topology_spread,
     queue_sort,
     scheduling_gates,
     taint_toleration,
     volume_binding,
+    volume_restrictions,
+    volume_zone,
 )
 
 __all__ = ["in_tree_registry"]
@@ -41,5 +49,13 @@ def in_tree_registry() -> Registry:
         names.DEFAULT_PREEMPTION: default_preemption.new,
         names.VOLUME_BINDING: volume_binding.new,
         names.NODE_VOLUME_LIMITS: node_volume_limits.new,
+        names.NODE_PORTS: node_ports.new,
+        names.VOLUME_RESTRICTIONS: volume_restrictions.new,
+        names.VOLUME_ZONE: volume_zone.new,
+        names.POD_TOPOLOGY_SPREAD: pod_topology_spread.new,
+        names.INTER_POD_AFFINITY: inter_pod_affinity.new,
+        names.NODE_RESOURCES_BALANCED_ALLOCATION: balanced_allocation.new,
+        names.IMAGE_LOCALITY: image_locality.new,
+        names.NODE_DECLARED_FEATURES: node_declared_features.new,
     }
     return MappingProxyType(factories)

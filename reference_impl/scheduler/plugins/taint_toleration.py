@@ -42,6 +42,8 @@ __all__ = ["NAME", "TaintToleration", "new"]
 Obj = dict[str, Any]
 NAME: Final = names.TAINT_TOLERATION
 DO_NOT_SCHEDULE: Final = frozenset({"NoSchedule", "NoExecute"})
+ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
+_UNTOLERATED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNTOLERATED,), NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,14 +77,14 @@ class TaintToleration:
         return self._tolerations
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
-        """UNSCHEDULABLE_AND_UNRESOLVABLE naming the first untolerated taint."""
+        """UNSCHEDULABLE_AND_UNRESOLVABLE with upstream 1.37's reason, which no longer
+        names the taint (so nodes with different taints share one histogram entry)."""
         if not node_info.taints:
             return OK
         taint = find_untolerated(node_info.taints, self._tolerations_of(pod), DO_NOT_SCHEDULE)
         if taint is None:
             return OK
-        reason = f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,), NAME)
+        return _UNTOLERATED
 
     def filter_suspects(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]

@@ -159,10 +159,11 @@ class VolumeBinding:
         return None
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
-        """UNSCHEDULABLE when a claim to provision has no capacity reachable from the node."""
+        """UNSCHEDULABLE_AND_UNRESOLVABLE (as for every FindPodVolumes reason: preemption
+        frees no storage) when a claim to provision has no capacity reachable from the node."""
         for p in state.read(_KEY).provisions:
             if self._tracks_capacity(p.driver) and self._capacity_for(p, node_info) is None:
-                return Status(Code.UNSCHEDULABLE, (NOT_ENOUGH_SPACE,), NAME)
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_ENOUGH_SPACE,), NAME)
         return OK
 
     # -- Score --------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from reference_impl.api import (
     make_pod,
     make_resource_claim,
 )
-from reference_impl.errors import Invalid
+from reference_impl.errors import Invalid, NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-4381")]
 NODE = "kwok-node-0"
@@ -162,6 +162,8 @@ def test_invalid_cel_is_rejected_with_field_path(target: Target) -> None:
     with pytest.raises(Invalid) as e:
         target.apply(make_device_class("dra-core-bad").selector("device.driver ==").build())
     assert "spec.selectors[0].cel.expression" in e.value.fields
+    with pytest.raises(NotFound):
+        target.get(DRA_API, "DeviceClass", "dra-core-bad")
 
 
 def test_selector_of_wrong_type_is_rejected(target: Target, namespace: str) -> None:

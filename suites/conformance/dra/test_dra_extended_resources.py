@@ -44,16 +44,19 @@ class Env:
             self.drv.publish([name], gpus=gpus)
         return name
 
-    def device_class(self, suffix: str, index: int | None = None) -> Obj:
+    def device_class(self, suffix: str, index: int | None = None, explicit: bool = True) -> Obj:
+        """A class for the driver's devices; ``explicit``: naming ``self.resource``."""
         name = f"dra-ext-{self.ns}-{suffix}"[:63]
         expr = f'device.driver == "{DRIVER}"'
         if index is not None:
             expr += f' && device.attributes["{DRIVER}"].index == {index}'
         self.classes.append(name)
-        return self.target.apply(make_device_class(name).selector(expr).extended_resource(self.resource).build())
+        b = make_device_class(name).selector(expr)
+        return self.target.apply((b.extended_resource(self.resource) if explicit else b).build())
 
-    def pod(self, name: str, *per_container: int, node: str | None = None) -> None:
-        """A pool pod whose containers request (and limit) ``per_container`` of the resource."""
+    def pod(self, name: str, *per_container: int, node: str | None = None, resource: str = "") -> None:
+        """A pool pod whose containers request (and limit) ``per_container`` of the
+        resource (``self.resource`` unless another is named)."""
         pod = make_pool_pod(name, self.ns, cpu="100m")
         if node:
             pod = pod.node_selector(**{"kubernetes.io/hostname": node})
@@ -62,8 +65,8 @@ class Env:
         obj = pod.build()
         for c, n in zip(obj["spec"]["containers"], per_container, strict=True):
             res = c.setdefault("resources", {})
-            res.setdefault("requests", {})[self.resource] = str(n)
-            res.setdefault("limits", {})[self.resource] = str(n)
+            res.setdefault("requests", {})[resource or self.resource] = str(n)
+            res.setdefault("limits", {})[resource or self.resource] = str(n)
         self.target.apply(obj)
 
     def get_pod(self, name: str) -> Obj:
@@ -254,3 +257,59 @@ def test_special_claim_is_deleted_with_its_pod(target: Target, env: Env) -> None
 
     target.wait_until(claim_gone, timeout=90, what="special claim garbage-collected")
     _bound_with_status(target, env, "next")
+
+
+IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+
+def _unschedulable_message(env: Env, name: str) -> str:
+    cond = condition(env.get_pod(name), "PodScheduled") or {}
+    return str(cond.get("message", "")) if cond.get("status") == "False" else ""
+
+
+@pytest.mark.parametrize("explicit", [False, True], ids=["no-extendedResourceName", "with-extendedResourceName"])
+def test_implicit_device_class_resource_name_is_served(
+    target: Target, env: Env, explicit: bool
+) -> None:
+    """DRA-EXT, implicit extended resource name.
+
+    A pod requesting ``deviceclass.resource.kubernetes.io/<class>: 1`` MUST be scheduled
+    onto a node with a device of that class, through a special claim with one request of
+    1 from that class, whether or not the class sets an extendedResourceName; the
+    requestMappings MUST name the implicit resource.
+    """
+    node = env.node("dra", gpus=2)
+    cls = env.device_class("gpu", explicit=explicit)["metadata"]["name"]
+    implicit = f"{IMPLICIT_PREFIX}{cls}"
+    env.pod("p", 1, resource=implicit)
+    _bound_with_status(target, env, "p")
+    assert env.get_pod("p")["spec"]["nodeName"] == node
+    claim = env.ext_claim("p")
+    (req,) = claim["spec"]["devices"]["requests"]
+    assert req["exactly"] == {"deviceClassName": cls, "allocationMode": "ExactCount", "count": 1}
+    (result,) = claim["status"]["allocation"]["devices"]["results"]
+    assert result["pool"] == node
+    assert env.ext_status("p")["requestMappings"] == [  # type: ignore[index]
+        {"containerName": "main", "resourceName": implicit, "requestName": req["name"]}]
+
+
+def test_implicit_name_of_a_missing_class_is_insufficient_and_not_preemptible(
+    target: Target, env: Env
+) -> None:
+    """DRA-EXT, implicit name without a class.
+
+    A pod requesting ``deviceclass.resource.kubernetes.io/<name>`` for which no DeviceClass
+    exists MUST stay Pending; its message MUST report the node as "Insufficient" that
+    resource and end with "Preemption is not helpful for scheduling." (no node has any
+    of it, so no victim could make room).
+    """
+    env.node("dra", gpus=2)
+    env.device_class("gpu")
+    missing = f"{IMPLICIT_PREFIX}dra-ext-{env.ns}-none"
+    env.pod("p", 1, resource=missing)
+    target.wait_until(lambda: bool(_unschedulable_message(env, "p")), timeout=60,
+                      what="pod unschedulable")
+    msg = _unschedulable_message(env, "p")
+    assert f"1 Insufficient {missing}" in msg, msg
+    assert msg.endswith("Preemption is not helpful for scheduling."), msg
+    assert env.claims() == []

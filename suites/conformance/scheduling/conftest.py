@@ -9,20 +9,25 @@ from typing import Any
 import pytest
 
 from fixtures import Target
-from reference_impl.api import make_pool_node, make_priority_class
+from reference_impl.api import POOL_KEY, make_pool_node, make_pool_pod, make_priority_class
 from reference_impl.errors import NotFound
 
 
 @pytest.fixture
 def pool(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
-    """``pool(cpu="1", **labels)`` adds a node only this test's pods use; removed at teardown."""
+    """``pool(cpu="1", memory="4Gi", images=None, **labels)`` adds a node only this test's
+    pods use (label keys: "__" becomes "/", "_" becomes "."); removed at teardown."""
     made: list[str] = []
 
-    def add(cpu: str = "1", **labels: str) -> str:
+    def add(
+        cpu: str = "1", memory: str = "4Gi", images: list[Any] | None = None, **labels: str
+    ) -> str:
         name = f"sched-{namespace}-{len(made)}"[:63]
-        node = make_pool_node(name, namespace, cpu=cpu, memory="4Gi")
+        node = make_pool_node(name, namespace, cpu=cpu, memory=memory)
         for k, v in labels.items():
             node = node.label(k.replace("__", "/").replace("_", "."), v)
+        if images is not None:
+            node = node.set("status.images", images)
         target.apply(node.build())
         made.append(name)
         return name
@@ -59,3 +64,72 @@ def priority_class(target: Target, namespace: str) -> Iterator[Callable[..., str
 def classes(priority_class: Callable[..., str]) -> tuple[str, str]:
     """A low (10) and a high (1000) PriorityClass, removed afterwards."""
     return priority_class("low", 10), priority_class("high", 1000)
+
+
+def _scheduled_false(pod: dict[str, Any]) -> str | None:
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "PodScheduled" and c.get("status") == "False":
+            return str(c.get("message") or "")
+    return None
+
+
+@pytest.fixture
+def bound_node(target: Target, namespace: str) -> Callable[..., str]:
+    """``bound_node("p")`` waits until pod p is bound and returns its node."""
+
+    def wait(name: str, timeout: float = 60) -> str:
+        target.wait_until(
+            lambda: bool(target.get("v1", "Pod", name, namespace)["spec"].get("nodeName")),
+            timeout=timeout, what=f"pod {name} bound",
+        )
+        node: str = target.get("v1", "Pod", name, namespace)["spec"]["nodeName"]
+        return node
+
+    return wait
+
+
+@pytest.fixture
+def unschedulable(target: Target, namespace: str) -> Callable[..., str]:
+    """``unschedulable("p")`` waits for PodScheduled=False and returns its message."""
+
+    def wait(name: str, timeout: float = 60) -> str:
+        target.wait_until(
+            lambda: _scheduled_false(target.get("v1", "Pod", name, namespace)) is not None,
+            timeout=timeout, what=f"pod {name} unschedulable",
+        )
+        msg = _scheduled_false(target.get("v1", "Pod", name, namespace))
+        assert not target.get("v1", "Pod", name, namespace)["spec"].get("nodeName")
+        return msg or ""
+
+    return wait
+
+
+@pytest.fixture
+def settle_nodes(target: Target, namespace: str) -> Callable[..., None]:
+    """``settle_nodes(*nodes)``: make sure the scheduler knows every node before a test
+    relies on scores across them. A fresh Node reaches a real scheduler's cache a moment
+    after it is created; a pinned probe pod bound to each node (then deleted and gone)
+    proves it is there."""
+
+    def settle(*nodes: str) -> None:
+        if not nodes:  # every pool node of this test
+            nodes = tuple(sorted(
+                n["metadata"]["name"] for n in target.list("v1", "Node")
+                if (n["metadata"].get("labels") or {}).get(POOL_KEY) == namespace
+            ))
+        names = [f"probe-{i}" for i in range(len(nodes))]
+        for name, node in zip(names, nodes, strict=True):
+            pod = make_pool_pod(name, namespace, cpu="10m")
+            target.apply(pod.node_selector(**{"kubernetes.io/hostname": node}).build())
+        for name in names:
+            target.wait_until(
+                lambda n=name: bool(target.get("v1", "Pod", n, namespace)["spec"].get("nodeName")),
+                timeout=60, what=f"probe {name} bound",
+            )
+            target.delete("v1", "Pod", name, namespace)
+        target.wait_until(
+            lambda: not {p["metadata"]["name"] for p in target.list("v1", "Pod", namespace)} & set(names),
+            timeout=60, what="probes gone",
+        )
+
+    return settle

@@ -112,10 +112,12 @@ def test_nodes_without_the_topology_label_are_not_a_domain(
         pool(cpu="1")
     target.apply(make_pool_pod("plain", namespace).build())
     _gang(target, namespace, "nolabel", 2)
+    # The plain pod's bind and the gang's verdict are separate scheduling cycles: wait for both.
     target.wait_until(
-        lambda: _initially(target, namespace, "nolabel") == "False",
+        lambda: _initially(target, namespace, "nolabel") == "False"
+        and "plain" in _bound(target, namespace),
         timeout=120,
-        what="PodGroupInitiallyScheduled=False",
+        what="PodGroupInitiallyScheduled=False and the plain pod bound",
     )
     assert set(_bound(target, namespace)) == {"plain"}
     _rack(pool, "r9", 2)

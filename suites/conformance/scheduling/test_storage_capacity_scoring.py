@@ -8,6 +8,7 @@ provisioning (PV creation, binding, capacity going down) needs a provisioner.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -118,8 +119,9 @@ def test_a_pod_waits_when_no_node_has_enough_capacity(
     """No capacity, no node.
 
     When no node's capacity holds the claim, the pod MUST stay unscheduled with a
-    PodScheduled=False message naming "did not have enough free storage", and the claim
-    MUST get no selected-node.
+    PodScheduled=False message naming "did not have enough free storage" and counting
+    every node as one where preemption is not helpful, and the claim MUST get no
+    selected-node.
     """
     node = pool(cpu="4")
     _ready(target, node)
@@ -139,6 +141,9 @@ def test_a_pod_waits_when_no_node_has_enough_capacity(
         what="pod unschedulable for storage",
     )
     assert _selected(target, namespace, "data") == ""
+    m = re.search(r" preemption: 0/(\d+) nodes are available: (\d+) Preemption is not helpful "
+                  r"for scheduling\.$", message())
+    assert m is not None and m.group(1) == m.group(2), message()
 
 
 def test_the_node_with_more_free_capacity_scores_higher(

@@ -9,14 +9,36 @@ import pytest
 
 from reference_impl.features import FEATURES, GATES, FeatureGates, Stage, UnknownFeature
 
-FEATURES_MD = Path(__file__).resolve().parents[3].parent / "shared" / "FEATURES.md"
+CATALOGUE = Path(__file__).resolve().parents[3] / "docs" / "FEATURES.md"
+_STAGE = {
+    "GA": Stage.GA,
+    "beta-on": Stage.BETA,
+    "beta-off": Stage.BETA,
+    "beta": Stage.BETA,
+    "alpha": Stage.ALPHA,
+}
 
 
-def test_every_catalogue_row_is_in_the_table() -> None:
-    if not FEATURES_MD.exists():
-        pytest.skip("../shared/FEATURES.md is not beside this checkout")
-    ids = set(re.findall(r"^\| ([A-Z][A-Z0-9-]+) \|", FEATURES_MD.read_text(), re.M)) - {"id"}
-    assert ids and ids <= {f.id for f in FEATURES}
+def _catalogue_rows() -> dict[str, tuple[str, str]]:
+    rows = re.findall(
+        r"^\| ([A-Z][A-Z0-9-]+) \| [^|]+ \| ([^|]+) \| ([^|]+) \|$", CATALOGUE.read_text(), re.M
+    )
+    return {fid: (kep.strip(), stage.split("/")[0].strip()) for fid, kep, stage in rows}
+
+
+def test_the_table_and_the_catalogue_have_the_same_features() -> None:
+    rows = _catalogue_rows()
+    assert len(rows) >= 20
+    assert set(rows) == {f.id for f in FEATURES}
+
+
+def test_the_table_has_the_catalogue_keps_and_stages() -> None:
+    by_id = {f.id: f for f in FEATURES}
+    for fid, (kep, stage) in _catalogue_rows().items():
+        feature = by_id[fid]
+        numbers = set(re.findall(r"\d{4}", kep))
+        assert numbers == {k.removeprefix("KEP-") for k in feature.keps}, fid
+        assert _STAGE.get(stage, Stage.NONE) == feature.stage, fid
 
 
 def test_lookup_by_kep_and_by_id() -> None:

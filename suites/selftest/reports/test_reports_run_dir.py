@@ -203,6 +203,8 @@ def test_xdist_workers_report_statements_and_gates(
         "test_one": ("Gang. One MUST pass.", {"GenericWorkload": True}),
         "test_two": ("Gang. Two MUST pass.", {"GenericWorkload": True}),
     }
+    run = doc["run"]
+    assert (run["collected"], run["not_run"], run["complete"]) == (2, 0, True)
 
 
 def test_the_run_records_its_runtime_config(project: pytest.Pytester, tmp_path: Path) -> None:
@@ -212,3 +214,37 @@ def test_the_run_records_its_runtime_config(project: pytest.Pytester, tmp_path: 
     doc = json.loads((tmp_path / "results.json").read_text())
     validate_results(doc)
     assert doc["run"]["runtime_config"] == {"resource.k8s.io/v1beta1": "true"}
+
+
+INTERRUPTED = '''
+def test_one():
+    pass
+
+def test_two():
+    raise KeyboardInterrupt
+
+def test_three():
+    pass
+'''
+
+
+def test_an_interrupted_run_is_marked_incomplete(project: pytest.Pytester, tmp_path: Path) -> None:
+    project.makepyfile(test_stop=INTERRUPTED)
+    project.runpytest_subprocess(f"--report-dir={tmp_path}")  # Ctrl-C must not reach this session
+    doc = json.loads((tmp_path / "results.json").read_text())
+    validate_results(doc)
+    run = doc["run"]
+    assert run["complete"] is False and run["interrupted"] is True and run["exit_status"] == 2
+    assert run["collected"] == 3 and run["not_run"] == 2  # test_two has no result either
+    lines = (tmp_path / "e2e.log").read_text().splitlines()
+    assert lines[-1] == "FAIL! - Interrupted by User -- 1 Passed | 0 Failed | 0 Pending | 0 Skipped"
+    assert "Ran 1 of 3 Specs" in lines[-3]
+    assert lines[-2] == "2 of 3 collected specs did not run (interrupted)"
+
+
+def test_a_run_stopped_by_maxfail_is_not_complete(project: pytest.Pytester, tmp_path: Path) -> None:
+    project.makepyfile("def test_a(): assert 0\ndef test_b(): pass\n")
+    project.runpytest(f"--report-dir={tmp_path}", "-x").assert_outcomes(failed=1)
+    run = json.loads((tmp_path / "results.json").read_text())["run"]
+    assert run["complete"] is False and run["interrupted"] is False and run["not_run"] == 1
+    assert (tmp_path / "e2e.log").read_text().splitlines()[-1].startswith("FAIL! -- 0 Passed")

@@ -51,3 +51,35 @@ def test_disabled_select_policy_never_scales() -> None:
     stab = Stabilizer()
     behavior = {"scaleDown": {"selectPolicy": "Disabled", "stabilizationWindowSeconds": 0}}
     assert stab.normalize("k", _at(0), behavior, 3, 0, 0, 10) == 3
+
+
+def test_without_behavior_scale_up_is_capped_at_twice_or_four() -> None:
+    # convertDesiredReplicasWithRules: max(2 * current, 4) unless maxReplicas is lower.
+    stab = Stabilizer()
+    n = stab.normalize_without_behavior("k", _at(0), 1, 10, 1, 20)
+    assert (n.replicas, n.limited, n.limited_reason) == (4, True, "ScaleUpLimit")
+    n = stab.normalize_without_behavior("k2", _at(0), 1, 10, 1, 3)
+    assert (n.replicas, n.limited_reason) == (3, "TooManyReplicas")
+    n = stab.normalize_without_behavior("k3", _at(0), 2, 0, 2, 5)
+    assert (n.replicas, n.limited, n.limited_reason) == (2, True, "TooFewReplicas")
+    assert n.able_reason == "ReadyForNewScale"
+
+
+def test_without_behavior_the_downscale_window_keeps_the_highest_recommendation() -> None:
+    stab = Stabilizer()
+    stab.record_initial("k", _at(0), 5)
+    n = stab.normalize_without_behavior("k", _at(15), 5, 1, 1, 10)
+    assert (n.replicas, n.able_reason) == (5, "ScaleDownStabilized")
+    n = stab.normalize_without_behavior("k", _at(316), 5, 1, 1, 10)
+    assert (n.replicas, n.able_reason, n.limited_reason) == (1, "ReadyForNewScale", "DesiredWithinRange")
+
+
+def test_behavior_reasons_and_percent_scale_down_truncates() -> None:
+    stab = Stabilizer()
+    behavior = {"scaleDown": {"stabilizationWindowSeconds": 0,
+                              "policies": [{"type": "Percent", "value": 50, "periodSeconds": 60}]}}
+    n = stab.normalize_with_behaviors("k", _at(0), behavior, 5, 0, 0, 10)
+    # int32(5 * 0.5) = 2 (upstream truncates; rounding up would keep 3)
+    assert (n.replicas, n.limited, n.limited_reason) == (2, True, "ScaleDownLimit")
+    n = stab.normalize_with_behaviors("k2", _at(0), {}, 3, 3, 0, 10)
+    assert (n.able_reason, n.limited, n.limited_reason) == ("ReadyForNewScale", False, "DesiredWithinRange")

@@ -144,7 +144,7 @@ TT = taint_toleration.new(None, None, SchedulerFeatures())  # type: ignore[arg-t
         pytest.param(
             make_pod("p").build(), make_node("n").taint("key", "NoSchedule", "value").build(),
             Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                   ("node(s) had untolerated taint {key: value}",), "TaintToleration"),
+                   ("node(s) had untolerated taint(s)",), "TaintToleration"),
             id="untolerated NoSchedule taint",
         ),
         pytest.param(
@@ -161,7 +161,7 @@ TT = taint_toleration.new(None, None, SchedulerFeatures())  # type: ignore[arg-t
             make_pod("p").toleration("key", "Equal", "other", "NoSchedule").build(),
             make_node("n").taint("key", "NoSchedule", "value").build(),
             Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                   ("node(s) had untolerated taint {key: value}",), "TaintToleration"),
+                   ("node(s) had untolerated taint(s)",), "TaintToleration"),
             id="value mismatch",
         ),
         pytest.param(

@@ -1,4 +1,5 @@
-"""Property tests: whatever the nodes and pods, no node is ever over-committed."""
+"""Property tests: whatever the nodes and pods, no node is ever over-committed, and no pod
+that fits somewhere is left pending (a scheduler that binds nothing fails the second)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,38 @@ def assert_not_overcommitted(h: Any) -> None:
             assert v <= have, f"{name} over-committed on {k}: {v} > {have}"
 
 
+def _free(h: Any) -> dict[str, dict[str, int]]:
+    """Each node's allocatable minus what its bound pods request (cpu in millicores)."""
+    free: dict[str, dict[str, int]] = {}
+    for node in h.server.list("v1", "Node"):
+        alloc = node["status"]["allocatable"]
+        free[node["metadata"]["name"]] = {
+            "pods": int(alloc["pods"]),
+            "cpu": parse_quantity(alloc.get("cpu", "0")) * 1000,
+            "memory": parse_quantity(alloc.get("memory", "0")),
+        }
+    for pod in h.server.list("v1", "Pod", "default"):
+        room = free.get(pod["spec"].get("nodeName") or "")
+        if room is not None:
+            room["pods"] -= 1
+            for k, v in pod_requests(pod).items():
+                room[k] = room.get(k, 0) - v
+    return free
+
+
+def assert_nothing_that_fits_is_pending(h: Any) -> None:
+    free = _free(h)
+    for pod in h.server.list("v1", "Pod", "default"):
+        if pod["spec"].get("nodeName"):
+            continue
+        want = pod_requests(pod)
+        fits = [
+            n for n, room in free.items()
+            if room["pods"] >= 1 and all(room.get(k, 0) >= v for k, v in want.items())
+        ]
+        assert not fits, f"{pod['metadata']['name']} is pending although it fits on {fits}"
+
+
 nodes_st = st.lists(
     st.tuples(st.integers(1, 8), st.integers(1, 16), st.integers(1, 6)), min_size=0, max_size=6
 )
@@ -73,6 +106,7 @@ def test_no_node_is_ever_overcommitted(
     h.clock.settle()
     h.advance(30)
     assert_not_overcommitted(h)
+    assert_nothing_that_fits_is_pending(h)
 
 
 def test_scheduler_state_machine_never_overcommits(harness_factory: Any) -> None:
@@ -114,6 +148,12 @@ def test_scheduler_state_machine_never_overcommits(harness_factory: Any) -> None
         def advance(self, ms: int) -> None:
             self.h.clock.run_until(Instant(self.h.clock.now() + millis(ms)))
             self.h.clock.settle()
+
+        @rule()
+        def wait_out_the_backoff(self) -> None:
+            # Past the 10 s maximum backoff, every pod that fits must have been bound.
+            self.h.advance(15)
+            assert_nothing_that_fits_is_pending(self.h)
 
         @invariant()
         def no_node_is_overcommitted(self) -> None:

@@ -29,7 +29,7 @@ def test_oversized_pod_is_unschedulable_with_the_upstream_message(h: Any) -> Non
     assert (cond["status"], cond["reason"]) == ("False", "Unschedulable")
     assert cond["message"] == (
         "0/3 nodes are available: 1 Insufficient cpu, "
-        "2 node(s) had untolerated taint {key: value}. preemption: 0/3 nodes are available: "
+        "2 node(s) had untolerated taint(s). preemption: 0/3 nodes are available: "
         "3 Preemption is not helpful for scheduling."
     )
     assert h.scheduler.queue.where("default/p") == "unschedulable"

@@ -1,0 +1,184 @@
+"""Models pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go.
+
+Prefers nodes whose resource fractions (requested / allocatable, capped at 1) stay close
+to each other. As in 1.37, the score compares the balance with and without the pod:
+``50 + (50 + balance(with pod) - balance(without)) / 2``, where balance is
+``(1 - std(fractions)) * 100``. Requests are the pod's and node's actual requests (no
+defaults for unset requests); best-effort pods are not scored. DRA-backed extended
+resources are not counted here (they are not in the default resource list).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Self, final
+
+from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
+from reference_impl.scheduler.framework.interface import (
+    MAX_NODE_SCORE,
+    OK,
+    Code,
+    Plugin,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+    Status,
+)
+from reference_impl.scheduler.framework.pod_resources import pod_requests
+from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
+from reference_impl.scheduler.framework.types import NodeInfo, Resource
+from reference_impl.scheduler.plugins import names
+
+__all__ = ["NAME", "BalancedAllocation", "NodeResourcesBalancedAllocationArgs", "new"]
+
+Obj = dict[str, Any]
+NAME: Final = names.NODE_RESOURCES_BALANCED_ALLOCATION
+_HALF: Final = MAX_NODE_SCORE // 2
+
+
+@dataclass(frozen=True, slots=True)
+class NodeResourcesBalancedAllocationArgs:
+    """``NodeResourcesBalancedAllocationArgs``: default resources cpu and memory, weight 1."""
+
+    resources: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    requests: tuple[int, ...]  # per configured resource
+
+    def clone(self) -> Self:
+        return self
+
+
+_PRE_SCORE: Final = StateKey[_State]("PreScore" + NAME)
+
+
+def _amount(r: Resource, name: str) -> int:
+    if name == "cpu":
+        return r.milli_cpu
+    if name == "memory":
+        return r.memory
+    if name == "ephemeral-storage":
+        return r.ephemeral_storage
+    return r.scalar.get(name, 0)
+
+
+def _is_scalar(name: str) -> bool:
+    # schedutil.IsScalarResourceName: extended and prefixed native resources (any name
+    # with a "/"), hugepages- and attachable-volumes-.
+    return "/" in name or name.startswith(("hugepages-", "attachable-volumes-"))
+
+
+def balance(fractions: Sequence[float]) -> int:
+    """``balancedResourceScore``: (1 - standard deviation of the fractions) * 100."""
+    n = len(fractions)
+    std = 0.0
+    if n == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif n > 2:
+        mean = sum(fractions) / n
+        std = math.sqrt(sum((f - mean) * (f - mean) for f in fractions) / n)
+    return int((1 - std) * MAX_NODE_SCORE)
+
+
+def _trunc_half(x: int) -> int:
+    return -((-x) // 2) if x < 0 else x // 2  # Go's integer division truncates toward 0
+
+
+@final
+class BalancedAllocation:
+    """Scores nodes by how evenly the pod leaves their resources used."""
+
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
+        self._names = tuple(n for n, _ in args.resources)
+        self._default = self._names == ("cpu", "memory")
+        # NodeInfo -> (generation, score) for the requests in _memo_reqs
+        self._memo: dict[NodeInfo, tuple[int, int]] = {}
+        self._memo_reqs: tuple[int, ...] = ()
+
+    def name(self) -> str:
+        """The plugin name."""
+        return NAME
+
+    def _requests(self, pod: Obj) -> tuple[int, ...]:
+        req = Resource.from_requests(pod_requests(pod))  # actual requests, no defaults
+        return tuple(_amount(req, n) for n in self._names)
+
+    def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
+        """SKIP for a best-effort pod (nothing requested of the configured resources)."""
+        reqs = self._requests(pod)
+        if not any(reqs):
+            return Status(Code.SKIP)
+        state.write(_PRE_SCORE, _State(reqs))
+        return OK
+
+    def _score(self, reqs: tuple[int, ...], ni: NodeInfo) -> int:
+        with_pod: list[float] = []
+        without: list[float] = []
+        alloc, used = ni.allocatable, ni.requested
+        for name, want in zip(self._names, reqs, strict=True):
+            if want == 0 and _is_scalar(name):
+                continue
+            cap = _amount(alloc, name)
+            if cap == 0:
+                continue
+            have = _amount(used, name)
+            with_pod.append(min((have + want) / cap, 1.0))
+            without.append(min(have / cap, 1.0))
+        return _HALF + _trunc_half(_HALF + balance(with_pod) - balance(without))
+
+    def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
+        """``balancedResourceScorer`` for the node."""
+        st = state.try_read(_PRE_SCORE)
+        reqs = st.requests if st is not None else self._requests(pod)
+        if not any(reqs):
+            return 0, OK
+        return self._score(reqs, node_info), OK
+
+    def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
+        """``score`` for many nodes in one loop (BatchScorePlugin); cpu and memory only.
+
+        A node's score depends only on its NodeInfo (whose generation moves with every
+        change) and the pod's requests, so it is memoised per NodeInfo for the current
+        requests: between two cycles of same-sized pods only the node that took the last
+        pod changes.
+        """
+        st = state.try_read(_PRE_SCORE)
+        if st is None or not self._default:
+            return None
+        reqs = st.requests
+        if reqs != self._memo_reqs or len(self._memo) > 4 * len(nodes) + 64:
+            self._memo, self._memo_reqs = {}, reqs
+        memo = self._memo
+        get = memo.get
+        out: list[int] = []
+        append = out.append
+        for ni in nodes:
+            m = get(ni)
+            if m is not None and m[0] == ni.generation:
+                append(m[1])
+                continue
+            v = self._score(reqs, ni)
+            memo[ni] = (ni.generation, v)
+            append(v)
+        return out
+
+    def score_extensions(self) -> ScoreExtensions | None:
+        """Scores are already in [0, 100]."""
+        return None
+
+
+def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
+    """The registry factory; ``args`` is a NodeResourcesBalancedAllocationArgs or None."""
+    if args is not None and not isinstance(args, NodeResourcesBalancedAllocationArgs):
+        raise TypeError(
+            f"NodeResourcesBalancedAllocation takes NodeResourcesBalancedAllocationArgs, not {type(args).__name__}"
+        )
+    return BalancedAllocation(args or NodeResourcesBalancedAllocationArgs())
+
+
+_s: type[ScorePlugin] = BalancedAllocation
+_p: type[PreScorePlugin] = BalancedAllocation

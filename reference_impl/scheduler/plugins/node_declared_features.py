@@ -1,0 +1,148 @@
+"""Models pkg/scheduler/framework/plugins/nodedeclaredfeatures (gate NodeDeclaredFeatures,
+GA and locked on in 1.37) with component-helpers' feature registry.
+
+A pod that needs a node-declared feature fits only nodes listing it in
+``status.declaredFeatures``. Of the registry's features only three are inferred for
+scheduling; the others (in-place resize variants, DRA node operations, websockets) matter
+to pod updates or other components only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Self, final
+
+from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
+from reference_impl.scheduler.framework.interface import (
+    OK,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    Plugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+    Status,
+)
+from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
+from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.plugins import names
+
+__all__ = ["ERR_REASON", "NAME", "NodeDeclaredFeatures", "infer_for_scheduling", "new"]
+
+Obj = dict[str, Any]
+NAME: Final = names.NODE_DECLARED_FEATURES
+ERR_REASON: Final = "node(s) didn't match Pod's required features"
+_REJECT: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON,), NAME)
+
+
+def _containers(spec: Obj) -> list[Obj]:
+    return [*(spec.get("containers") or ()), *(spec.get("initContainers") or ())]
+
+
+def _restart_all(spec: Obj) -> bool:
+    return any(
+        r.get("action") == "RestartAllContainers"
+        for c in _containers(spec) for r in c.get("restartPolicyRules") or ()
+    )
+
+
+def _userns_host_network(spec: Obj) -> bool:
+    return bool(spec.get("hostNetwork")) and spec.get("hostUsers") is False
+
+
+def _bind_mount_options(spec: Obj) -> bool:
+    every = [*_containers(spec), *(spec.get("ephemeralContainers") or ())]
+    return any(m.get("bindMountOptions") for c in every for m in c.get("volumeMounts") or ())
+
+
+# features.AllFeatures that InferForScheduling can return true for, by feature name.
+_SCHEDULING: Final[tuple[tuple[str, Callable[[Obj], bool]], ...]] = (
+    ("RestartAllContainersOnContainerExits", _restart_all),
+    ("UserNamespacesHostNetworkSupport", _userns_host_network),
+    ("VolumeBindMountOptions", _bind_mount_options),
+)
+
+
+def infer_for_scheduling(pod: Obj) -> frozenset[str]:
+    """``InferForPodScheduling``: the node features the pod needs."""
+    spec = pod.get("spec") or {}
+    return frozenset(name for name, needs in _SCHEDULING if needs(spec))
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    required: frozenset[str]
+
+    def clone(self) -> Self:
+        return self
+
+
+_PRE_FILTER: Final = StateKey[_State]("PreFilter" + NAME)
+
+
+def _declared(node: Obj | None) -> frozenset[str]:
+    return frozenset(((node or {}).get("status") or {}).get("declaredFeatures") or ())
+
+
+@final
+class NodeDeclaredFeatures:
+    """Filters nodes that do not declare the features the pod needs."""
+
+    def name(self) -> str:
+        """The plugin name."""
+        return NAME
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        """SKIP when the pod needs no declared feature."""
+        required = infer_for_scheduling(pod)
+        if not required:
+            return None, Status(Code.SKIP)
+        state.write(_PRE_FILTER, _State(required))
+        return None, OK
+
+    def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
+        """UNSCHEDULABLE_AND_UNRESOLVABLE unless the node declares every required feature."""
+        required = state.read(_PRE_FILTER).required
+        return OK if required <= _declared(node_info.node) else _REJECT
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """A node added or its declared features changed; the pod updated."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE),
+                _node_changed,
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE), _pod_updated),
+        )
+
+
+def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    # UpdateNodeDeclaredFeature is not a separate action here: compare the lists instead.
+    if old is not None and _declared(old) == _declared(new):
+        return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE
+
+
+def _pod_updated(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    if old is None or new is None:
+        return QueueingHint.QUEUE
+    same = infer_for_scheduling(old) == infer_for_scheduling(new)
+    return QueueingHint.QUEUE_SKIP if same else QueueingHint.QUEUE
+
+
+def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
+    """The registry factory."""
+    return NodeDeclaredFeatures()
+
+
+_: type[FilterPlugin] = NodeDeclaredFeatures
+_f: type[PreFilterPlugin] = NodeDeclaredFeatures
+_e: type[EnqueueExtensions] = NodeDeclaredFeatures

@@ -1,0 +1,118 @@
+"""Models pkg/scheduler/framework/plugins/nodeports/node_ports.go."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Self, final
+
+from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
+from reference_impl.scheduler.framework.interface import (
+    OK,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    Plugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+    Status,
+)
+from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
+from reference_impl.scheduler.framework.types import HostPort, NodeInfo, host_ports
+from reference_impl.scheduler.plugins import names
+
+__all__ = ["ERR_REASON", "NAME", "NodePorts", "fits_ports", "new"]
+
+Obj = dict[str, Any]
+NAME: Final = names.NODE_PORTS
+ERR_REASON: Final = "node(s) didn't have free ports for the requested pod ports"
+BIND_ALL: Final = "0.0.0.0"
+_REJECT: Final = Status(Code.UNSCHEDULABLE, (ERR_REASON,), NAME)
+PodPorts = tuple[HostPort, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    want: tuple[HostPort, ...]
+
+    def clone(self) -> Self:
+        return self
+
+
+_PRE_FILTER: Final = StateKey[_State]("PreFilter" + NAME)
+
+
+def _conflict(want: HostPort, used: set[HostPort]) -> bool:
+    """``HostPortInfo.CheckConflict``: 0.0.0.0 clashes with any IP on the same protocol/port."""
+    ip, proto, port = want
+    if ip == BIND_ALL:
+        return any(p == proto and n == port for _, p, n in used)
+    return (BIND_ALL, proto, port) in used or want in used
+
+
+def fits_ports(want: Iterable[HostPort], in_use: Iterable[PodPorts]) -> bool:
+    """``fitsPorts``: none of ``want`` conflicts with the ports the given pods hold."""
+    used = {p for pod in in_use for p in pod}
+    return not any(_conflict(w, used) for w in want)
+
+
+@final
+class NodePorts:
+    """Rejects nodes where a requested hostPort is already taken."""
+
+    def name(self) -> str:
+        """The plugin name."""
+        return NAME
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        """SKIP when the pod asks for no host port."""
+        want = host_ports(pod)
+        if not want:
+            return None, Status(Code.SKIP)
+        state.write(_PRE_FILTER, _State(want))
+        return None, OK
+
+    def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
+        """UNSCHEDULABLE when any wanted (ip, protocol, port) is in use on the node."""
+        if not node_info.pods_with_ports:
+            return OK
+        want = state.read(_PRE_FILTER).want
+        held = (p.ports for p in node_info.pods_with_ports.values())
+        return OK if fits_ports(want, held) else _REJECT
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """An assigned pod with conflicting ports deleted, or a node added."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), _pod_deleted
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD), None),
+        )
+
+
+def _pod_deleted(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    if old is None:
+        return QueueingHint.QUEUE
+    if not old["spec"].get("nodeName") and not (old.get("status") or {}).get("nominatedNodeName"):
+        return QueueingHint.QUEUE_SKIP
+    freed = host_ports(old)
+    if not freed:
+        return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE_SKIP if fits_ports(host_ports(pod), [freed]) else QueueingHint.QUEUE
+
+
+def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
+    """The registry factory."""
+    return NodePorts()
+
+
+_: type[FilterPlugin] = NodePorts
+_f: type[PreFilterPlugin] = NodePorts
+_e: type[EnqueueExtensions] = NodePorts
