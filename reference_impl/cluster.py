@@ -10,6 +10,7 @@ or ``watch(..., timeout=...)``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -17,7 +18,11 @@ from reference_impl.api.builders import make_namespace, make_node
 from reference_impl.api.resources import lookup
 from reference_impl.api.runtime_config import APIResourceConfig
 from reference_impl.api.watch import WatchEvent
-from reference_impl.apiserver.admission import install_priority, podgroup_protection
+from reference_impl.apiserver.admission import (
+    default_toleration_seconds,
+    install_priority,
+    podgroup_protection,
+)
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.lookups import check_served
@@ -25,7 +30,10 @@ from reference_impl.apiserver.server import APIServer
 from reference_impl.apiserver.watch_caches import WatchCaches, served_resources
 from reference_impl.autoscaler import ClusterAutoscaler
 from reference_impl.clock import Duration, Instant, Priority, SimClock, seconds
+from reference_impl.cloud import SpotMarket
 from reference_impl.controllers import Controller, start_controllers
+from reference_impl.controllers.node_lifecycle import NodeLifecycleController
+from reference_impl.errors import ServiceUnavailable, Timeout
 from reference_impl.features import FeatureGates
 from reference_impl.kubelet import Kubelet, KubeletConfig
 from reference_impl.rng import Rng
@@ -33,7 +41,7 @@ from reference_impl.scheduler import Scheduler
 from reference_impl.storage.mvcc import MVCCStore
 from reference_impl.storage.range_stream import EtcdServer
 
-__all__ = ["Cluster", "ClusterConfig"]
+__all__ = ["Cluster", "ClusterConfig", "etcd_unavailable_as_timeout"]
 
 Obj = dict[str, Any]
 SYSTEM_NAMESPACES: Final = ("default", "kube-node-lease", "kube-public", "kube-system")
@@ -65,6 +73,24 @@ class ClusterConfig:
     # kube-apiserver --runtime-config (parse_runtime_config output): which beta and alpha
     # group/versions clients may use; upstream serves only the stable ones by default.
     runtime_config: Mapping[str, str] = field(default_factory=dict)
+
+
+ETCD_DEADLINE_MESSAGE: Final = (
+    "request did not complete within requested timeout - context deadline exceeded"
+)
+
+
+@contextmanager
+def etcd_unavailable_as_timeout() -> Iterator[None]:
+    """A client request while etcd is down ends as kube-apiserver ends it: 504 Timeout,
+    "context deadline exceeded" (the reference answers at once where the real apiserver
+    answers when its request deadline passes, ~34 s on the local cluster)."""
+    try:
+        yield
+    except ServiceUnavailable as exc:
+        if not str(exc).startswith("etcdserver:"):
+            raise
+        raise Timeout(ETCD_DEADLINE_MESSAGE) from None
 
 
 class Cluster:
@@ -102,6 +128,7 @@ class Cluster:
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
         install_priority(self.api)
+        default_toleration_seconds.install(self.api)
         podgroup_protection.install(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
@@ -115,6 +142,12 @@ class Cluster:
         self.scheduler.start()
         self.kubelet = Kubelet(ctx, self.config.kubelet)
         self.kubelet.start()
+        # Node health comes from the kubelet model's heartbeat (see node_lifecycle).
+        self.node_lifecycle = NodeLifecycleController(ctx, self.kubelet.last_heartbeat)
+        self.kubelet.heartbeat_listeners.append(self.node_lifecycle.heartbeat_changed)
+        self.node_lifecycle.start()
+        # Spot instances: a reclaim notice, then the instance (kubelet and Node) is gone.
+        self.spot = SpotMarket(ctx, self.kubelet.pause_node)
         # Dormant until its ConfigMap kube-system/garhwal-cluster-autoscaler exists.
         self.autoscaler = ClusterAutoscaler(ctx)
         self.autoscaler.start()
@@ -135,22 +168,26 @@ class Cluster:
     def apply(self, manifest: Obj) -> Obj:
         """Create or update ``manifest``; returns the object as stored."""
         self._served(manifest)
-        return self._settled(self.api.apply(manifest))
+        with etcd_unavailable_as_timeout():
+            return self._settled(self.api.apply(manifest))
 
     def create(self, manifest: Obj) -> Obj:
         """Create ``manifest``; AlreadyExists when the name is taken."""
         self._served(manifest)
-        return self._settled(self.api.create(manifest))
+        with etcd_unavailable_as_timeout():
+            return self._settled(self.api.create(manifest))
 
     def update(self, manifest: Obj) -> Obj:
         """Replace an existing object (optimistic concurrency on resourceVersion)."""
         self._served(manifest)
-        return self._settled(self.api.update(manifest))
+        with etcd_unavailable_as_timeout():
+            return self._settled(self.api.update(manifest))
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Obj:
         """The stored object; NotFound when absent."""
         self._served({"apiVersion": api_version, "kind": kind})
-        return self.api.get(api_version, kind, name, namespace)
+        with etcd_unavailable_as_timeout():
+            return self.api.get(api_version, kind, name, namespace)
 
     def list(
         self,
@@ -161,7 +198,8 @@ class Cluster:
     ) -> list[Obj]:
         """Objects of a kind, optionally in one namespace and matching a label selector."""
         self._served({"apiVersion": api_version, "kind": kind})
-        return self.api.list(api_version, kind, namespace, label_selector)
+        with etcd_unavailable_as_timeout():
+            return self.api.list(api_version, kind, namespace, label_selector)
 
     def delete(
         self,
@@ -175,24 +213,27 @@ class Cluster:
     ) -> None:
         """Delete (gracefully for bound pods; dependents go through the garbage collector)."""
         self._served({"apiVersion": api_version, "kind": kind})
-        self.api.delete(
-            api_version,
-            kind,
-            name,
-            namespace,
-            propagation_policy=propagation_policy,
-            grace_period_seconds=grace_period_seconds,
-        )
+        with etcd_unavailable_as_timeout():
+            self.api.delete(
+                api_version,
+                kind,
+                name,
+                namespace,
+                propagation_policy=propagation_policy,
+                grace_period_seconds=grace_period_seconds,
+            )
         self.settle()
 
     def patch_status(self, manifest: Obj) -> Obj:
         """Write ``status`` through the /status subresource."""
         self._served(manifest)
-        return self._settled(self.api.update_status(manifest))
+        with etcd_unavailable_as_timeout():
+            return self._settled(self.api.update_status(manifest))
 
     def resize(self, pod: Obj) -> Obj:
         """Write container resources through the pods/resize subresource."""
-        return self._settled(self.api.resize(pod))
+        with etcd_unavailable_as_timeout():
+            return self._settled(self.api.resize(pod))
 
     def watch(
         self,

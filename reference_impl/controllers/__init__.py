@@ -18,11 +18,13 @@ from reference_impl.controllers.hpa import HorizontalController
 from reference_impl.controllers.hpa.replica_calculator import ExternalMetrics
 from reference_impl.controllers.job import JobController
 from reference_impl.controllers.namespace import NamespaceController
+from reference_impl.controllers.pod_gc import PodGCController
 from reference_impl.controllers.podcertificate import PodCertificateSignerController
 from reference_impl.controllers.podcertificate_cleaner import PodCertificateRequestCleaner
 from reference_impl.controllers.podgroup_protection import PodGroupProtectionController
 from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.controllers.resourceclaim import ResourceClaimController
+from reference_impl.controllers.taint_eviction import TaintEvictionController
 
 __all__ = [
     "Controller",
@@ -35,10 +37,12 @@ __all__ = [
     "JobController",
     "NamespaceController",
     "PodCertificateRequestCleaner",
+    "PodGCController",
     "PodCertificateSignerController",
     "PodGroupProtectionController",
     "ReplicaSetController",
     "ResourceClaimController",
+    "TaintEvictionController",
     "start_controllers",
 ]
 
@@ -74,6 +78,8 @@ def start_controllers(
         PodCertificateRequestCleaner(ctx),
         PodGroupProtectionController(ctx),
         DisruptionController(ctx),
+        TaintEvictionController(ctx),
+        PodGCController(ctx),
     ]
     for c in controllers:
         c.start()

@@ -10,6 +10,7 @@ deadlines with the clock, so the kubelet runs as ordered clock events.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -73,6 +74,9 @@ class Kubelet:
         )
         self._states: dict[str, _PodState] = {}  # pod key -> state
         self._paused: set[str] = set()
+        self._paused_at: dict[str, Instant] = {}  # node -> when its heartbeat stopped
+        # Told when a node's heartbeat stops or resumes (the node lifecycle controller).
+        self.heartbeat_listeners: list[Callable[[str], None]] = []
         self._deferred: set[str] = set()  # pods whose resize is PodResizePending/Deferred
         self._actuation = Duration(seconds(self.config.resize_actuation_seconds))
         self.addresses = NodeAddresses()
@@ -111,12 +115,25 @@ class Kubelet:
         ).get(cfg.KWOK_NODE_ANNOTATION) == "fake"
 
     def pause_node(self, name: str) -> None:
-        """Stop running ``name`` (a crashed kubelet): no status is written for it."""
+        """Stop running ``name`` (a crashed or partitioned kubelet): no node status, lease
+        or pod status is written for it; its pods stay as they were."""
+        if name not in self._paused:
+            self._paused_at[name] = self._ctx.clock.now()
         self._paused.add(name)
+        for fn in list(self.heartbeat_listeners):
+            fn(name)
+
+    def last_heartbeat(self, name: str) -> Instant:
+        """When ``name`` last renewed: now while it runs (its lease is kept fresh), the
+        pause instant once it stopped."""
+        return self._paused_at.get(name, self._ctx.clock.now())
 
     def resume_node(self, name: str) -> None:
         """Run ``name`` again; its node and pods are re-synced."""
         self._paused.discard(name)
+        self._paused_at.pop(name, None)
+        for fn in list(self.heartbeat_listeners):
+            fn(name)
         self._nodes_q.add(name)
         assert self._pods is not None
         for pod in self._pods.items():

@@ -64,6 +64,7 @@ class Scheduler:
         self.workload = WorkloadCycle(self)
         self._armed = False
         self._started = False
+        self.killed = False  # kill -9: no further cycle or bind (a new Scheduler takes over)
         self.attempts = 0
         self.bound = 0
 
@@ -104,8 +105,16 @@ class Scheduler:
             self._armed = True
             self.ctx.clock.call_later(Duration(0), self._schedule_next)
 
+    def kill(self) -> None:
+        """kill -9: the queue, assumed pods and pods waiting at Permit are lost; nothing
+        more is bound by this instance. Its informer handlers become no-ops."""
+        self.killed = True
+        self.framework.waiting_pods.clear()
+
     def _schedule_next(self) -> None:
         self._armed = False
+        if self.killed:
+            return
         pinfo = self.queue.pop()
         if pinfo is not None:
             self.schedule_one(pinfo)
@@ -203,12 +212,16 @@ class Scheduler:
             wp.reject("", message)
 
     def _binding_cycle(self, state: CycleState, pinfo: QueuedPodInfo, node: str) -> None:
+        if self.killed:
+            return
         status = self.framework.run_pre_bind_plugins(
             state, pinfo.pod, node, done=lambda s: self._bind(state, pinfo, node, s))
         if not status.is_wait():  # WAIT: a PreBind plugin resumes through ``done`` later
             self._bind(state, pinfo, node, status)
 
     def _bind(self, state: CycleState, pinfo: QueuedPodInfo, node: str, status: Status) -> None:
+        if self.killed:
+            return
         pod = pinfo.pod
         if status.is_success():
             status = self.framework.run_bind_plugins(state, pod, node)

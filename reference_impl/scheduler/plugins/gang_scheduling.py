@@ -57,20 +57,28 @@ class GangScheduling:
         self._enabled = features.enable_generic_workload
         self._members: dict[str, set[str]] = {}
         if self._enabled:
-            handle.ctx.informers.informer("v1", "Pod").add_handler(self._on_pod)
+            pods = handle.ctx.informers.informer("v1", "Pod")
+            pods.add_handler(self._on_pod)
+            # A scheduler started (or restarted) after pods exist sees them as an informer
+            # replays its store to a new handler.
+            for pod in pods.items():
+                self._track(pod, deleted=False)
 
     def name(self) -> str:
         """The plugin name."""
         return NAME
 
     def _on_pod(self, ev: ObjectEvent) -> None:
-        key = f"{ev.obj['metadata'].get('namespace', 'default')}/{ev.obj['metadata']['name']}"
-        gk = group_key(ev.obj)
+        self._track(ev.obj, deleted=ev.type == "DELETED")
+
+    def _track(self, obj: Obj, *, deleted: bool) -> None:
+        key = f"{obj['metadata'].get('namespace', 'default')}/{obj['metadata']['name']}"
+        gk = group_key(obj)
         if gk is None:
             return
-        live = ev.type != "DELETED" and (ev.obj.get("status") or {}).get("phase") not in _TERMINAL
+        live = not deleted and (obj.get("status") or {}).get("phase") not in _TERMINAL
         members = self._members.setdefault(gk, set())
-        if live and not ev.obj["metadata"].get("deletionTimestamp"):
+        if live and not obj["metadata"].get("deletionTimestamp"):
             members.add(key)
         else:
             members.discard(key)
