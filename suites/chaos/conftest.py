@@ -9,6 +9,7 @@ import pytest
 
 from fixtures import Target
 from fixtures.helpers.dra_driver import FakeDriver
+from fixtures.plugin.gpu_fleet import gpu_fleet  # noqa: F401 - the fixture
 from reference_impl.api import make_pool_node
 from reference_impl.errors import NotFound
 
