@@ -143,7 +143,7 @@ def test_a_restart_relists_through_rangestream_only_a_watch_that_cannot_resume(
                   "metadata": {"name": name, "namespace": namespace}, "data": {"k": "dg=="}})  # fmt: skip
     etcd.compact()
     _restart(target, etcd, namespace)
-    target.wait_until(lambda: _inits(target) >= inits + 1, timeout=30, what="the re-list")
+    target.wait_until(lambda: _inits(target) >= inits + 1, timeout=90, what="the re-list")
     assert _inits(target) == inits + 1
     assert _streams(target) == streams + 1
     assert _pages(target) == pages
