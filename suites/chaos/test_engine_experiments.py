@@ -10,27 +10,19 @@ garhwal.dev/chaos=allowed); without them they skip with the refusal's line.
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from fixtures import Target
 from fixtures.chaos.envelope import ChaosRefused
 from fixtures.chaos.experiment import validate
 from fixtures.chaos.journal import Locator
+from fixtures.chaos.killtest import EXPERIMENTS, RunnerProcess
 from fixtures.chaos.runner import run_experiment
 from reference_impl.api import make_pool_node
 from reference_impl.errors import NotFound
 
-EXPERIMENTS = Path(__file__).parent / "experiments"
-ROOT = Path(__file__).resolve().parents[2]
 ALLOWED = {"garhwal.dev/chaos": "allowed"}
 
 
@@ -127,54 +119,34 @@ def test_dry_run_touches_nothing(request: pytest.FixtureRequest, target: Target,
     assert {n: after[n] for n in chaos_nodes} == {n: before[n] for n in chaos_nodes}
 
 
-def _journal_injects(path: Path) -> int:
-    if not path.exists():
-        return 0
-    return sum('"op":"inject"' in line for line in path.read_text().splitlines())
-
-
 def test_kill_9_mid_experiment_then_revert_restores_every_node(
-    request: pytest.FixtureRequest, target: Target, chaos_nodes: list[str], tmp_path: Path
+    request: pytest.FixtureRequest, target: Target, chaos_nodes: list[str], tmp_path: Any
 ) -> None:
     if target.name != "live":
         pytest.skip("the reference cluster lives in the runner's process: a kill -9 ends it too")
     kubeconfig = request.config.getoption("garhwal_kubeconfig")
     before = _node_snapshot(target, chaos_nodes)
-    exp_file = tmp_path / "held.yaml"
-    exp_file.write_text(yaml.safe_dump(_experiment(chaos_nodes, 300)))
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
-    journal = tmp_path / "state" / "garhwal" / "chaos-journal.jsonl"
-    cli = [sys.executable, "-c", "from fixtures.cli import main; raise SystemExit(main())", "chaos"]
-    runner = subprocess.Popen(
-        [*cli, "run", str(exp_file), "--target=live", f"--kubeconfig={kubeconfig}", "--allow-chaos",
-         f"--report-dir={tmp_path / 'report'}"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
+    runner = RunnerProcess(tmp_path, _experiment(chaos_nodes, 300), kubeconfig)
     try:
-        target.wait_until(lambda: _journal_injects(journal) >= 2 or runner.poll() is not None,
+        target.wait_until(lambda: len(runner.journal_lines()) >= 2 or runner.ended(),
                           timeout=120, what="the runner to journal both faults")
-        if runner.poll() is not None:
-            out = runner.stdout.read() if runner.stdout else ""
+        if runner.ended():
+            out = runner.output()
             if "chaos refused" in out:
                 pytest.skip(out.strip().splitlines()[-1])
-            pytest.fail(f"the runner ended early ({runner.returncode}): {out}")
+            pytest.fail(f"the runner ended early: {out}")
         target.wait_until(lambda: _node_snapshot(target, chaos_nodes) != before, timeout=30,
                           what="the faults to be applied")
-        os.kill(runner.pid, signal.SIGKILL)
-        runner.wait(timeout=30)
+        assert runner.kill9() == -9
     finally:
-        if runner.poll() is None:
-            runner.kill()
-            runner.wait()
-    assert runner.returncode == -signal.SIGKILL
+        runner.stop()
     held = _node_snapshot(target, chaos_nodes)
     assert held[chaos_nodes[0]]["unschedulable"] is True  # left behind by the killed runner
     assert any(t["key"] == "garhwal.dev/drill" for t in held[chaos_nodes[1]]["taints"])
-    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    lines = runner.journal_lines()
     assert [x["op"] for x in lines] == ["inject", "inject"]
-    assert lines[0]["target"]["kubeconfig"] == str(Path(kubeconfig).resolve())
-    revert = subprocess.run([*cli, "revert", f"--journal={journal}"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
-    assert revert.returncode == 0, revert.stdout + revert.stderr
-    assert "2 reverted, 0 moot, 0 failed" in revert.stdout
+    assert lines[0]["target"]["kubeconfig"] == runner.kubeconfig
+    code, out = runner.revert()
+    assert code == 0, out
+    assert "2 reverted, 0 moot, 0 failed" in out
     assert _node_snapshot(target, chaos_nodes) == before
