@@ -57,14 +57,3 @@ def opt_in(ref: ReferenceTarget) -> Callable[..., dict[str, Any]]:
         return ref.apply(cm)
 
     return make
-
-
-def node_state(target: ReferenceTarget) -> dict[str, Any]:
-    """What chaos may change on nodes: labels, taints, unschedulable, per node."""
-    out = {}
-    for n in target.list("v1", "Node"):
-        spec = n.get("spec") or {}
-        out[n["metadata"]["name"]] = (
-            dict(n["metadata"].get("labels") or {}), spec.get("taints"), spec.get("unschedulable"),
-        )
-    return out

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from chaos_helpers import node_state
 
-from conftest import node_state
 from fixtures.chaos.envelope import Envelope
 from fixtures.chaos.injector import INJECTORS, Rollback, Scope, register
 from fixtures.chaos.journal import (

@@ -9,11 +9,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from chaos_helpers import node_state
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from conftest import node_state
 from fixtures.chaos import api_faults  # noqa: F401
 from fixtures.chaos.envelope import Envelope
 from fixtures.chaos.injector import INJECTORS, Scope

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from chaos_helpers import node_state
 
-from conftest import node_state
 from fixtures.chaos.envelope import ChaosRefused
 from fixtures.chaos.experiment import validate
 from fixtures.chaos.journal import Locator, outstanding, read_lines, state_journal_path
