@@ -17,6 +17,7 @@ import jinja2
 from reports.atomic import write_text_atomic
 from reports.model import Results, TestEntry, load_results
 from reports.render import svg
+from reports.render.chaos_svg import chaos_timeline
 from reports.render.extras import Extras, load_extras
 
 __all__ = ["Cell", "FeatureRow", "matrix", "render_html", "write_report"]
@@ -124,7 +125,10 @@ def render_html(runs: Sequence[Results], extras: Extras) -> str:
         targets=targets,
         rows=rows,
         plots=_plots(extras),
-        timelines=[svg.timeline(f"chaos: {name}", ev) for name, ev in extras.chaos],
+        timelines=[
+            *(chaos_timeline(c) for r in runs for t in r.tests for c in t.evidence.get("chaos", [])),
+            *(svg.timeline(f"chaos: {name}", ev) for name, ev in extras.chaos),
+        ],
         differential=extras.differential,
         notes=extras.notes,
         load=_load(runs),
