@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import conversion, schema
+from reference_impl.apiserver.nulls import normalize_nulls
 from reference_impl.errors import BadRequest, Cause, Invalid, MethodNotAllowed
 
 __all__ = [
@@ -89,6 +90,7 @@ def decode(manifest: Obj, resolve: Callable[[str, str], ResourceInfo]) -> Decode
             f"{kind} is a request body, not a stored object; use its subresource"
         )
     obj = json.loads(json.dumps(manifest))  # a private copy the caller cannot alias
+    normalize_nulls(obj, str(api_version), str(kind))
     raw_meta = obj.get("metadata")
     name = raw_meta.get("name", "") if isinstance(raw_meta, dict) else ""
     causes = schema_causes(obj)
