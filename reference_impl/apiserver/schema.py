@@ -226,4 +226,6 @@ def schema_errors(manifest: dict[str, Any]) -> list[Cause] | None:
     if validator is None:
         return None
     errors = sorted(validator.iter_errors(manifest), key=lambda e: list(map(str, e.absolute_path)))
-    return [_cause(_best(e)) for e in errors]
+    # Upstream's decoder never requires a field: a missing one is the semantic validation's
+    # to report (Required at its path, or nothing where upstream defaults or allows it).
+    return [_cause(b) for b in map(_best, errors) if b.validator != "required"]

@@ -27,46 +27,12 @@ from reference_impl.errors import Cause
 __all__ = ["HIGHEST_USER_PRIORITY", "SYSTEM_PRIORITY_CLASSES"]
 
 Obj = dict[str, Any]
-MAX_TEMPLATES: Final = 8
-MAX_TOPOLOGY: Final = 1
-MAX_DEPTH: Final = 4
-MAX_JOB_CLAIMS: Final = 4
 HIGHEST_USER_PRIORITY: Final = 1_000_000_000
 SYSTEM_PRIORITY_CLASSES: Final = {
     "system-cluster-critical": 2_000_000_000,
     "system-node-critical": 2_000_001_000,
 }
 PREEMPTION_POLICIES: Final = ("Never", "PreemptLowerPriority")
-
-
-def _one_of(
-    value: object, path: str, options: tuple[str, ...], required: bool = True
-) -> list[Cause]:
-    """Exactly one member of a marker-struct union (``{gang: {...}}`` or ``{basic: {}}``)."""
-    if value is None:
-        return []
-    set_ = [o for o in options if isinstance(value, dict) and value.get(o) is not None]
-    names = ", ".join(f"`{o}`" for o in options)
-    if len(set_) > 1:
-        shown = "{" + ", ".join(set_) + "}"
-        return [
-            Cause(
-                path,
-                "FieldValueInvalid",
-                f'Invalid value: "{shown}": must specify exactly one of: {names}',
-            )
-        ]
-    if not set_ and required:
-        return [
-            Cause(path, "FieldValueInvalid", f'Invalid value: "": must specify one of: {names}')
-        ]
-    return []
-
-
-def _immutable(new: object, old: object, path: str) -> list[Cause]:
-    if new == old:
-        return []
-    return [Cause(path, "FieldValueInvalid", f"Invalid value: {new!r}: field is immutable")]
 
 
 def _declarative(obj: Obj, old: Obj | None, spec: Struct, ctx: Context) -> list[Cause]:
@@ -201,63 +167,3 @@ def validate_pod_scheduling_group(pod: Obj, old: Obj | None, ctx: Context) -> li
                 )
             )
     return causes  # immutability: the core Pod update rule forbids every other spec change
-
-
-@validator("Job")
-def validate_job_scheduling(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """``spec.scheduling``: policy one-of (minCount optional, >0), ≤4 claims, immutable but minCount."""
-    spec = job.get("spec") or {}
-    sched = spec.get("scheduling")
-    causes: list[Cause] = []
-    if sched is not None:
-        pol = sched.get("schedulingPolicy")
-        causes += _one_of(pol, "spec.scheduling.schedulingPolicy", ("basic", "gang"))
-        mc = ((pol or {}).get("gang") or {}).get("minCount")
-        if mc is not None and int(mc) < 1:
-            causes.append(
-                Cause(
-                    "spec.scheduling.schedulingPolicy.gang.minCount",
-                    "FieldValueInvalid",
-                    f"Invalid value: {mc}: must be greater than or equal to 1",
-                )
-            )
-        causes += _one_of(
-            sched.get("disruptionMode"), "spec.scheduling.disruptionMode", ("single", "all")
-        )
-        topo = (sched.get("schedulingConstraints") or {}).get("topology") or []
-        if len(topo) > MAX_TOPOLOGY:
-            causes.append(
-                Cause(
-                    "spec.scheduling.schedulingConstraints.topology",
-                    "FieldValueTooMany",
-                    f"Too many: {len(topo)}: must have at most {MAX_TOPOLOGY} item",
-                )
-            )
-        claims = sched.get("resourceClaims") or []
-        if len(claims) > MAX_JOB_CLAIMS:
-            causes.append(
-                Cause(
-                    "spec.scheduling.resourceClaims",
-                    "FieldValueTooMany",
-                    f"Too many: {len(claims)}: must have at most {MAX_JOB_CLAIMS} items",
-                )
-            )
-    if old is not None:
-        causes += _job_scheduling_update(sched, (old.get("spec") or {}).get("scheduling"))
-    return causes
-
-
-def _job_scheduling_update(sched: Obj | None, old: Obj | None) -> list[Cause]:
-    if (sched is None) != (old is None):
-        return _immutable(sched, old, "spec.scheduling")
-    if sched is None or old is None:
-        return []
-
-    def strip(s: Obj) -> Obj:
-        gang = (s.get("schedulingPolicy") or {}).get("gang")
-        pol = {**(s.get("schedulingPolicy") or {})}
-        if gang is not None:
-            pol["gang"] = {k: v for k, v in gang.items() if k != "minCount"}
-        return {**s, "schedulingPolicy": pol}
-
-    return _immutable(strip(sched), strip(old), "spec.scheduling")

@@ -47,6 +47,7 @@ class Field:
     no_set: bool = False
     no_unset: bool = False
     gate: str = ""  # ifDisabled(gate)=forbidden
+    ptr: bool = False  # a pointer: set (and checked) whenever not null, 0 and "" included
     struct: Struct | Callable[[], Struct] | None = None  # the value's (or each item's) type
 
 
@@ -111,8 +112,8 @@ def _field(f: Field, v: Any, ov: Any, path: str, gates: Gates, update: bool) -> 
             return causes  # ratcheting: unchanged values are not re-validated
     if f.gate and not gates.get(f.gate, False):
         return causes + ([fe.forbidden(path)] if v is not None else [])
-    present = v is not None and not (_zero(v) and not isinstance(v, dict | list))
-    if not present and not (isinstance(v, list) and v):
+    present = v is not None if f.ptr else (not _zero(v) or isinstance(v, dict))
+    if not present:
         if f.required:
             causes.append(fe.required(path))
         return causes
