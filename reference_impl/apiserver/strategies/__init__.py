@@ -14,6 +14,7 @@ from reference_impl.apiserver.strategies import (
     configmap,  # ConfigMap and Secret keys
     core,
     meta,
+    node_cidrs,  # Node podCIDRs
     pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
     resource,  # DRA (resource.k8s.io)
@@ -39,6 +40,7 @@ __all__ = [
     "configmap",
     "core",
     "meta",
+    "node_cidrs",
     "pod_containers",
     "policy",
     "resource",

@@ -7,7 +7,6 @@ server (taint effects, toleration operators, restart policies) are enforced here
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any, Final
 
 from reference_impl.api.meta import (
@@ -356,17 +355,6 @@ def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     # called with that path), and clients match on it, so the reference does too.
     spec = node.get("spec") or {}
     causes = taint_causes(spec.get("taints") or [], "metadata.taints")
-    cidrs = spec.get("podCIDRs") or ([spec["podCIDR"]] if spec.get("podCIDR") else [])
-    for i, cidr in enumerate(cidrs):
-        if not _is_cidr(str(cidr)):
-            causes.append(
-                Cause(
-                    f"spec.podCIDRs[{i}]",
-                    "FieldValueInvalid",
-                    f'Invalid value: "{cidr}": must be a valid CIDR value, '
-                    "(e.g. 10.9.8.0/24 or 2001:db8::/64)",
-                )
-            )
     for field in ("capacity", "allocatable"):
         for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
             try:
@@ -384,14 +372,6 @@ def default_node(node: Obj, ctx: Context) -> None:
     if isinstance(status, dict) and isinstance(status.get("capacity"), dict):
         if status.get("allocatable") is None:
             status["allocatable"] = dict(status["capacity"])
-
-
-def _is_cidr(value: str) -> bool:
-    try:
-        ipaddress.ip_network(value, strict=False)
-    except ValueError:
-        return False
-    return "/" in value
 
 
 @defaulter("Namespace")
