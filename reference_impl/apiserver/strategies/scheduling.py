@@ -36,8 +36,9 @@ PREEMPTION_POLICIES: Final = ("Never", "PreemptLowerPriority")
 
 
 def _declarative(obj: Obj, old: Obj | None, spec: Struct, ctx: Context) -> list[Cause]:
-    ospec = (old or {}).get("spec") if old is not None else None
-    return validate(obj.get("spec"), ospec, spec, "spec", ctx.gates, update=old is not None)
+    # Spec is a struct value upstream: absent is its zero value, which the tags still check.
+    ospec = ((old or {}).get("spec") or {}) if old is not None else None
+    return validate(obj.get("spec") or {}, ospec, spec, "spec", ctx.gates, update=old is not None)
 
 
 @validator("Workload")

@@ -68,7 +68,7 @@ def _priority_fields() -> tuple[Field, ...]:
 POD_GROUP_TEMPLATE: Final = Struct(
     (
         Field("name", required=True, fmt="k8s-short-name"),
-        Field("schedulingPolicy", struct=_POLICY),
+        Field("schedulingPolicy", value=True, struct=_POLICY),
         Field("schedulingConstraints", gate=_TAS, immutable=True, struct=_CONSTRAINTS),
         *_priority_fields(),
     )
@@ -90,7 +90,7 @@ def _template_list(name: str, item: Struct | None = None, gate: str = "") -> Fie
 COMPOSITE_POD_GROUP_TEMPLATE: Final = Struct(
     (
         Field("name", required=True, fmt="k8s-short-name"),
-        Field("schedulingPolicy", struct=_COMPOSITE_POLICY),
+        Field("schedulingPolicy", value=True, struct=_COMPOSITE_POLICY),
         Field("schedulingConstraints", immutable=True, struct=_CONSTRAINTS),
         *_priority_fields(),
         _template_list("podGroupTemplates", POD_GROUP_TEMPLATE),
@@ -109,7 +109,7 @@ POD_GROUP_SPEC: Final = Struct(
     (
         Field("parentCompositePodGroupName", gate=_COMPOSITE, immutable=True, fmt="k8s-long-name"),
         Field("workloadRef", immutable=True, struct=_WORKLOAD_REF),
-        Field("schedulingPolicy", struct=_POLICY),
+        Field("schedulingPolicy", value=True, struct=_POLICY),
         Field("schedulingConstraints", gate=_TAS, immutable=True, struct=_CONSTRAINTS),
         *_priority_fields(),
     )
@@ -128,7 +128,7 @@ COMPOSITE_POD_GROUP_SPEC: Final = Struct(
     (
         Field("parentCompositePodGroupName", immutable=True, fmt="k8s-long-name"),
         Field("workloadRef", required=True, immutable=True, struct=_WORKLOAD_REF),
-        Field("schedulingPolicy", immutable=True, struct=_COMPOSITE_POLICY),
+        Field("schedulingPolicy", immutable=True, value=True, struct=_COMPOSITE_POLICY),
         Field("schedulingConstraints", immutable=True, struct=_CONSTRAINTS),
         *_priority_fields(),
     )

@@ -48,6 +48,7 @@ class Field:
     no_unset: bool = False
     gate: str = ""  # ifDisabled(gate)=forbidden
     ptr: bool = False  # a pointer: set (and checked) whenever not null, 0 and "" included
+    value: bool = False  # a struct value: absent is its zero value, checked like ``{}``
     struct: Struct | Callable[[], Struct] | None = None  # the value's (or each item's) type
 
 
@@ -112,6 +113,8 @@ def _field(f: Field, v: Any, ov: Any, path: str, gates: Gates, update: bool) -> 
             return causes  # ratcheting: unchanged values are not re-validated
     if f.gate and not gates.get(f.gate, False):
         return causes + ([fe.forbidden(path)] if v is not None else [])
+    if f.value and v is None:
+        v = {}
     present = v is not None if f.ptr else (not _zero(v) or isinstance(v, dict))
     if not present:
         if f.required:
