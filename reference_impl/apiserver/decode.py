@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import conversion, schema
-from reference_impl.apiserver.nulls import NULL_AS_ABSENT_GROUPS, drop_nulls
+from reference_impl.apiserver.nulls import normalize_nulls
 from reference_impl.errors import BadRequest, Cause, Invalid, MethodNotAllowed
 
 __all__ = [
@@ -90,6 +90,7 @@ def decode(manifest: Obj, resolve: Callable[[str, str], ResourceInfo]) -> Decode
             f"{kind} is a request body, not a stored object; use its subresource"
         )
     obj = json.loads(json.dumps(manifest))  # a private copy the caller cannot alias
+    normalize_nulls(obj, str(api_version), str(kind))
     raw_meta = obj.get("metadata")
     name = raw_meta.get("name", "") if isinstance(raw_meta, dict) else ""
     causes = schema_causes(obj)
@@ -97,8 +98,6 @@ def decode(manifest: Obj, resolve: Callable[[str, str], ResourceInfo]) -> Decode
         raise Invalid(info.kind, str(name), causes)
     if not isinstance(obj.get("metadata"), dict):
         obj["metadata"] = {}
-    if str(api_version).split("/")[0] in NULL_AS_ABSENT_GROUPS:
-        drop_nulls(obj)
     conversion.default(obj, info)  # versioned defaults, in the shape the client sent
     return Decoded(info, conversion.to_storage(obj, info), str(api_version))
 

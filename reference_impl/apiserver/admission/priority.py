@@ -51,7 +51,9 @@ class PriorityAdmission:
             policy = (default or {}).get("preemptionPolicy") or DEFAULT_POLICY
             if default is not None:
                 spec["priorityClassName"] = default["metadata"]["name"]
-        what = {"Pod": "pod", "CompositePodGroup": "composite pod group"}.get(info.kind, "pod group")
+        what = {"Pod": "pod", "CompositePodGroup": "composite pod group"}.get(
+            info.kind, "pod group"
+        )
         if spec.get("priority") is not None and int(spec["priority"]) != value:
             raise self._forbidden(
                 info,
@@ -61,7 +63,13 @@ class PriorityAdmission:
                     f"spec; priority admission controller computed {value} from the given PriorityClass name"
                 ),
             )
-        if spec.get("preemptionPolicy") is not None and spec["preemptionPolicy"] != policy:
+        # Groups get a preemptionPolicy only with PodGroupPreemptionPolicy on (upstream's gate).
+        group_policy = info.kind == "Pod" or ctx.gates.enabled("PodGroupPreemptionPolicy")
+        if (
+            group_policy
+            and spec.get("preemptionPolicy") is not None
+            and spec["preemptionPolicy"] != policy
+        ):
             raise self._forbidden(
                 info,
                 obj,
@@ -72,7 +80,8 @@ class PriorityAdmission:
                 ),
             )
         spec["priority"] = value
-        spec["preemptionPolicy"] = policy
+        if group_policy:
+            spec["preemptionPolicy"] = policy
 
     def validate(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context

@@ -5,11 +5,17 @@ Importing this package registers every strategy with ``reference_impl.apiserver.
 
 from reference_impl.apiserver.strategies import (
     apps,
+    apps_deployment,  # Deployment strategy and counters
     autoscaling,
     batch,
+    batch_gang,  # Job gangs: minCount vs parallelism, disruption vs policy
     certificates,  # PODCERT, CTB
+    certificates_names,  # signer names, CSR
+    configmap,  # ConfigMap and Secret keys
     core,
     meta,
+    node_cidrs,  # Node podCIDRs
+    pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
     resource,  # DRA (resource.k8s.io)
     resource_admin,  # adminAccess needs the namespace label
@@ -19,16 +25,23 @@ from reference_impl.apiserver.strategies import (
     scheduling,
     scheduling_claims,  # DRA-WLCLAIM resourceClaims
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
+    service_pvc,  # Service ports, PVC spec
     status_gates,  # gated /status fields, status reset on create
 )
 
 __all__ = [
     "apps",
+    "apps_deployment",
     "autoscaling",
     "batch",
+    "batch_gang",
     "certificates",
+    "certificates_names",
+    "configmap",
     "core",
     "meta",
+    "node_cidrs",
+    "pod_containers",
     "policy",
     "resource",
     "resource_admin",
@@ -36,6 +49,7 @@ __all__ = [
     "resource_gates",
     "resource_time",
     "scheduling",
+    "service_pvc",
     "scheduling_claims",
     "scheduling_preemption",
     "status_gates",

@@ -7,6 +7,8 @@ from typing import Any
 from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.core import default_pod, validate_pod
+from reference_impl.apiserver.strategies.pod_containers import container_field_causes
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__ = ["template_causes"]
@@ -54,9 +56,11 @@ def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -
     }
     for c in validate_pod(pod, None, ctx):
         causes.append(Cause(f"spec.template.{c.field}", c.reason, c.message))
+    causes += container_field_causes(pod["spec"], "spec.template.spec")
     pod_spec: Obj = pod["spec"]
     rp = pod_spec.get("restartPolicy")
-    if rp in ("Always", "OnFailure", "Never") and rp not in restart_policies:
+    # An empty ``restart_policies``: the caller checks restartPolicy itself (Job).
+    if restart_policies and rp in ("Always", "OnFailure", "Never") and rp not in restart_policies:
         allowed = ", ".join(f'"{p}"' for p in restart_policies)
         causes.append(
             Cause(
@@ -74,8 +78,11 @@ def validate_workload(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     spec = obj.get("spec") or {}
     causes: list[Cause] = []
     sel = spec.get("selector")
-    if not sel or not (sel.get("matchLabels") or sel.get("matchExpressions")):
+    if sel is None:
         causes.append(Cause("spec.selector", "FieldValueRequired", "Required value"))
+    elif not (sel.get("matchLabels") or sel.get("matchExpressions")):
+        kind = obj.get("kind", "").lower()
+        causes.append(fe.invalid("spec.selector", sel, f"empty selector is invalid for {kind}"))
     elif not selector_from_label_selector(sel).matches(
         (spec.get("template") or {}).get("metadata", {}).get("labels")
     ):

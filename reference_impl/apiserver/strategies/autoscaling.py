@@ -89,6 +89,9 @@ def validate_hpa(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 f"Invalid value: {lo}: must be greater than or equal to {lower}",
             )
         )
+    if hi == 0:
+        # The declarative +k8s:required counts 0 as missing, beside the imperative bound.
+        causes.append(Cause("spec.maxReplicas", "FieldValueRequired", "Required value"))
     if hi < 1:
         causes.append(
             Cause(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
@@ -41,26 +43,58 @@ def default_job(job: Obj, ctx: Context) -> None:
 
 @validator("Job")
 def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Counts non-negative, restartPolicy OnFailure or Never, template immutable on update."""
+    """``validateJobSpec`` (1.37.2): counts non-negative, the selector matches the template,
+    restartPolicy OnFailure or Never, successPolicy only when Indexed; on update the
+    template, selector and completionMode are immutable, completions too unless Indexed."""
     spec = job.get("spec") or {}
     causes: list[Cause] = []
-    for f in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"):
+    for f in (
+        "parallelism",
+        "completions",
+        "backoffLimit",
+        "activeDeadlineSeconds",
+        "ttlSecondsAfterFinished",
+    ):
         v = spec.get(f)
-        if v is not None and int(v) < 0:
-            causes.append(
-                Cause(f"spec.{f}", "FieldValueInvalid", "must be greater than or equal to 0")
-            )
-    if spec.get("completionMode") not in ("NonIndexed", "Indexed"):
+        if isinstance(v, int) and v < 0:
+            causes.append(fe.invalid(f"spec.{f}", v, "must be greater than or equal to 0"))
+    mode = spec.get("completionMode")
+    if mode not in ("NonIndexed", "Indexed"):
+        causes.append(fe.not_supported("spec.completionMode", mode, ("NonIndexed", "Indexed")))
+    if spec.get("successPolicy") is not None and mode != "Indexed":
         causes.append(
-            Cause(
-                "spec.completionMode",
-                "FieldValueNotSupported",
-                'supported values: "NonIndexed", "Indexed"',
+            fe.invalid(
+                "spec.successPolicy", spec["successPolicy"], "requires indexed completion mode"
             )
         )
-    causes += template_causes(job, ("OnFailure", "Never"), ctx)
+    sel = spec.get("selector")
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+    if sel is None:
+        causes.append(fe.required("spec.selector"))
+    elif not selector_from_label_selector(sel).matches(labels):
+        causes.append(
+            fe.invalid(
+                "spec.template.metadata.labels",
+                labels,
+                "`selector` does not match template `labels`",
+            )
+        )
+    causes += template_causes(job, (), ctx)
+    rp = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy") or ""
+    if rp in ("Always", ""):
+        causes.append(
+            fe.required("spec.template.spec.restartPolicy", 'valid values: "OnFailure", "Never"')
+        )
+    elif rp not in ("OnFailure", "Never"):
+        causes.append(
+            fe.not_supported("spec.template.spec.restartPolicy", rp, ("OnFailure", "Never"))
+        )
     if old is not None:
-        for f in ("template", "selector", "completionMode"):
-            if (old.get("spec") or {}).get(f) != spec.get(f):
-                causes.append(Cause(f"spec.{f}", "FieldValueInvalid", "field is immutable"))
+        ospec = old.get("spec") or {}
+        immutable = ["template", "selector", "completionMode"]
+        if mode != "Indexed":
+            immutable.append("completions")
+        for f in immutable:
+            if ospec.get(f) != spec.get(f):
+                causes.append(fe.invalid(f"spec.{f}", spec.get(f), "field is immutable"))
     return causes

@@ -21,6 +21,11 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.strategies.certificates_names import (
+    ctb_name_errors,
+    signer_name_causes,
+)
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__ = ["key_type_of", "pem_certificates"]
@@ -173,26 +178,15 @@ def validate_ctb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     spec = obj.get("spec") or {}
     name = str(obj["metadata"].get("name", ""))
     signer = spec.get("signerName") or ""
-    causes: list[Cause] = []
+    causes = [fe.invalid("metadata.name", name, e) for e in ctb_name_errors(name, signer)]
     if signer:
-        prefix = signer.replace("/", ":") + ":"
-        if not name.startswith(prefix):
-            causes.append(
-                Cause(
-                    "metadata.name",
-                    "FieldValueInvalid",
-                    f'Invalid value: "{name}": ClusterTrustBundle for signerName {signer} '
-                    f"must be named with prefix {prefix}",
-                )
-            )
-    elif ":" in name:
-        causes.append(
-            Cause(
-                "metadata.name",
-                "FieldValueInvalid",
-                'ClusterTrustBundle without signer name must not have ":" in its name',
-            )
-        )
+        causes += signer_name_causes("spec.signerName", signer)
+    if old is not None:
+        ospec = old.get("spec") or {}
+        if signer != (ospec.get("signerName") or ""):
+            causes.append(fe.invalid("spec.signerName", signer, "field is immutable"))
+        if spec.get("trustBundle") == ospec.get("trustBundle"):
+            return causes  # an unchanged bundle is not parsed again
     ders, problems = pem_certificates(str(spec.get("trustBundle", "")))
     path = "spec.trustBundle"
     causes += [Cause(path, "FieldValueInvalid", p) for p in problems]

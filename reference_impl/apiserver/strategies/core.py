@@ -79,7 +79,12 @@ def default_pod(pod: Obj, ctx: Context) -> None:
     if spec.get("schedulingGates") and not status.get("conditions"):
         # As upstream's pod strategy does on create: a gated pod says why it waits.
         status["conditions"] = [
-            {"type": "PodScheduled", "status": "False", "reason": "SchedulingGated", "message": "Scheduling is blocked due to non-empty scheduling gates"}
+            {
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "SchedulingGated",
+                "message": "Scheduling is blocked due to non-empty scheduling gates",
+            }
         ]
     try:
         status.setdefault("qosClass", pod_qos_class(spec))
@@ -168,9 +173,10 @@ def _resource_causes(c: Obj, path: str) -> list[Cause]:
         if lim is not None and req > lim:
             causes.append(
                 Cause(
-                    f"{path}.resources.requests[{name}]",
+                    f"{path}.resources.requests",
                     "FieldValueInvalid",
-                    f"must be less than or equal to {name} limit of {res['limits'][name]}",
+                    f'Invalid value: "{res["requests"][name]}": must be less than or equal to '
+                    f"{name} limit of {res['limits'][name]}",
                 )
             )
     return causes
@@ -183,7 +189,9 @@ def resize_policy_causes(c: Obj, path: str) -> list[Cause]:
         name, policy = rp.get("resourceName"), rp.get("restartPolicy")
         if name not in ("cpu", "memory"):
             msg = f'Unsupported value: "{name}": supported values: "cpu", "memory"'
-            causes.append(Cause(f"{path}.resizePolicy[{j}].resourceName", "FieldValueNotSupported", msg))
+            causes.append(
+                Cause(f"{path}.resizePolicy[{j}].resourceName", "FieldValueNotSupported", msg)
+            )
         if policy not in ("NotRequired", "RestartContainer"):
             msg = (
                 f'Unsupported value: "{policy}": supported values: "NotRequired", '
@@ -204,9 +212,11 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     for lst, i, c in _containers(spec):
         p = f"spec.{lst}[{i}]"
         name = c.get("name", "")
+        if not name:
+            causes.append(Cause(f"{p}.name", "FieldValueRequired", "Required value"))
         causes += [
             Cause(f"{p}.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}")
-            for e in dns1123_label_errors(name)
+            for e in (dns1123_label_errors(name) if name else [])
         ]
         if name in seen:
             causes.append(Cause(f"{p}.name", "FieldValueDuplicate", f'Duplicate value: "{name}"'))
@@ -343,7 +353,8 @@ def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """Taints and capacity quantities."""
     # Upstream reports node taint errors under "metadata.taints" (validateNodeTaints is
     # called with that path), and clients match on it, so the reference does too.
-    causes = taint_causes((node.get("spec") or {}).get("taints") or [], "metadata.taints")
+    spec = node.get("spec") or {}
+    causes = taint_causes(spec.get("taints") or [], "metadata.taints")
     for field in ("capacity", "allocatable"):
         for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
             try:

@@ -12,6 +12,7 @@ from reference_impl.api.meta import (
     label_value_errors,
 )
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__ = ["meta_causes"]
@@ -30,8 +31,8 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
         dns1123_label_errors if info.kind in _LABEL_NAMED else dns1123_subdomain_errors
     )
     if info.kind == "ClusterTrustBundle":
-        # ValidateClusterTrustBundleName: a path segment name (":" allowed for the signer prefix).
-        check = _path_segment_errors
+        # ValidateClusterTrustBundleName depends on the signer: strategies/certificates.py.
+        check = _no_errors
     causes += [
         Cause("metadata.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}")
         for e in check(name)
@@ -41,10 +42,8 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
             Cause("metadata.labels", "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
             for e in label_key_errors(k)
         ]
-        causes += [
-            Cause(f"metadata.labels[{k}]", "FieldValueInvalid", f"Invalid value: {v!r}: {e}")
-            for e in label_value_errors(str(v))
-        ]
+        # ValidateLabels reports a bad value at metadata.labels, naming the value.
+        causes += [fe.invalid("metadata.labels", str(v), e) for e in label_value_errors(str(v))]
     annotations = meta.get("annotations") or {}
     for k in sorted(annotations):
         causes += [
@@ -59,6 +58,7 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
                 "Too long: must have at most 262144 bytes",
             )
         )
+    causes += _finalizer_causes(meta.get("finalizers") or [])
     for i, ref in enumerate(meta.get("ownerReferences") or []):
         for f in ("apiVersion", "kind", "name", "uid"):
             if not ref.get(f):
@@ -81,6 +81,39 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
             if f in om and meta.get(f) != om.get(f):
                 causes.append(Cause(f"metadata.{f}", "FieldValueInvalid", "field is immutable"))
     return causes
+
+
+_STANDARD_FINALIZERS: Final = ("kubernetes", "orphan", "foregroundDeletion")
+
+
+def _finalizer_causes(finalizers: list[Any]) -> list[Cause]:
+    """ValidateFinalizers (qualified names; not both orphan and foregroundDeletion) and
+    core's validateKubeFinalizerName (an unprefixed name must be a standard one)."""
+    causes: list[Cause] = []
+    for f in map(str, finalizers):
+        causes += [fe.invalid("metadata.finalizers", f, e) for e in label_key_errors(f)]
+    if "orphan" in finalizers and "foregroundDeletion" in finalizers:
+        causes.append(
+            fe.invalid(
+                "metadata.finalizers",
+                finalizers,
+                "finalizer orphan and foregroundDeletion cannot be both set",
+            )
+        )
+    for i, f in enumerate(map(str, finalizers)):
+        if "/" not in f and f not in _STANDARD_FINALIZERS:
+            causes.append(
+                fe.invalid(
+                    f"metadata.finalizers[{i}]",
+                    f,
+                    "name is neither a standard finalizer name nor is it fully qualified",
+                )
+            )
+    return causes
+
+
+def _no_errors(name: str) -> list[str]:
+    return []
 
 
 def _path_segment_errors(name: str) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from reference_impl.api.meta import label_key_errors, label_value_errors
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.errors import Cause
 
@@ -76,6 +77,16 @@ def _selector_causes(sel: object, path: str) -> list[Cause]:
     if not isinstance(sel, dict):
         return []
     out: list[Cause] = []
+    for k, v in sorted((sel.get("matchLabels") or {}).items()):
+        # ValidateLabels at matchLabels: key and value errors name the map, not the key.
+        out += [
+            Cause(f"{path}.matchLabels", "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
+            for e in label_key_errors(str(k))
+        ]
+        out += [
+            Cause(f"{path}.matchLabels", "FieldValueInvalid", f"Invalid value: {v!r}: {e}")
+            for e in label_value_errors(str(v))
+        ]
     for i, expr in enumerate(sel.get("matchExpressions") or ()):
         p = f"{path}.matchExpressions[{i}]"
         op, values = expr.get("operator"), expr.get("values") or []

@@ -31,26 +31,41 @@ _MEMBERS: Final = "`resourceClaimName`, `resourceClaimTemplateName`"
 
 def _entry(claim: Obj, path: str) -> list[Cause]:
     out: list[Cause] = []
-    set_ = [f for f in ("resourceClaimName", "resourceClaimTemplateName") if claim.get(f) is not None]
+    set_ = [
+        f for f in ("resourceClaimName", "resourceClaimTemplateName") if claim.get(f) is not None
+    ]
     if len(set_) > 1:
-        out.append(Cause(path, "FieldValueInvalid",
-                         f'Invalid value: "{{{", ".join(set_)}}}": must specify exactly one of: {_MEMBERS}'))
+        out.append(
+            Cause(
+                path,
+                "FieldValueInvalid",
+                f'Invalid value: "{{{", ".join(set_)}}}": must specify exactly one of: {_MEMBERS}',
+            )
+        )
     elif not set_:
-        out.append(Cause(path, "FieldValueInvalid", f'Invalid value: "": must specify one of: {_MEMBERS}'))
+        out.append(
+            Cause(path, "FieldValueInvalid", f'Invalid value: "": must specify one of: {_MEMBERS}')
+        )
     name = claim.get("name")
     if not name:
         out.append(Cause(f"{path}.name", "FieldValueRequired", "Required value"))
     else:
-        out += [Cause(f"{path}.name", "FieldValueInvalid", f'Invalid value: "{name}": {e}')
-                for e in dns1123_label_errors(str(name))]
+        out += [
+            Cause(f"{path}.name", "FieldValueInvalid", f'Invalid value: "{name}": {e}')
+            for e in dns1123_label_errors(str(name))
+        ]
     for f in set_:
         v = str(claim[f])
-        out += [Cause(f"{path}.{f}", "FieldValueInvalid", f'Invalid value: "{v}": {e}')
-                for e in dns1123_subdomain_errors(v)]
+        out += [
+            Cause(f"{path}.{f}", "FieldValueInvalid", f'Invalid value: "{v}": {e}')
+            for e in dns1123_subdomain_errors(v)
+        ]
     return out
 
 
-def claims_causes(claims: list[Obj] | None, old: list[Obj] | None, path: str, update: bool) -> list[Cause]:
+def claims_causes(
+    claims: list[Obj] | None, old: list[Obj] | None, path: str, update: bool
+) -> list[Cause]:
     """The rules for one ``resourceClaims`` list (``old``: the correlated old list)."""
     claims, old = claims or [], old or []
     if update and claims == old:
@@ -59,8 +74,13 @@ def claims_causes(claims: list[Obj] | None, old: list[Obj] | None, path: str, up
     if update:
         out.append(Cause(path, "FieldValueInvalid", "Invalid value: null: field is immutable"))
     if len(claims) > MAX_POD_GROUP_CLAIMS:
-        out.append(Cause(path, "FieldValueTooMany",
-                         f"Too many: {len(claims)}: must have at most {MAX_POD_GROUP_CLAIMS} items"))
+        out.append(
+            Cause(
+                path,
+                "FieldValueTooMany",
+                f"Too many: {len(claims)}: must have at most {MAX_POD_GROUP_CLAIMS} items",
+            )
+        )
     if out or not claims:
         return out  # immutable / maxItems / optional short-circuit the item checks
     seen: set[Any] = set()
@@ -85,8 +105,12 @@ def _templates(spec: Obj | None, path: str) -> Iterator[tuple[Obj, str]]:
 def validate_pod_group_claims(pg: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """``spec.resourceClaims`` rules."""
     ospec = (old or {}).get("spec") or {}
-    return claims_causes((pg.get("spec") or {}).get("resourceClaims"), ospec.get("resourceClaims"),
-                         "spec.resourceClaims", old is not None)
+    return claims_causes(
+        (pg.get("spec") or {}).get("resourceClaims"),
+        ospec.get("resourceClaims"),
+        "spec.resourceClaims",
+        old is not None,
+    )
 
 
 @validator("PodGroup", status=True)
@@ -94,8 +118,11 @@ def validate_pod_group_claim_statuses(pg: Obj, old: Obj | None, ctx: Context) ->
     """Each ``status.resourceClaimStatuses[].name`` matches a spec claim."""
     names = {c.get("name") for c in (pg.get("spec") or {}).get("resourceClaims") or ()}
     return [
-        Cause(f"status.resourceClaimStatuses[{i}].name", "FieldValueInvalid",
-              f'Invalid value: "{s.get("name")}": must match the name of an entry in `spec.resourceClaims`')
+        Cause(
+            f"status.resourceClaimStatuses[{i}].name",
+            "FieldValueInvalid",
+            f'Invalid value: "{s.get("name")}": must match the name of an entry in `spec.resourceClaims`',
+        )
         for i, s in enumerate((pg.get("status") or {}).get("resourceClaimStatuses") or ())
         if s.get("name") not in names
     ]
@@ -109,8 +136,12 @@ def validate_workload_claims(wl: Obj, old: Obj | None, ctx: Context) -> list[Cau
     out: list[Cause] = []
     for t, p in _templates(wl.get("spec"), "spec"):
         prev = by_name.get(str(t.get("name"))) if old is not None else None
-        out += claims_causes(t.get("resourceClaims"), (prev or {}).get("resourceClaims"),
-                             f"{p}.resourceClaims", prev is not None)
+        out += claims_causes(
+            t.get("resourceClaims"),
+            (prev or {}).get("resourceClaims"),
+            f"{p}.resourceClaims",
+            prev is not None,
+        )
     return out
 
 

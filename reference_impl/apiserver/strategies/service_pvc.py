@@ -1,0 +1,133 @@
+"""Service and PersistentVolumeClaim spec rules of ``pkg/apis/core/validation`` (1.37.2):
+service type and ports (names, numbers, protocols, target ports, duplicates), and the
+claim's access modes, storage request, volume mode, storage class and immutability."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors, parse_quantity
+from reference_impl.apiserver.registry import Context, validator
+from reference_impl.apiserver.strategies.pod_containers import port_name_errors, port_number_errors
+from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.errors import Cause
+
+__all__: list[str] = []
+
+Obj = dict[str, Any]
+_TYPES: Final = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
+_PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
+_ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
+_VOLUME_MODES: Final = ("Block", "Filesystem")
+
+
+def _port_causes(sp: Obj, path: str, require_name: bool, names: set[str]) -> list[Cause]:
+    causes: list[Cause] = []
+    name = str(sp.get("name") or "")
+    if require_name and not name:
+        causes.append(fe.required(f"{path}.name"))
+    elif name:
+        causes += [fe.invalid(f"{path}.name", name, e) for e in dns1123_label_errors(name)]
+        if name in names:
+            causes.append(fe.duplicate(f"{path}.name", name))
+        names.add(name)
+    port = sp.get("port") or 0
+    causes += [fe.invalid(f"{path}.port", port, e) for e in port_number_errors(port)]
+    proto = sp.get("protocol", "TCP")
+    if not proto:
+        causes.append(fe.required(f"{path}.protocol"))
+    elif proto not in _PROTOCOLS:
+        causes.append(fe.not_supported(f"{path}.protocol", proto, _PROTOCOLS))
+    target = sp.get("targetPort", port)
+    if isinstance(target, str):
+        causes += [fe.invalid(f"{path}.targetPort", target, e) for e in port_name_errors(target)]
+    elif isinstance(target, int):
+        causes += [fe.invalid(f"{path}.targetPort", target, e) for e in port_number_errors(target)]
+    return causes
+
+
+@validator("Service")
+def validate_service(svc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidateService``'s type and ports."""
+    spec = svc.get("spec") or {}
+    kind = spec.get("type", "ClusterIP")
+    causes: list[Cause] = []
+    if kind not in _TYPES:
+        causes.append(fe.not_supported("spec.type", kind, _TYPES))
+    ports = [p for p in spec.get("ports") or [] if isinstance(p, dict)]
+    headless = spec.get("clusterIP") == "None"
+    if not ports and kind != "ExternalName" and not headless:
+        causes.append(fe.required("spec.ports"))
+    names: set[str] = set()
+    seen: set[tuple[Any, Any]] = set()
+    for i, sp in enumerate(ports):
+        causes += _port_causes(sp, f"spec.ports[{i}]", len(ports) > 1, names)
+        key = (sp.get("port"), sp.get("protocol", "TCP"))
+        if key in seen:
+            causes.append(fe.duplicate(f"spec.ports[{i}]", {"port": key[0], "protocol": key[1]}))
+        seen.add(key)
+    return causes
+
+
+def _claim_spec_causes(spec: Obj) -> list[Cause]:
+    causes: list[Cause] = []
+    modes = spec.get("accessModes") or []
+    if not modes:
+        causes.append(fe.required("spec.accessModes", "at least 1 access mode is required"))
+    for m in modes:
+        if m not in _ACCESS_MODES:
+            causes.append(fe.not_supported("spec.accessModes", m, _ACCESS_MODES))
+    if "ReadWriteOncePod" in modes and len(modes) > 1:
+        causes.append(
+            fe.forbidden("spec.accessModes", "may not use ReadWriteOncePod with other access modes")
+        )
+    storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+    path = "spec.resources[storage]"
+    if storage is None:
+        causes.append(fe.required(path))
+    else:
+        try:
+            if parse_quantity(storage) <= 0:
+                causes.append(fe.invalid(path, storage, "must be greater than zero"))
+        except ValueError as e:
+            causes.append(fe.invalid(path, storage, str(e)))
+    sc = spec.get("storageClassName")
+    if sc:
+        causes += [fe.invalid("spec.storageClassName", sc, e) for e in dns1123_subdomain_errors(sc)]
+    vm = spec.get("volumeMode")
+    if vm is not None and vm not in _VOLUME_MODES:
+        causes.append(fe.not_supported("spec.volumeMode", vm, _VOLUME_MODES))
+    return causes
+
+
+def _mutable_part(spec: Obj) -> Obj:
+    out = {k: v for k, v in spec.items() if k not in ("volumeAttributesClassName", "volumeName")}
+    res = dict(out.get("resources") or {})
+    res.pop("requests", None)
+    out["resources"] = res
+    return out
+
+
+@validator("PersistentVolumeClaim")
+def validate_pvc(pvc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidatePersistentVolumeClaimSpec``; on update the spec is immutable but the
+    storage request and the volume attributes class (and binding its volumeName)."""
+    spec = pvc.get("spec") or {}
+    causes = _claim_spec_causes(spec)
+    if old is not None:
+        ospec = old.get("spec") or {}
+        if ospec.get("volumeName") and spec.get("volumeName") != ospec.get("volumeName"):
+            causes.append(
+                fe.forbidden(
+                    "spec",
+                    "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims",
+                )
+            )
+        elif _mutable_part(spec) != _mutable_part(ospec):
+            causes.append(
+                fe.forbidden(
+                    "spec",
+                    "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims",
+                )
+            )
+    return causes
