@@ -59,6 +59,14 @@ def _mutated(edit) -> str:  # type: ignore[no-untyped-def]
          ": extensions[0].max_duration: -1 is not a number of seconds"),
         (lambda d: d["extensions"][0]["setup"][1].pop("kind"), ": extensions[0].setup[1].kind: required"),
         (lambda d: d["method"][0].update(type="poke"), ": method[0]: "),
+        (lambda d: d["extensions"][0].update(runtime_config=["scheduling.k8s.io/v9=true"]),
+         ": extensions[0].runtime_config[0]: "),
+        (lambda d: d["extensions"][0].update(runtime_config="scheduling.k8s.io/v1beta1=true"),
+         ": extensions[0].runtime_config: must be a list of group/version=true entries"),
+        (lambda d: d["extensions"][0].update(feature_gates={"GangSchedulingX": True}),
+         ": extensions[0].feature_gates.GangSchedulingX: not a feature gate"),
+        (lambda d: d["extensions"][0].update(feature_gates={"GenericWorkload": "yes"}),
+         ": extensions[0].feature_gates.GenericWorkload: 'yes' is not true or false"),
     ],
 )
 def test_a_bad_file_is_one_line_with_its_field_path(tmp_path: Path, capsys: pytest.CaptureFixture[str], edit, expect: str) -> None:  # type: ignore[no-untyped-def]
@@ -90,6 +98,32 @@ def test_run_on_the_reference_writes_a_schema_valid_report(tmp_path: Path, capsy
     assert 'class="chart chaos"' in html and "verdict: passed" in html
     lines = [json.loads(x) for x in (tmp_path / "chaos-journal.jsonl").read_text().splitlines()]
     assert sum(x["op"] == "inject" for x in lines) == sum(x["op"] == "reverted" for x in lines) == 4
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "suites" / "chaos" / "experiments").glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_every_shipped_experiment_passes_on_the_reference(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The reference is made with each file's own runtime_config and feature_gates.
+    code = main(["chaos", "run", str(path), "--allow-chaos", f"--report-dir={tmp_path}"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    (test,) = json.loads((tmp_path / "results.json").read_text())["tests"]
+    assert test["outcome"] == "passed"
+
+
+def test_an_experiment_needing_an_api_the_target_does_not_serve_is_refused() -> None:
+    from fixtures.chaos.envelope import ChaosRefused
+    from fixtures.chaos.experiment import load_experiment
+    from fixtures.chaos.runner import check_served
+    from fixtures.targets.reference import ReferenceTarget
+
+    exp = load_experiment(ROOT / "suites" / "chaos" / "experiments" / "spot-reclaim.yaml")
+    with pytest.raises(ChaosRefused, match="feature_gates.GenericWorkload: off on target"):
+        check_served(exp, ReferenceTarget())
+    with pytest.raises(ChaosRefused, match="scheduling.k8s.io/v1beta1 is not served"):
+        check_served(exp, ReferenceTarget(feature_gates={"GenericWorkload": True}))
+    check_served(exp, ReferenceTarget(feature_gates={"GenericWorkload": True},
+                                      runtime_config={"scheduling.k8s.io/v1beta1": "true"}))
 
 
 def test_list_names_the_faults_and_providers(capsys: pytest.CaptureFixture[str]) -> None:

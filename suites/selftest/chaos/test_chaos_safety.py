@@ -110,6 +110,44 @@ def test_setup_outside_the_envelope(ref: ReferenceTarget, opt_in: Callable[..., 
     refused(ref, experiment(CORDON_N0, setup=setup), "setup\\[0\\] ConfigMap x: namespace 'default'")
 
 
+NODE_X = {"apiVersion": "v1", "kind": "Node",
+          "metadata": {"name": "x", "labels": {"garhwal.dev/chaos": "allowed"}}}
+
+
+@pytest.mark.parametrize(
+    ("obj", "match"),
+    [
+        ({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "x"}},
+         "setup\\[1\\] ClusterRole x: cluster-scoped setup objects other than"),
+        ({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+          "spec": {"nodeName": "n0", "driver": "d", "pool": {"name": "p", "resourceSliceCount": 1, "generation": 1}}},
+         "setup\\[1\\] ResourceSlice s: a ResourceSlice must name one of the experiment's own setup Nodes"),
+        ({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+          "spec": {"allNodes": True, "driver": "d", "pool": {"name": "p", "resourceSliceCount": 1, "generation": 1}}},
+         "ResourceSlice s: a ResourceSlice must name"),
+        ({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "p"},
+          "value": 5, "globalDefault": True},
+         "PriorityClass p: a globalDefault PriorityClass changes every new pod"),
+    ],
+)
+def test_cluster_scoped_setup_that_could_touch_other_workloads(
+    ref: ReferenceTarget, opt_in: Callable[..., Any], obj: dict[str, Any], match: str,
+) -> None:
+    opt_in()
+    refused(ref, experiment(CORDON_N0, setup=[NODE_X, obj]), match)
+
+
+def test_cluster_scoped_setup_of_its_own_is_admitted(ref: ReferenceTarget, opt_in: Callable[..., Any]) -> None:
+    from fixtures.chaos.envelope import Envelope
+    from fixtures.chaos.setup import check_setup
+
+    opt_in()
+    slice_ = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+              "spec": {"nodeName": "x"}}
+    dc = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}}
+    check_setup(Envelope.load(ref, allow_chaos=True), [NODE_X, dc, slice_])
+
+
 def test_the_budget_is_checked_before_every_injection(ref: ReferenceTarget, opt_in: Callable[..., Any]) -> None:
     opt_in(maxNodeShare="0.2")  # of the 6 nodes (3 the reference starts with): one at a time
     state = node_state(ref)
@@ -119,6 +157,21 @@ def test_the_budget_is_checked_before_every_injection(ref: ReferenceTarget, opt_
     assert [e.name for e in record.events if e.kind == "fault"] == ["node-cordon"]
     assert node_state(ref) == state  # the first fault was rolled back
     assert outstanding(read_lines(state_journal_path())) == []
+
+
+def test_the_clusterrole_grants_every_shipped_experiments_checks() -> None:
+    from pathlib import Path
+
+    from fixtures.chaos.experiment import load_experiment
+
+    role = clusterrole()
+    shipped = Path(__file__).resolve().parents[2] / "chaos" / "experiments"
+    for path in sorted(shipped.glob("*.yaml")):
+        exp = load_experiment(path)
+        checks = required(exp.faults, exp.setup)
+        assert any(c.resource == "deviceclasses" for c in checks) or "spot" not in path.name
+        for check in checks:
+            assert granted_by(role, check), f"{path.name}: {check}"
 
 
 def test_the_clusterrole_grants_everything_the_precheck_asks() -> None:
