@@ -58,6 +58,8 @@ class TestEntry:
     sim_duration_s: float | None = None
     skip_reason: str | None = None
     conformance: bool = False
+    # A test of garhwal's own models (marker ``model``): never conformance evidence.
+    model: bool = False
     # The gate values this test ran with (reference) or required of the cluster (live).
     gates: dict[str, bool] = field(default_factory=dict)
     # Its --runtime-config entries ("group/version" -> "true"), applied or required, alike.

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from fixtures import Capability, Target
+from fixtures import Capability, Target, node_files
 from reference_impl.api import (
     ca_certificate_pem,
     cluster_trust_bundle_volume,
@@ -57,7 +57,7 @@ def _run(target: Target, namespace: str, name: str, volume: dict[str, object]) -
         return target.get("v1", "Pod", name, namespace).get("status", {}).get("phase") == "Running"
 
     target.wait_until(running, timeout=60, what=f"pod {name} Running")
-    files = target.projected_files(name, namespace)  # type: ignore[attr-defined]
+    files = node_files(target).projected_files(name, namespace)
     return str(files.get(volume["name"], {}).get("ca.pem", ""))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fixtures import Capability, Target
+from fixtures import Capability, Target, node_files
 from reference_impl.api import (
     chain_facts,
     condition,
@@ -149,7 +149,7 @@ def test_the_kubelet_requests_a_certificate_for_a_projected_volume(
         == target.get("v1", "Pod", "podcert-pod", namespace)["spec"]["nodeName"]
     )
     assert condition(pcr, "Issued") is not None
-    files = target.projected_files("podcert-pod", namespace)  # type: ignore[attr-defined]
+    files = node_files(target).projected_files("podcert-pod", namespace)
     assert credential_bundle_matches(files["cred"]["credentialbundle.pem"])
 
 
