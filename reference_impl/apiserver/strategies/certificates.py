@@ -22,7 +22,6 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.certificates_names import (
-    ctb_name_errors,
     signer_name_causes,
 )
 from reference_impl.apiserver.validation import fielderr as fe
@@ -176,9 +175,9 @@ def pem_certificates(bundle: str) -> tuple[list[bytes], list[str]]:
 def validate_ctb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """Signer-name prefix rule and a bundle of distinct, parseable CA certificates."""
     spec = obj.get("spec") or {}
-    name = str(obj["metadata"].get("name", ""))
     signer = spec.get("signerName") or ""
-    causes = [fe.invalid("metadata.name", name, e) for e in ctb_name_errors(name, signer)]
+    # The signer-dependent name rule is ValidateObjectMeta's (strategies/meta.py).
+    causes: list[Cause] = []
     if signer:
         causes += signer_name_causes("spec.signerName", signer)
     if old is not None:

@@ -16,6 +16,7 @@ from reference_impl.api.meta import (
     parse_quantity,
 )
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__ = ["pod_qos_class", "toleration_causes"]
@@ -233,6 +234,11 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 "FieldValueNotSupported",
                 f'Unsupported value: "{rp}": supported values: "Always", "OnFailure", "Never"',
             )
+        )
+    ads = spec.get("activeDeadlineSeconds")
+    if isinstance(ads, int) and not 1 <= ads <= 2**31 - 1:
+        causes.append(
+            fe.invalid("spec.activeDeadlineSeconds", ads, "must be between 1 and 2147483647, inclusive")
         )
     causes += toleration_causes(spec.get("tolerations") or [], "spec.tolerations")
     for k, v in sorted((spec.get("nodeSelector") or {}).items()):

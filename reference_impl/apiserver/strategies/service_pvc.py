@@ -66,6 +66,16 @@ def validate_service(svc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if key in seen:
             causes.append(fe.duplicate(f"spec.ports[{i}]", {"port": key[0], "protocol": key[1]}))
         seen.add(key)
+    if spec.get("allocateLoadBalancerNodePorts") is not None and kind != "LoadBalancer":
+        causes.append(
+            fe.forbidden(
+                "spec.allocateLoadBalancerNodePorts", "may only be used when `type` is 'LoadBalancer'"
+            )
+        )
+    if spec.get("loadBalancerSourceRanges") and kind != "LoadBalancer":
+        causes.append(
+            fe.forbidden("spec.LoadBalancerSourceRanges", "may only be used when `type` is 'LoadBalancer'")
+        )
     return causes
 
 
