@@ -16,6 +16,7 @@ from reference_impl.api.meta import (
     parse_quantity,
 )
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -210,7 +211,8 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     if not spec.get("containers"):
         causes.append(Cause("spec.containers", "FieldValueRequired", "Required value"))
     seen: set[str] = set()
-    for lst, i, c in _containers(spec):
+    # validateContainers runs before validateInitContainers: a clash is the init one's.
+    for lst, i, c in sorted(_containers(spec), key=lambda t: t[0] != "containers"):
         p = f"spec.{lst}[{i}]"
         name = c.get("name", "")
         if not name:
@@ -259,6 +261,9 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 "cannot be set until all schedulingGates have been cleared",
             )
         )
+    # A pod template (apps, batch) comes without apiVersion; its ephemeral containers are
+    # ValidatePodTemplateSpec's to refuse.
+    causes += pod_spec_causes(spec, "spec", template=pod.get("apiVersion") is None or old is not None)
     if old is not None:
         causes += _pod_update_causes(spec, old.get("spec") or {})
     return causes
