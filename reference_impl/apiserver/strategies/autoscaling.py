@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.strategies.autoscaling_metrics import metric_spec_causes
 from reference_impl.errors import Cause
 
 __all__ = ["DEFAULT_CPU_UTILIZATION", "default_rules"]
@@ -166,23 +167,7 @@ def _metrics_causes(metrics: list[Obj], min_replicas: Any) -> list[Cause]:
     for i, m in enumerate(metrics):
         path = f"spec.metrics[{i}]"
         mtype = m.get("type")
-        if mtype not in _METRIC_TYPES:
-            allowed = ", ".join(f'"{t}"' for t in _METRIC_TYPES)
-            causes.append(
-                Cause(f"{path}.type", "FieldValueNotSupported", f"supported values: {allowed}")
-            )
-            continue
-        source = m.get(_FIELD_OF[mtype])
-        if not isinstance(source, dict):
-            causes.append(
-                Cause(
-                    f"{path}.{_FIELD_OF[mtype]}",
-                    "FieldValueRequired",
-                    f"must populate information for the given metric source {mtype}",
-                )
-            )
-            continue
-        causes += _target_causes(f"{path}.{_FIELD_OF[mtype]}.target", source.get("target") or {})
+        causes += metric_spec_causes(m, path)
         if mtype in ("Object", "External"):
             scales_to_zero_ok = True
     if min_replicas is not None and int(min_replicas) == 0 and not scales_to_zero_ok:
@@ -195,19 +180,6 @@ def _metrics_causes(metrics: list[Obj], min_replicas: Any) -> list[Cause]:
             )
         )
     return causes
-
-
-def _target_causes(path: str, target: Obj) -> list[Cause]:
-    ttype = target.get("type")
-    if ttype not in _TARGET_TYPES:
-        return [Cause(f"{path}.type", "FieldValueRequired", "must specify a metric target type")]
-    if ttype == "Utilization" and int(target.get("averageUtilization") or 0) <= 0:
-        return [Cause(f"{path}.averageUtilization", "FieldValueRequired", "must be greater than 0")]
-    if ttype == "Value" and target.get("value") is None:
-        return [Cause(f"{path}.value", "FieldValueRequired", "must set either a target value")]
-    if ttype == "AverageValue" and target.get("averageValue") is None:
-        return [Cause(f"{path}.averageValue", "FieldValueRequired", "must set a target average")]
-    return []
 
 
 def _behavior_causes(behavior: Any) -> list[Cause]:

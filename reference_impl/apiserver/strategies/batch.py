@@ -8,6 +8,7 @@ from typing import Any, Final
 from reference_impl.api.meta import dns1123_subdomain_errors, selector_from_label_selector
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
+from reference_impl.apiserver.strategies.batch_policies import job_policy_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -29,7 +30,13 @@ def default_job(job: Obj, ctx: Context) -> None:
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
     spec.setdefault("manualSelector", False)
-    spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
+    pfp = spec.get("podFailurePolicy")
+    # SetDefaults_Job: Failed with a pod failure policy, and a pattern's status True.
+    spec.setdefault("podReplacementPolicy", "Failed" if isinstance(pfp, dict) else "TerminatingOrFailed")
+    for rule in (pfp or {}).get("rules") or [] if isinstance(pfp, dict) else []:
+        for pattern in (rule or {}).get("onPodConditions") or [] if isinstance(rule, dict) else []:
+            if isinstance(pattern, dict) and not pattern.get("status"):
+                pattern["status"] = "True"
     template = spec.setdefault("template", {})
     meta = job["metadata"]
     labels = (template.get("metadata") or {}).get("labels")
@@ -126,6 +133,7 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 "`selector` does not match template `labels`",
             )
         )
+    causes += job_policy_causes(spec)
     causes += template_causes(job, (), ctx)
     rp = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy") or ""
     if rp in ("Always", ""):

@@ -250,7 +250,7 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         ]
     for i, g in enumerate(spec.get("schedulingGates") or []):
         causes += [
-            Cause(f"spec.schedulingGates[{i}].name", "FieldValueInvalid", e)
+            Cause(f"spec.schedulingGates[{i}]", "FieldValueInvalid", e)
             for e in label_key_errors(g.get("name", ""))
         ]
     if spec.get("nodeName") and spec.get("schedulingGates") and old is None:
