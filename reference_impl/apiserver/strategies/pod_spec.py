@@ -137,8 +137,14 @@ def _container_claims(claims: list[Obj], pod_names: set[str], path: str) -> list
     return out
 
 
+def _native(name: str) -> bool:
+    """``IsNativeResource``: unprefixed, or in the kubernetes.io namespace."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
 def _extended(name: str) -> bool:
-    return "/" in name and not name.split("/", 1)[0].endswith("kubernetes.io") and not name.startswith("requests.")
+    """``IsExtendedResourceName``: not native, and a qualified name behind "requests."."""
+    return not _native(name) and not name.startswith("requests.") and not label_key_errors(f"requests.{name}")
 
 
 def _hugepages(name: str) -> bool:
@@ -157,9 +163,12 @@ def _resources(res: Obj, path: str) -> list[Cause]:
             if errs:
                 out += [fe.invalid(p, name, e) for e in errs]
                 continue
-            if name not in _STANDARD_CONTAINER and not _extended(name) and not _hugepages(name):
-                out.append(fe.invalid(p, name, "must be a standard resource for containers"))
-            elif _extended(name):
+            if "/" not in name:
+                if name not in _STANDARD_CONTAINER and not _hugepages(name):
+                    out.append(fe.invalid(p, name, "must be a standard resource for containers"))
+            elif not _native(name) and not _extended(name):
+                out.append(fe.invalid(p, name, "doesn't follow extended resource name standard"))
+            if _extended(name):
                 try:
                     if parse_quantity(value) % 1 != 0:
                         out.append(fe.invalid(p, value, "must be an integer"))
