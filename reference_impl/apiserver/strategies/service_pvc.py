@@ -66,6 +66,8 @@ def validate_service(svc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if key in seen:
             causes.append(fe.duplicate(f"spec.ports[{i}]", {"port": key[0], "protocol": key[1]}))
         seen.add(key)
+    if kind == "ExternalName" and spec.get("clusterIPs"):
+        causes.append(fe.forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
     if spec.get("allocateLoadBalancerNodePorts") is not None and kind != "LoadBalancer":
         causes.append(
             fe.forbidden(
