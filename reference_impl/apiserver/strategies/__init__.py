@@ -27,6 +27,7 @@ from reference_impl.apiserver.strategies import (
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
     service_ips,  # Service clusterIPs pre-check (the allocator's)
     service_pvc,  # Service ports, PVC spec
+    status_counts,  # Deployment/ReplicaSet/Job/HPA status counters
     status_gates,  # gated /status fields, status reset on create
 )
 
@@ -54,5 +55,6 @@ __all__ = [
     "service_pvc",
     "scheduling_claims",
     "scheduling_preemption",
+    "status_counts",
     "status_gates",
 ]

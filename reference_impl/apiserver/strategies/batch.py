@@ -146,7 +146,15 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         )
     if old is not None:
         ospec = old.get("spec") or {}
-        immutable = ["template", "selector", "completionMode"]
+        # validateJobSpecUpdate's ValidateImmutableField list.
+        immutable = [
+            "template",
+            "selector",
+            "completionMode",
+            "podFailurePolicy",
+            "backoffLimitPerIndex",
+            "managedBy",
+        ]
         if mode != "Indexed":
             immutable.append("completions")
         for f in immutable:

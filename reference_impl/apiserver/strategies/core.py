@@ -302,14 +302,15 @@ def _pod_update_causes(spec: Obj, old: Obj) -> list[Cause]:
         )
     new_gates = [g.get("name") for g in spec.get("schedulingGates") or []]
     old_gates = [g.get("name") for g in old.get("schedulingGates") or []]
-    if any(g not in old_gates for g in new_gates):
-        causes.append(
-            Cause(
-                "spec.schedulingGates",
-                "FieldValueForbidden",
-                "only deletion is allowed, but found new scheduling gate",
+    for i, g in enumerate(new_gates):
+        if g not in old_gates:
+            causes.append(
+                Cause(
+                    f"spec.schedulingGates[{i}].name",
+                    "FieldValueForbidden",
+                    "only deletion is allowed, but found new scheduling gate",
+                )
             )
-        )
     return causes
 
 
