@@ -16,6 +16,7 @@ from typing import Any, Final
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import conversion, schema
 from reference_impl.apiserver.nulls import normalize_nulls
+from reference_impl.apiserver.wire import wire_errors
 from reference_impl.errors import BadRequest, Cause, Invalid, MethodNotAllowed
 
 __all__ = [
@@ -51,8 +52,16 @@ class Decoded:
 
 
 def schema_causes(obj: Obj) -> list[Cause]:
-    """Strict-schema field errors of ``obj`` at its own apiVersion."""
-    return schema.schema_errors(obj) or []
+    """The decoding errors of ``obj`` at its own apiVersion, as upstream's strict decoder
+    reports them (``wire``): the first type error, else every unknown field; BadRequest
+    when a custom unmarshaler (Quantity, Time, ...) fails."""
+    errs = wire_errors(obj, str(obj.get("apiVersion")), str(obj.get("kind")))
+    if errs is None:
+        return []
+    if errs.fatal:
+        kind, version = obj.get("kind"), str(obj.get("apiVersion")).rpartition("/")[2]
+        raise BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {errs.fatal}')
+    return errs.causes()
 
 
 def status_schema_causes(new: Obj, wire_version: str) -> list[Cause]:

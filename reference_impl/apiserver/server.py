@@ -38,7 +38,7 @@ from reference_impl.apiserver.decode import (
     status_schema_causes,
 )
 from reference_impl.apiserver.registry import AdmissionPlugin, Context, Operation, strategy_for
-from reference_impl.apiserver.strategies.meta import meta_causes
+from reference_impl.apiserver.strategies.meta import GENERIC_META_ONLY, meta_causes
 from reference_impl.apiserver.watch import ObjectEvent, object_event, open_watch
 from reference_impl.clock import SimClock, rfc3339
 from reference_impl.errors import (
@@ -152,28 +152,24 @@ class APIServer:
         if meta.get("resourceVersion"):
             raise BadRequest("resourceVersion should not be set on objects to be created")
         if not meta.get("name") and meta.get("generateName"):
-            meta["name"] = f"{meta['generateName']}{self._rng.suffix()}"
-        if not meta.get("name"):
-            raise Invalid(
-                obj["kind"],
-                "",
-                [Cause("metadata.name", "FieldValueRequired", "name or generateName is required")],
-            )
+            # SimpleNameGenerator: the base is cut to 58 characters, plus 5 random ones.
+            meta["name"] = f"{meta['generateName'][:58]}{self._rng.suffix()}"
         ns = keys.namespace_for(info, meta.get("namespace"))
         if ns is not None:
             meta["namespace"] = ns
             self._check_namespace(ns, info)
         else:
             meta.pop("namespace", None)
-        key = keys.key(info, meta["name"], ns)
-        if self.store.get(key) is not None:
-            raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists')
         for k in SERVER_META:
             meta.pop(k, None)
         meta["uid"] = self._uid()
         meta["creationTimestamp"] = rfc3339(self.clock.now())
         meta["generation"] = 1
+        # Validation (a missing name included) comes before the storage's AlreadyExists.
         self._prepare(d, None)
+        key = keys.key(info, meta["name"], ns)
+        if self.store.get(key) is not None:
+            raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists')
         return self._commit(key, obj, d.api_version)
 
     def update(self, manifest: Obj) -> Obj:
@@ -320,9 +316,11 @@ class APIServer:
         op = Operation.UPDATE if old else Operation.CREATE
         for plugin in self.admission:
             plugin.admit(op, info, obj, old, ctx)
-        causes = meta_causes(info, obj, old)
+        causes = [] if info.kind in GENERIC_META_ONLY else meta_causes(info, obj, old)
         for v in strat.validators:
             causes += v(obj, old, ctx)
+        if not causes and info.kind in GENERIC_META_ONLY:
+            causes = meta_causes(info, obj, old)  # rest.BeforeCreate's generic check
         for plugin in self.admission:
             causes += plugin.validate(op, info, obj, old, ctx)
         if causes:

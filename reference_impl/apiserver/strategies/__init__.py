@@ -25,7 +25,9 @@ from reference_impl.apiserver.strategies import (
     scheduling,
     scheduling_claims,  # DRA-WLCLAIM resourceClaims
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
+    service_ips,  # Service clusterIPs pre-check (the allocator's)
     service_pvc,  # Service ports, PVC spec
+    status_counts,  # Deployment/ReplicaSet/Job/HPA status counters
     status_gates,  # gated /status fields, status reset on create
 )
 
@@ -49,8 +51,10 @@ __all__ = [
     "resource_gates",
     "resource_time",
     "scheduling",
+    "service_ips",
     "service_pvc",
     "scheduling_claims",
     "scheduling_preemption",
+    "status_counts",
     "status_gates",
 ]

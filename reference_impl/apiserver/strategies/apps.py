@@ -7,7 +7,9 @@ from typing import Any
 from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.core import default_pod, validate_pod
+from reference_impl.apiserver.strategies.meta import annotations_causes, labels_causes
 from reference_impl.apiserver.strategies.pod_containers import container_field_causes
+from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -30,7 +32,8 @@ def default_workload(obj: Obj, ctx: Context) -> None:
             ru.setdefault("maxSurge", "25%")
         spec.setdefault("revisionHistoryLimit", 10)
         spec.setdefault("progressDeadlineSeconds", 600)
-    template = spec.get("template")
+    # SetDefaults_PodSpec runs on the template's (non-pointer) pod spec even when absent.
+    template = spec.setdefault("template", {})
     if isinstance(template, dict):
         _default_template(template, ctx)
 
@@ -54,8 +57,21 @@ def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -
         "metadata": template.get("metadata") or {},
         "spec": template.get("spec") or {},
     }
+    # ValidatePodTemplateSpec: labels and annotations at the template's own path.
+    causes += labels_causes(pod["metadata"].get("labels") or {}, "spec.template.labels")
+    causes += annotations_causes(
+        pod["metadata"].get("annotations") or {}, "spec.template.annotations"
+    )
     for c in validate_pod(pod, None, ctx):
         causes.append(Cause(f"spec.template.{c.field}", c.reason, c.message))
+    if pod["spec"].get("ephemeralContainers"):
+        causes.append(
+            Cause(
+                "spec.template.spec.ephemeralContainers",
+                "FieldValueForbidden",
+                "Forbidden: ephemeral containers not allowed in pod template",
+            )
+        )
     causes += container_field_causes(pod["spec"], "spec.template.spec")
     pod_spec: Obj = pod["spec"]
     rp = pod_spec.get("restartPolicy")
@@ -74,30 +90,39 @@ def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -
 
 @validator("Deployment", "ReplicaSet")
 def validate_workload(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Selector required and matching the template; replicas non-negative; selector immutable."""
+    """``ValidateDeploymentSpec`` / ``ValidateReplicaSetSpec``: replicas non-negative; the
+    selector required, valid and non-empty; a selector that does not parse skips the
+    template, which must otherwise match it (a missing selector matches nothing) and be
+    a valid pod template; the selector immutable."""
     spec = obj.get("spec") or {}
     causes: list[Cause] = []
-    sel = spec.get("selector")
-    if sel is None:
-        causes.append(Cause("spec.selector", "FieldValueRequired", "Required value"))
-    elif not (sel.get("matchLabels") or sel.get("matchExpressions")):
-        kind = obj.get("kind", "").lower()
-        causes.append(fe.invalid("spec.selector", sel, f"empty selector is invalid for {kind}"))
-    elif not selector_from_label_selector(sel).matches(
-        (spec.get("template") or {}).get("metadata", {}).get("labels")
-    ):
-        causes.append(
-            Cause(
-                "spec.template.metadata.labels",
-                "FieldValueInvalid",
-                "`selector` does not match template `labels`",
-            )
-        )
     if int(spec.get("replicas", 0)) < 0:
         causes.append(
             Cause("spec.replicas", "FieldValueInvalid", "must be greater than or equal to 0")
         )
-    causes += template_causes(obj, ("Always",), ctx)
+    sel = spec.get("selector")
+    sel_causes = label_selector_causes(sel, "spec.selector")
+    if sel is None:
+        causes.append(Cause("spec.selector", "FieldValueRequired", "Required value"))
+    else:
+        causes += sel_causes
+        if not (sel.get("matchLabels") or sel.get("matchExpressions")):
+            causes.append(fe.invalid("spec.selector", sel, "empty selector is invalid for deployment"))
+    if sel_causes:
+        causes.append(fe.invalid("spec.selector", sel, "invalid label selector"))
+    else:
+        selector = selector_from_label_selector(sel)
+        empty = sel is not None and not (sel.get("matchLabels") or sel.get("matchExpressions"))
+        labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+        if not empty and not selector.matches(labels):
+            causes.append(
+                Cause(
+                    "spec.template.metadata.labels",
+                    "FieldValueInvalid",
+                    "`selector` does not match template `labels`",
+                )
+            )
+        causes += template_causes(obj, ("Always",), ctx)
     if old is not None and (old.get("spec") or {}).get("selector") != sel:
         causes.append(Cause("spec.selector", "FieldValueInvalid", "field is immutable"))
     return causes

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.strategies.autoscaling_metrics import metric_spec_causes
 from reference_impl.errors import Cause
 
 __all__ = ["DEFAULT_CPU_UTILIZATION", "default_rules"]
@@ -108,18 +109,56 @@ def validate_hpa(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 f"Invalid value: {hi}: must be greater than or equal to `minReplicas`",
             )
         )
-    causes += _ref_causes(spec.get("scaleTargetRef") or {})
+    ref = spec.get("scaleTargetRef") or {}
+    oref = ((old or {}).get("spec") or {}).get("scaleTargetRef") or {}
+    # validationOptionsForHorizontalPodAutoscaler: an update keeping kind and apiVersion
+    # skips the apiVersion check; a ReplicationController may name the core group.
+    unchanged = old is not None and (oref.get("apiVersion"), oref.get("kind")) == (
+        ref.get("apiVersion"),
+        ref.get("kind"),
+    )
+    causes += _ref_causes(ref, check_version=not unchanged, empty_group=ref.get("kind") == "ReplicationController")
     causes += _metrics_causes(spec.get("metrics") or [], lo)
     causes += _behavior_causes(spec.get("behavior"))
     return causes
 
 
-def _ref_causes(ref: Obj) -> list[Cause]:
+def _ref_causes(ref: Obj, *, check_version: bool = True, empty_group: bool = False) -> list[Cause]:
+    """``ValidateCrossVersionObjectReference``: kind and name required path segments, and
+    an apiVersion that parses and (unless allowed empty) names an API group."""
     out = []
     for f in ("kind", "name"):
-        if not ref.get(f):
+        value = str(ref.get(f) or "")
+        if not value:
             out.append(Cause(f"spec.scaleTargetRef.{f}", "FieldValueRequired", "Required value"))
+        out += [
+            Cause(f"spec.scaleTargetRef.{f}", "FieldValueInvalid", f"Invalid value: {value!r}: {e}")
+            for e in path_segment_errors(value)
+        ]
+    version = str(ref.get("apiVersion") or "")
+    problem = api_version_error(version, empty_group) if check_version else ""
+    if problem:
+        out.append(
+            Cause("spec.scaleTargetRef.apiVersion", "FieldValueInvalid", f"Invalid value: {version!r}: {problem}")
+        )
     return out
+
+
+def api_version_error(version: str, empty_group: bool) -> str:
+    """``ValidateAPIVersion``: what ``schema.ParseGroupVersion`` or the group rule says."""
+    if version.count("/") > 1:
+        return f"unexpected GroupVersion string: {version}"
+    group = version.split("/")[0] if "/" in version else ""
+    if not empty_group and not group:
+        return "apiVersion must specify API group"
+    return ""
+
+
+def path_segment_errors(name: str) -> list[str]:
+    """``content.IsPathSegmentName``: not "." or "..", no "/" or "%"."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in "/%" if c in name]
 
 
 def _metrics_causes(metrics: list[Obj], min_replicas: Any) -> list[Cause]:
@@ -128,23 +167,7 @@ def _metrics_causes(metrics: list[Obj], min_replicas: Any) -> list[Cause]:
     for i, m in enumerate(metrics):
         path = f"spec.metrics[{i}]"
         mtype = m.get("type")
-        if mtype not in _METRIC_TYPES:
-            allowed = ", ".join(f'"{t}"' for t in _METRIC_TYPES)
-            causes.append(
-                Cause(f"{path}.type", "FieldValueNotSupported", f"supported values: {allowed}")
-            )
-            continue
-        source = m.get(_FIELD_OF[mtype])
-        if not isinstance(source, dict):
-            causes.append(
-                Cause(
-                    f"{path}.{_FIELD_OF[mtype]}",
-                    "FieldValueRequired",
-                    f"must populate information for the given metric source {mtype}",
-                )
-            )
-            continue
-        causes += _target_causes(f"{path}.{_FIELD_OF[mtype]}.target", source.get("target") or {})
+        causes += metric_spec_causes(m, path)
         if mtype in ("Object", "External"):
             scales_to_zero_ok = True
     if min_replicas is not None and int(min_replicas) == 0 and not scales_to_zero_ok:
@@ -157,19 +180,6 @@ def _metrics_causes(metrics: list[Obj], min_replicas: Any) -> list[Cause]:
             )
         )
     return causes
-
-
-def _target_causes(path: str, target: Obj) -> list[Cause]:
-    ttype = target.get("type")
-    if ttype not in _TARGET_TYPES:
-        return [Cause(f"{path}.type", "FieldValueRequired", "must specify a metric target type")]
-    if ttype == "Utilization" and int(target.get("averageUtilization") or 0) <= 0:
-        return [Cause(f"{path}.averageUtilization", "FieldValueRequired", "must be greater than 0")]
-    if ttype == "Value" and target.get("value") is None:
-        return [Cause(f"{path}.value", "FieldValueRequired", "must set either a target value")]
-    if ttype == "AverageValue" and target.get("averageValue") is None:
-        return [Cause(f"{path}.averageValue", "FieldValueRequired", "must set a target average")]
-    return []
 
 
 def _behavior_causes(behavior: Any) -> list[Cause]:

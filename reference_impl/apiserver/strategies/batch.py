@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
-from reference_impl.api.meta import selector_from_label_selector
-from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.api.meta import dns1123_subdomain_errors, selector_from_label_selector
+from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
+from reference_impl.apiserver.strategies.batch_policies import job_policy_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -28,17 +30,65 @@ def default_job(job: Obj, ctx: Context) -> None:
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
     spec.setdefault("manualSelector", False)
-    spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
+    pfp = spec.get("podFailurePolicy")
+    # SetDefaults_Job: Failed with a pod failure policy, and a pattern's status True.
+    spec.setdefault("podReplacementPolicy", "Failed" if isinstance(pfp, dict) else "TerminatingOrFailed")
+    for rule in (pfp or {}).get("rules") or [] if isinstance(pfp, dict) else []:
+        for pattern in (rule or {}).get("onPodConditions") or [] if isinstance(rule, dict) else []:
+            if isinstance(pattern, dict) and not pattern.get("status"):
+                pattern["status"] = "True"
     template = spec.setdefault("template", {})
     meta = job["metadata"]
-    if not spec.get("manualSelector") and "selector" not in spec and meta.get("uid"):
-        labels = template.setdefault("metadata", {}).setdefault("labels", {})
-        for key in (_UID_LABEL, "controller-uid"):
-            labels[key] = meta["uid"]
-        for key in (_NAME_LABEL, "job-name"):
-            labels[key] = meta.get("name", "")
-        spec["selector"] = {"matchLabels": {_UID_LABEL: meta["uid"]}}
+    labels = (template.get("metadata") or {}).get("labels")
+    if isinstance(labels, dict) and not meta.get("labels"):
+        # SetDefaults_Job shares the template's label map with the Job (a Go map): the
+        # labels generateSelector adds to the template land on the Job too.
+        meta["labels"] = labels
     _default_template(template, ctx)
+
+
+@preparer("Job")
+def generate_selector(job: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """PrepareForCreate's generateSelector (unless manualSelector): the job-name and
+    controller-uid labels on the template (user-set ones kept) and, when none is given,
+    a selector on the uid label."""
+    if old is not None:
+        return
+    spec, meta = job.setdefault("spec", {}), job["metadata"]
+    if spec.get("manualSelector"):
+        return
+    tmeta = spec.setdefault("template", {}).setdefault("metadata", {})
+    labels = tmeta.get("labels")
+    if labels is None:
+        labels = tmeta["labels"] = {}
+    for key in ("job-name", _NAME_LABEL):
+        labels.setdefault(key, meta.get("name", ""))
+    for key in ("controller-uid", _UID_LABEL):
+        labels.setdefault(key, meta.get("uid", ""))
+    if spec.get("selector") is None:
+        spec["selector"] = {"matchLabels": {_UID_LABEL: meta.get("uid", "")}}
+
+
+_HTTP_PATH: Final = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
+
+
+def domain_prefixed_path_causes(path: str, value: str) -> list[Cause]:
+    """``IsDomainPrefixedPath``: ``host/path`` with a DNS subdomain host."""
+    if not value:
+        return [fe.required(path)]
+    host, sep, rest = value.partition("/")
+    if not sep or not host or not rest:
+        return [fe.invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    causes = [fe.invalid(path, host, e) for e in dns1123_subdomain_errors(host)]
+    if not _HTTP_PATH.match(rest):
+        causes.append(
+            fe.invalid(
+                path,
+                rest,
+                "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')",
+            )
+        )
+    return causes
 
 
 @validator("Job")
@@ -58,6 +108,10 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         v = spec.get(f)
         if isinstance(v, int) and v < 0:
             causes.append(fe.invalid(f"spec.{f}", v, "must be greater than or equal to 0"))
+    if spec.get("managedBy") is not None:
+        causes += domain_prefixed_path_causes("spec.managedBy", str(spec["managedBy"]))
+        if len(str(spec["managedBy"])) > 63:
+            causes.append(fe.too_long("spec.managedBy", 63))
     mode = spec.get("completionMode")
     if mode not in ("NonIndexed", "Indexed"):
         causes.append(fe.not_supported("spec.completionMode", mode, ("NonIndexed", "Indexed")))
@@ -79,6 +133,7 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 "`selector` does not match template `labels`",
             )
         )
+    causes += job_policy_causes(spec)
     causes += template_causes(job, (), ctx)
     rp = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy") or ""
     if rp in ("Always", ""):
@@ -91,7 +146,15 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         )
     if old is not None:
         ospec = old.get("spec") or {}
-        immutable = ["template", "selector", "completionMode"]
+        # validateJobSpecUpdate's ValidateImmutableField list.
+        immutable = [
+            "template",
+            "selector",
+            "completionMode",
+            "podFailurePolicy",
+            "backoffLimitPerIndex",
+            "managedBy",
+        ]
         if mode != "Indexed":
             immutable.append("completions")
         for f in immutable:

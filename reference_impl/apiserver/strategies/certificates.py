@@ -20,9 +20,9 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
+from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.certificates_names import (
-    ctb_name_errors,
     signer_name_causes,
 )
 from reference_impl.apiserver.validation import fielderr as fe
@@ -33,6 +33,7 @@ __all__ = ["key_type_of", "pem_certificates"]
 Obj = dict[str, Any]
 MIN_EXPIRATION: Final = 3600
 MAX_EXPIRATION: Final = 7862400
+KUBERNETES_MAX_EXPIRATION: Final = 86400
 DEFAULT_EXPIRATION: Final = 86400
 _TERMINAL: Final = ("Issued", "Denied", "Failed")
 _PEM: Final = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
@@ -64,32 +65,50 @@ def validate_pcr(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if spec != (old.get("spec") or {}):
             return [Cause("spec", "FieldValueInvalid", "field is immutable")]
         return []
-    causes: list[Cause] = []
+    return _pcr_create_causes(spec)
+
+
+def domain_prefixed_key_causes(path: str, key: str) -> list[Cause]:
+    """``IsDomainPrefixedKey``: a label key with a domain prefix."""
+    if not key:
+        return [fe.required(path)]
+    causes = [fe.invalid(path, key, e) for e in label_key_errors(key)]
+    if not causes and len(key.split("/")) != 2:
+        causes.append(fe.invalid(path, key, 'must be a domain-prefixed key (such as "acme.io/foo")'))
+    return causes
+
+
+def _pcr_create_causes(spec: Obj) -> list[Cause]:
+    """``ValidatePodCertificateRequestCreate`` (after ObjectMeta): signer, user
+    annotations, the pod, service account and node references, the expiration bounds
+    and exactly one of the stub PKCS#10 request or the deprecated key and proof."""
+    causes = signer_name_causes("spec.signerName", str(spec.get("signerName") or ""))
+    annotations = spec.get("unverifiedUserAnnotations")
+    if isinstance(annotations, dict):
+        for k in annotations:
+            causes += domain_prefixed_key_causes("spec.unverifiedUserAnnotations", str(k).lower())
+    for f, check in (("podName", dns1123_subdomain_errors), ("serviceAccountName", dns1123_subdomain_errors),
+                     ("nodeName", dns1123_subdomain_errors)):
+        value = str(spec.get(f) or "")
+        causes += [fe.invalid(f"spec.{f}", value, e) for e in check(value)]
+    for f in ("podUID", "serviceAccountUID", "nodeUID"):
+        uid = str(spec.get(f) or "")
+        if not uid:
+            causes.append(fe.invalid(f"spec.{f}", uid, "must not be empty"))
+        if len(uid) > 128:
+            causes.append(fe.too_long(f"spec.{f}", 128))
     mes = int(spec.get("maxExpirationSeconds", DEFAULT_EXPIRATION))
-    if not MIN_EXPIRATION <= mes <= MAX_EXPIRATION:
+    host = str(spec.get("signerName") or "").split("/", 1)[0]
+    top = KUBERNETES_MAX_EXPIRATION if host == "kubernetes.io" or host.endswith(".kubernetes.io") else MAX_EXPIRATION
+    if not MIN_EXPIRATION <= mes <= top:
+        causes.append(fe.invalid("spec.maxExpirationSeconds", mes, f"must be in the range [{MIN_EXPIRATION}, {top}]"))
+    stub, key, proof = (spec.get(f) for f in ("stubPKCS10Request", "pkixPublicKey", "proofOfPossession"))
+    if stub and not key and not proof:
+        causes += _stub_causes(str(stub))
+    elif not (not stub and key and proof):
         causes.append(
-            Cause(
-                "spec.maxExpirationSeconds",
-                "FieldValueInvalid",
-                f"Invalid value: {mes}: must be in the range [{MIN_EXPIRATION}, {MAX_EXPIRATION}]",
-            )
+            fe.invalid("spec", "", "exactly one of (stubPKCS10Request) or (pkixPublicKey, proofOfPossession) must be set")
         )
-    if "/" not in str(spec.get("signerName", "")):
-        causes.append(
-            Cause(
-                "spec.signerName", "FieldValueInvalid", "must be a fully qualified domain and path"
-            )
-        )
-    causes += _stub_causes(str(spec.get("stubPKCS10Request", "")))
-    for f in ("pkixPublicKey", "proofOfPossession"):  # v1beta1 only
-        if spec.get(f) and spec.get("stubPKCS10Request"):
-            causes.append(
-                Cause(
-                    f"spec.{f}",
-                    "FieldValueForbidden",
-                    "must be empty when stubPKCS10Request is set",
-                )
-            )
     return causes
 
 
@@ -176,9 +195,9 @@ def pem_certificates(bundle: str) -> tuple[list[bytes], list[str]]:
 def validate_ctb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """Signer-name prefix rule and a bundle of distinct, parseable CA certificates."""
     spec = obj.get("spec") or {}
-    name = str(obj["metadata"].get("name", ""))
     signer = spec.get("signerName") or ""
-    causes = [fe.invalid("metadata.name", name, e) for e in ctb_name_errors(name, signer)]
+    # The signer-dependent name rule is ValidateObjectMeta's (strategies/meta.py).
+    causes: list[Cause] = []
     if signer:
         causes += signer_name_causes("spec.signerName", signer)
     if old is not None:

@@ -14,7 +14,7 @@ from reference_impl.apiserver.registry import Context, validator
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["ctb_name_errors", "signer_name_causes"]
+__all__ = ["signer_name_causes"]
 
 Obj = dict[str, Any]
 _USAGES: Final = (
@@ -63,18 +63,6 @@ def signer_name_causes(path: str, signer: str) -> list[Cause]:
     if len(signer) > 253 + 253 + 63 + 1 + 1:
         causes.append(fe.too_long(path, 253 + 253 + 63 + 1 + 1))
     return causes
-
-
-def ctb_name_errors(name: str, signer: str) -> list[str]:
-    """``ValidateClusterTrustBundleName(signer)``."""
-    if not signer:
-        if ":" in name:
-            return ['ClusterTrustBundle without signer name must not have ":" in its name']
-        return dns1123_subdomain_errors(name)
-    prefix = signer.replace("/", ":") + ":"
-    if not name.startswith(prefix):
-        return [f"ClusterTrustBundle for signerName {signer} must be named with prefix {prefix}"]
-    return dns1123_subdomain_errors(name[len(prefix) :])
 
 
 def _request_error(request: str) -> str:

@@ -16,6 +16,8 @@ from reference_impl.api.meta import (
     parse_quantity,
 )
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__ = ["pod_qos_class", "toleration_causes"]
@@ -209,7 +211,8 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     if not spec.get("containers"):
         causes.append(Cause("spec.containers", "FieldValueRequired", "Required value"))
     seen: set[str] = set()
-    for lst, i, c in _containers(spec):
+    # validateContainers runs before validateInitContainers: a clash is the init one's.
+    for lst, i, c in sorted(_containers(spec), key=lambda t: t[0] != "containers"):
         p = f"spec.{lst}[{i}]"
         name = c.get("name", "")
         if not name:
@@ -234,6 +237,11 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 f'Unsupported value: "{rp}": supported values: "Always", "OnFailure", "Never"',
             )
         )
+    ads = spec.get("activeDeadlineSeconds")
+    if isinstance(ads, int) and not 1 <= ads <= 2**31 - 1:
+        causes.append(
+            fe.invalid("spec.activeDeadlineSeconds", ads, "must be between 1 and 2147483647, inclusive")
+        )
     causes += toleration_causes(spec.get("tolerations") or [], "spec.tolerations")
     for k, v in sorted((spec.get("nodeSelector") or {}).items()):
         causes += [
@@ -242,7 +250,7 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         ]
     for i, g in enumerate(spec.get("schedulingGates") or []):
         causes += [
-            Cause(f"spec.schedulingGates[{i}].name", "FieldValueInvalid", e)
+            Cause(f"spec.schedulingGates[{i}]", "FieldValueInvalid", e)
             for e in label_key_errors(g.get("name", ""))
         ]
     if spec.get("nodeName") and spec.get("schedulingGates") and old is None:
@@ -253,6 +261,9 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 "cannot be set until all schedulingGates have been cleared",
             )
         )
+    # A pod template (apps, batch) comes without apiVersion; its ephemeral containers are
+    # ValidatePodTemplateSpec's to refuse.
+    causes += pod_spec_causes(spec, "spec", template=pod.get("apiVersion") is None or old is not None)
     if old is not None:
         causes += _pod_update_causes(spec, old.get("spec") or {})
     return causes
@@ -291,14 +302,15 @@ def _pod_update_causes(spec: Obj, old: Obj) -> list[Cause]:
         )
     new_gates = [g.get("name") for g in spec.get("schedulingGates") or []]
     old_gates = [g.get("name") for g in old.get("schedulingGates") or []]
-    if any(g not in old_gates for g in new_gates):
-        causes.append(
-            Cause(
-                "spec.schedulingGates",
-                "FieldValueForbidden",
-                "only deletion is allowed, but found new scheduling gate",
+    for i, g in enumerate(new_gates):
+        if g not in old_gates:
+            causes.append(
+                Cause(
+                    f"spec.schedulingGates[{i}].name",
+                    "FieldValueForbidden",
+                    "only deletion is allowed, but found new scheduling gate",
+                )
             )
-        )
     return causes
 
 

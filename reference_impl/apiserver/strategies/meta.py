@@ -15,10 +15,16 @@ from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["meta_causes"]
+__all__ = ["GENERIC_META_ONLY", "annotations_causes", "labels_causes", "meta_causes"]
 
 # Kinds whose names must be DNS labels rather than subdomains.
 _LABEL_NAMED: Final = frozenset({"Namespace", "Service"})
+# Kinds whose strategy's Validate never calls ValidateObjectMeta: only rest.BeforeCreate's
+# generic check runs, after (and only when) the strategy found nothing, with
+# path.ValidatePathSegmentName for the name.
+GENERIC_META_ONLY: Final = frozenset({"PodDisruptionBudget"})
+# ValidateCertificateRequestName accepts any name.
+_UNCHECKED_NAMES: Final = frozenset({"CertificateSigningRequest"})
 _ANNOTATIONS_MAX: Final = 256 * 1024
 
 
@@ -27,38 +33,27 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
     meta = obj["metadata"]
     causes: list[Cause] = []
     name = str(meta.get("name", ""))
-    check: Callable[[str], list[str]] = (
-        dns1123_label_errors if info.kind in _LABEL_NAMED else dns1123_subdomain_errors
-    )
-    if info.kind == "ClusterTrustBundle":
-        # ValidateClusterTrustBundleName depends on the signer: strategies/certificates.py.
-        check = _no_errors
-    causes += [
-        Cause("metadata.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}")
-        for e in check(name)
-    ]
-    for k, v in sorted((meta.get("labels") or {}).items()):
-        causes += [
-            Cause("metadata.labels", "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
-            for e in label_key_errors(k)
-        ]
-        # ValidateLabels reports a bad value at metadata.labels, naming the value.
-        causes += [fe.invalid("metadata.labels", str(v), e) for e in label_value_errors(str(v))]
-    annotations = meta.get("annotations") or {}
-    for k in sorted(annotations):
-        causes += [
-            Cause("metadata.annotations", "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
-            for e in label_key_errors(k)
-        ]
-    if sum(len(k) + len(str(v)) for k, v in annotations.items()) > _ANNOTATIONS_MAX:
+    if not name and old is None:
         causes.append(
-            Cause(
-                "metadata.annotations",
-                "FieldValueTooLong",
-                "Too long: must have at most 262144 bytes",
-            )
+            Cause("metadata.name", "FieldValueRequired", "name or generateName is required")
         )
-    causes += _finalizer_causes(meta.get("finalizers") or [])
+    elif old is None or info.kind == "ClusterTrustBundle":
+        # ValidateClusterTrustBundleUpdate runs the whole create validation (the name
+        # against the new signer) again; other kinds check the name on create only.
+        causes += [
+            Cause("metadata.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}")
+            for e in name_errors(info.kind, name, False, obj)
+        ]
+    generate = str(meta.get("generateName") or "")
+    if generate and old is None:
+        causes += [
+            fe.invalid("metadata.generateName", generate, e)
+            for e in name_errors(info.kind, generate, True, obj)
+        ]
+    causes += labels_causes(meta.get("labels") or {}, "metadata.labels")
+    causes += annotations_causes(meta.get("annotations") or {}, "metadata.annotations")
+    # Core's ValidateObjectMeta adds validateKubeFinalizerName; the generic check does not.
+    causes += _finalizer_causes(meta.get("finalizers") or [], info.kind not in GENERIC_META_ONLY)
     for i, ref in enumerate(meta.get("ownerReferences") or []):
         for f in ("apiVersion", "kind", "name", "uid"):
             if not ref.get(f):
@@ -83,10 +78,66 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
     return causes
 
 
+def name_errors(kind: str, name: str, prefix: bool, obj: dict[str, Any]) -> list[str]:
+    """The kind's ValidateNameFunc on a name, or (``prefix``) on a generateName."""
+    if kind in _UNCHECKED_NAMES:
+        return []
+    if kind in GENERIC_META_ONLY:
+        return _path_segment_errors(name, prefix)
+    if kind == "ClusterTrustBundle":
+        signer = str((obj.get("spec") or {}).get("signerName") or "")
+        if not signer:
+            if ":" in name:
+                return ['ClusterTrustBundle without signer name must not have ":" in its name']
+            return dns1123_subdomain_errors(_mask(name) if prefix else name)
+        required = signer.replace("/", ":") + ":"
+        if not name.startswith(required):
+            return [f"ClusterTrustBundle for signerName {signer} must be named with prefix {required}"]
+        rest = name[len(required) :]
+        return dns1123_subdomain_errors(_mask(rest) if prefix else rest)
+    check: Callable[[str], list[str]] = (
+        dns1123_label_errors if kind in _LABEL_NAMED else dns1123_subdomain_errors
+    )
+    return check(_mask(name) if prefix else name)
+
+
+def _mask(name: str) -> str:
+    """``maskTrailingDash``: a generateName may end in "-" (its last two characters
+    become "a" before the check, as upstream)."""
+    return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def labels_causes(labels: dict[str, Any], path: str) -> list[Cause]:
+    """``ValidateLabels``: key and value errors both name the map at ``path``."""
+    causes: list[Cause] = []
+    for k, v in sorted(labels.items()):
+        causes += [
+            Cause(path, "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
+            for e in label_key_errors(k)
+        ]
+        causes += [fe.invalid(path, str(v), e) for e in label_value_errors(str(v))]
+    return causes
+
+
+def annotations_causes(annotations: dict[str, Any], path: str) -> list[Cause]:
+    """``ValidateAnnotations``: qualified-name keys and at most 256 KiB in all."""
+    causes: list[Cause] = []
+    for k in sorted(annotations):
+        causes += [
+            Cause(path, "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
+            for e in label_key_errors(k)
+        ]
+    if sum(len(k) + len(str(v)) for k, v in annotations.items()) > _ANNOTATIONS_MAX:
+        causes.append(
+            Cause(path, "FieldValueTooLong", "Too long: must have at most 262144 bytes")
+        )
+    return causes
+
+
 _STANDARD_FINALIZERS: Final = ("kubernetes", "orphan", "foregroundDeletion")
 
 
-def _finalizer_causes(finalizers: list[Any]) -> list[Cause]:
+def _finalizer_causes(finalizers: list[Any], kube: bool) -> list[Cause]:
     """ValidateFinalizers (qualified names; not both orphan and foregroundDeletion) and
     core's validateKubeFinalizerName (an unprefixed name must be a standard one)."""
     causes: list[Cause] = []
@@ -101,7 +152,7 @@ def _finalizer_causes(finalizers: list[Any]) -> list[Cause]:
             )
         )
     for i, f in enumerate(map(str, finalizers)):
-        if "/" not in f and f not in _STANDARD_FINALIZERS:
+        if kube and "/" not in f and f not in _STANDARD_FINALIZERS:
             causes.append(
                 fe.invalid(
                     f"metadata.finalizers[{i}]",
@@ -112,12 +163,8 @@ def _finalizer_causes(finalizers: list[Any]) -> list[Cause]:
     return causes
 
 
-def _no_errors(name: str) -> list[str]:
-    return []
-
-
-def _path_segment_errors(name: str) -> list[str]:
-    """``path.ValidatePathSegmentName``: not "." or "..", no "/" or "%"."""
-    if name in (".", ".."):
+def _path_segment_errors(name: str, prefix: bool) -> list[str]:
+    """``path.ValidatePathSegmentName``: not "." or ".." (a prefix may be), no "/" or "%"."""
+    if not prefix and name in (".", ".."):
         return [f"may not be {name!r}"]
     return [f"may not contain {c!r}" for c in "/%" if c in name]

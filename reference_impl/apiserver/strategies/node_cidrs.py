@@ -28,6 +28,14 @@ def validate_node_cidrs(
     """Every pod CIDR parses."""
     spec = node.get("spec") or {}
     cidrs = spec.get("podCIDRs") or ([spec["podCIDR"]] if spec.get("podCIDR") else [])
+    if old is not None:
+        ospec = old.get("spec") or {}
+        ocidrs = ospec.get("podCIDRs") or ([ospec["podCIDR"]] if ospec.get("podCIDR") else [])
+        # ValidateNodeUpdate: once set, podCIDRs only stay as they are.
+        if ocidrs and list(ocidrs) != list(cidrs):
+            return [
+                fe.forbidden("spec.podCIDRs", 'node updates may not change podCIDR except from "" to valid')
+            ]
     return [
         fe.invalid(
             f"spec.podCIDRs[{i}]",

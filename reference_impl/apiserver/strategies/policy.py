@@ -16,7 +16,7 @@ from reference_impl.api.meta import label_key_errors, label_value_errors
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.errors import Cause
 
-__all__ = ["ZERO_STATUS", "int_or_percent_causes"]
+__all__ = ["ZERO_STATUS", "int_or_percent_causes", "label_selector_causes"]
 
 Obj = dict[str, Any]
 ZERO_STATUS: Final = {
@@ -27,7 +27,6 @@ ZERO_STATUS: Final = {
 }
 _PERCENT: Final = re.compile(r"^[0-9]+%$")
 _POLICIES: Final = ("AlwaysAllow", "IfHealthyBudget")
-_SELECTOR_OPS: Final = ("DoesNotExist", "Exists", "In", "NotIn")
 
 
 @defaulter("PodDisruptionBudget")
@@ -73,7 +72,9 @@ def int_or_percent_causes(value: object, path: str) -> list[Cause]:
     return []
 
 
-def _selector_causes(sel: object, path: str) -> list[Cause]:
+def label_selector_causes(sel: object, path: str) -> list[Cause]:
+    """``ValidateLabelSelector`` (strict label values): matchLabels as ValidateLabels, each
+    requirement's operator, values, key and values' format."""
     if not isinstance(sel, dict):
         return []
     out: list[Cause] = []
@@ -90,30 +91,42 @@ def _selector_causes(sel: object, path: str) -> list[Cause]:
     for i, expr in enumerate(sel.get("matchExpressions") or ()):
         p = f"{path}.matchExpressions[{i}]"
         op, values = expr.get("operator"), expr.get("values") or []
-        if op not in _SELECTOR_OPS:
+        if op in ("In", "NotIn"):
+            if not values:
+                out.append(
+                    Cause(
+                        f"{p}.values",
+                        "FieldValueRequired",
+                        "must be specified when `operator` is 'In' or 'NotIn'",
+                    )
+                )
+        elif op in ("Exists", "DoesNotExist"):
+            if values:
+                out.append(
+                    Cause(
+                        f"{p}.values",
+                        "FieldValueForbidden",
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                    )
+                )
+        else:
             out.append(
                 Cause(
                     f"{p}.operator",
-                    "FieldValueNotSupported",
-                    f'Unsupported value: "{op}": not a valid selector operator',
+                    "FieldValueInvalid",
+                    f'Invalid value: "{op}": not a valid selector operator',
                 )
             )
-        elif op in ("In", "NotIn") and not values:
-            out.append(
-                Cause(
-                    f"{p}.values",
-                    "FieldValueRequired",
-                    "must be specified when `operator` is 'In' or 'NotIn'",
-                )
-            )
-        elif op in ("Exists", "DoesNotExist") and values:
-            out.append(
-                Cause(
-                    f"{p}.values",
-                    "FieldValueForbidden",
-                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-                )
-            )
+        key = str(expr.get("key") or "")
+        out += [
+            Cause(f"{p}.key", "FieldValueInvalid", f"Invalid value: {key!r}: {e}")
+            for e in label_key_errors(key)
+        ]
+        for j, v in enumerate(values):
+            out += [
+                Cause(f"{p}.values[{j}]", "FieldValueInvalid", f"Invalid value: {v!r}: {e}")
+                for e in label_value_errors(str(v))
+            ]
     return out
 
 
@@ -131,7 +144,7 @@ def validate_pdb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         out += int_or_percent_causes(spec["minAvailable"], "spec.minAvailable")
     if has_max:
         out += int_or_percent_causes(spec["maxUnavailable"], "spec.maxUnavailable")
-    out += _selector_causes(spec.get("selector"), "spec.selector")
+    out += label_selector_causes(spec.get("selector"), "spec.selector")
     policy = spec.get("unhealthyPodEvictionPolicy")
     if policy is not None and policy not in _POLICIES:
         out.append(

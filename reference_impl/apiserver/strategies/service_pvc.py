@@ -4,6 +4,7 @@ claim's access modes, storage request, volume mode, storage class and immutabili
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors, parse_quantity
@@ -66,6 +67,18 @@ def validate_service(svc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if key in seen:
             causes.append(fe.duplicate(f"spec.ports[{i}]", {"port": key[0], "protocol": key[1]}))
         seen.add(key)
+    if kind == "ExternalName" and spec.get("clusterIPs"):
+        causes.append(fe.forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
+    if spec.get("allocateLoadBalancerNodePorts") is not None and kind != "LoadBalancer":
+        causes.append(
+            fe.forbidden(
+                "spec.allocateLoadBalancerNodePorts", "may only be used when `type` is 'LoadBalancer'"
+            )
+        )
+    if spec.get("loadBalancerSourceRanges") and kind != "LoadBalancer":
+        causes.append(
+            fe.forbidden("spec.LoadBalancerSourceRanges", "may only be used when `type` is 'LoadBalancer'")
+        )
     return causes
 
 
@@ -100,12 +113,31 @@ def _claim_spec_causes(spec: Obj) -> list[Cause]:
     return causes
 
 
-def _mutable_part(spec: Obj) -> Obj:
-    out = {k: v for k, v in spec.items() if k not in ("volumeAttributesClassName", "volumeName")}
-    res = dict(out.get("resources") or {})
-    res.pop("requests", None)
-    out["resources"] = res
-    return out
+def _compared(new: Obj, old: Obj, bound: bool) -> tuple[Obj, Obj]:
+    """The two specs as ValidatePersistentVolumeClaimUpdate compares them: volumeName
+    may be set once; a bound claim may change its storage request and its class of
+    volume attributes."""
+    nspec, ospec = copy.deepcopy(new.get("spec") or {}), copy.deepcopy(old.get("spec") or {})
+    if not ospec.get("volumeName"):
+        if "volumeName" in nspec:
+            ospec["volumeName"] = nspec["volumeName"]
+        else:
+            ospec.pop("volumeName", None)
+    if bound:
+        nreq = (nspec.get("resources") or {}).get("requests")
+        if isinstance(nreq, dict):
+            ostorage = ((ospec.get("resources") or {}).get("requests") or {}).get("storage")
+            if ostorage is None:
+                nreq.pop("storage", None)
+            else:
+                nreq["storage"] = ostorage
+        for spec_ in (nspec, ospec):
+            spec_.pop("volumeAttributesClassName", None)
+    return nspec, ospec
+
+
+def _storage(pvc: Obj) -> Any:
+    return (((pvc.get("spec") or {}).get("resources") or {}).get("requests") or {}).get("storage")
 
 
 @validator("PersistentVolumeClaim")
@@ -115,19 +147,23 @@ def validate_pvc(pvc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     spec = pvc.get("spec") or {}
     causes = _claim_spec_causes(spec)
     if old is not None:
-        ospec = old.get("spec") or {}
-        if ospec.get("volumeName") and spec.get("volumeName") != ospec.get("volumeName"):
+        bound = (pvc.get("status") or {}).get("phase") == "Bound"
+        nspec, ospec = _compared(pvc, old, bound)
+        if nspec != ospec:
             causes.append(
                 fe.forbidden(
                     "spec",
                     "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims",
                 )
             )
-        elif _mutable_part(spec) != _mutable_part(ospec):
+        try:
+            shrunk = parse_quantity(_storage(pvc) or 0) < parse_quantity(_storage(old) or 0)
+        except ValueError:
+            shrunk = False
+        if shrunk:
             causes.append(
-                fe.forbidden(
-                    "spec",
-                    "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims",
-                )
+                fe.forbidden("spec.resources.requests.storage", "field can not be less than previous value")
             )
+        if (pvc.get("spec") or {}).get("volumeMode") != (old.get("spec") or {}).get("volumeMode"):
+            causes.append(fe.invalid("volumeMode", (pvc.get("spec") or {}).get("volumeMode"), "field is immutable"))
     return causes

@@ -12,14 +12,14 @@ from reference_impl.apiserver.validation.formats import (
 )
 from reference_impl.errors import Cause
 
-__all__ = ["node_selector"]
+__all__ = ["node_selector", "node_selector_term"]
 
 
 def _values(rq: dict[str, Any]) -> list[str]:
     return [str(v) if v is not None else "" for v in rq.get("values") or []]
 
 
-def _expression(rq: dict[str, Any], path: str) -> list[Cause]:
+def _expression(rq: dict[str, Any], path: str, check_values: bool = True) -> list[Cause]:
     op, values, out = str(rq.get("operator") or ""), _values(rq), []
     if op in ("In", "NotIn"):
         if not values:
@@ -34,7 +34,7 @@ def _expression(rq: dict[str, Any], path: str) -> list[Cause]:
         out.append(f.invalid(f"{path}.operator", op, "not a valid selector operator"))
     key = str(rq.get("key") or "")
     out += [f.invalid(f"{path}.key", key, m) for m in label_key_errors(key)]
-    for i, v in enumerate(values):
+    for i, v in enumerate(values if check_values else []):
         out += [f.invalid(f"{path}.values[{i}]", v, m) for m in label_value_errors(v)]
     return out
 
@@ -63,9 +63,16 @@ def node_selector(sel: Any, path: str) -> list[Cause]:
         return [f.required(tp, "must have at least one node selector term")]
     out: list[Cause] = []
     for i, t in enumerate(terms):
-        t = t if isinstance(t, dict) else {}
-        for j, rq in enumerate(t.get("matchExpressions") or []):
-            out += _expression(rq if isinstance(rq, dict) else {}, f"{tp}[{i}].matchExpressions[{j}]")
-        for j, rq in enumerate(t.get("matchFields") or []):
-            out += _field(rq if isinstance(rq, dict) else {}, f"{tp}[{i}].matchFields[{j}]")
+        out += node_selector_term(t if isinstance(t, dict) else {}, f"{tp}[{i}]")
+    return out
+
+
+def node_selector_term(t: dict[str, Any], path: str, *, values: bool = True) -> list[Cause]:
+    """``ValidateNodeSelectorTerm``; ``values=False`` allows invalid label values (the
+    preferred terms of node affinity)."""
+    out: list[Cause] = []
+    for j, rq in enumerate(t.get("matchExpressions") or []):
+        out += _expression(rq if isinstance(rq, dict) else {}, f"{path}.matchExpressions[{j}]", values)
+    for j, rq in enumerate(t.get("matchFields") or []):
+        out += _field(rq if isinstance(rq, dict) else {}, f"{path}.matchFields[{j}]")
     return out

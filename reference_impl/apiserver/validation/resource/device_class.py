@@ -42,4 +42,8 @@ def template_meta(meta: Any, path: str) -> list[Cause]:
         out += [f.invalid(f"{path}.annotations", k, e) for e in label_key_errors(k.lower())]
     if sum(len(k) + len(str(v or "")) for k, v in ann.items()) > _ANNOTATIONS_MAX:
         out.append(f.too_long(f"{path}.annotations", _ANNOTATIONS_MAX))
+    # validateFieldAllowList: every other ObjectMeta field set (non-zero) is refused.
+    for k in sorted(m):
+        if k not in ("labels", "annotations") and m[k] not in (None, "", 0, [], {}):
+            out.append(f.forbidden(f"{path}.{k}", "cannot be set"))
     return out

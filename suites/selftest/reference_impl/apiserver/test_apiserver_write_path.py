@@ -55,7 +55,8 @@ def _allocation(node: str) -> Obj:
         pytest.param({"phase": "Pending", "bogus": 1}, "status.bogus", id="unknown field"),
         pytest.param(
             {"conditions": [{"type": 7, "status": "True"}]},
-            "status.conditions[0].type",
+            # Go's decoder names the struct fields only: no list index.
+            "status.conditions.type",
             id="wrong type",
         ),
     ],

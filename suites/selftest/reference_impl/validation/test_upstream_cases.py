@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 
+# The CEL checks of resource.k8s.io writes register when reference_impl.dra is imported
+# (it sits above the apiserver); a bare APIServer needs it imported explicitly.
+import reference_impl.dra  # noqa: F401
 from fixtures.fuzz import case_modules
 from fixtures.fuzz.case import Case, update_body
 from fixtures.localcluster.launcher import FEATURE_GATES

@@ -1,0 +1,73 @@
+"""Service cluster IPs before allocation: the service REST's create/update hook runs
+``ValidateServiceClusterIPsRelatedFields`` as a "loose pre-validation" and answers its
+errors alone (``pkg/registry/core/service/storage/alloc.go``), before the strategy's
+validation. The reference allocates no cluster IPs; it keeps this gate."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any, Final
+
+from reference_impl.apiserver.registry import Context, preparer
+from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.errors import Cause, Invalid
+
+__all__: list[str] = []
+
+Obj = dict[str, Any]
+_FAMILIES: Final = ("IPv4", "IPv6")
+_POLICIES: Final = ("PreferDualStack", "RequireDualStack", "SingleStack")
+
+
+def _valid_ip(ip: str) -> bool:
+    try:
+        ipaddress.ip_address(ip)
+    except ValueError:
+        return False
+    return True
+
+
+def cluster_ip_causes(spec: Obj) -> list[Cause]:
+    """The errors of ``ValidateServiceClusterIPsRelatedFields`` up to the IP check."""
+    if spec.get("type") == "ExternalName":
+        return []
+    out: list[Cause] = []
+    ip, ips = str(spec.get("clusterIP") or ""), [str(x) for x in spec.get("clusterIPs") or []]
+    if ip:
+        if not ips:
+            out.append(fe.required("spec.clusterIPs"))
+        elif ips[0] != ip:
+            out.append(fe.invalid("spec.clusterIPs", ips, "first value must match `clusterIP`"))
+    elif ips:
+        out.append(fe.invalid("spec.clusterIPs", ips, "must be empty when `clusterIP` is not specified"))
+    seen: set[str] = set()
+    for i, fam in enumerate(spec.get("ipFamilies") or []):
+        if fam not in _FAMILIES:
+            out.append(fe.not_supported(f"spec.ipFamilies[{i}]", fam, _FAMILIES))
+        if fam in seen:
+            out.append(fe.duplicate(f"spec.ipFamilies[{i}]", fam))
+        seen.add(str(fam))
+    policy = spec.get("ipFamilyPolicy")
+    if policy is not None and policy not in _POLICIES:
+        out.append(fe.not_supported("spec.ipFamilyPolicy", policy, _POLICIES))
+    for i, value in enumerate(ips):
+        if i == 0 and value == "None":
+            if len(ips) > 1:
+                out.append(fe.invalid("spec.clusterIPs", ips, "'None' must be the first and only value"))
+            continue
+        if not _valid_ip(value):
+            out.append(fe.invalid(f"spec.clusterIPs[{i}]", value, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"))
+    if len(ips) > 2:
+        out.append(fe.invalid("spec.clusterIPs", ips, "may only hold up to 2 values"))
+    return out
+
+
+@preparer("Service")
+def precheck_cluster_ips(svc: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """SetDefaults_Service's clusterIPs from clusterIP, then the allocator's pre-check."""
+    spec = svc.setdefault("spec", {})
+    if spec.get("clusterIP") and not spec.get("clusterIPs"):
+        spec["clusterIPs"] = [spec["clusterIP"]]
+    causes = cluster_ip_causes(spec)
+    if causes:
+        raise Invalid("Service", str(svc["metadata"].get("name", "")), causes)

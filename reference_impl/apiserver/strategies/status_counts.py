@@ -1,0 +1,73 @@
+"""The counter rules of the /status strategies: ``ValidateDeploymentStatus``,
+``ValidateReplicaSetStatus``, ``ValidateJobStatus`` (non-negative counters; on update the
+failed and succeeded counters never decrease) and the HPA's
+``validateHorizontalPodAutoscalerStatus`` (1.37.2)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from reference_impl.apiserver.registry import Context, validator
+from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.errors import Cause
+
+__all__: list[str] = []
+
+Obj = dict[str, Any]
+_GT_REPLICAS: Final = "cannot be greater than status.replicas"
+
+
+def _n(status: Obj, f: str) -> int:
+    v = status.get(f)
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _nonnegative(status: Obj, fields: tuple[str, ...]) -> list[Cause]:
+    return [
+        fe.invalid(f"status.{f}", status[f], "must be greater than or equal to 0")
+        for f in fields
+        if isinstance(status.get(f), int) and status[f] < 0
+    ]
+
+
+def _replica_bounds(status: Obj, under: tuple[str, ...]) -> list[Cause]:
+    out = [fe.invalid(f"status.{f}", _n(status, f), _GT_REPLICAS) for f in under if _n(status, f) > _n(status, "replicas")]
+    if _n(status, "availableReplicas") > _n(status, "readyReplicas"):
+        out.append(fe.invalid("status.availableReplicas", _n(status, "availableReplicas"), "cannot be greater than readyReplicas"))
+    return out
+
+
+@validator("Deployment", status=True)
+def validate_deployment_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidateDeploymentStatus``."""
+    st = obj.get("status") or {}
+    fields = ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
+              "unavailableReplicas", "terminatingReplicas", "collisionCount")
+    return _nonnegative(st, fields) + _replica_bounds(st, ("updatedReplicas", "readyReplicas", "availableReplicas"))
+
+
+@validator("ReplicaSet", status=True)
+def validate_replicaset_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidateReplicaSetStatus``."""
+    st = obj.get("status") or {}
+    fields = ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration",
+              "terminatingReplicas")
+    return _nonnegative(st, fields) + _replica_bounds(st, ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"))
+
+
+@validator("Job", status=True)
+def validate_job_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidateJobStatus`` and the counters' monotonicity of ``ValidateJobStatusUpdate``."""
+    st = obj.get("status") or {}
+    out = _nonnegative(st, ("active", "succeeded", "failed", "ready", "terminating"))
+    ost = (old or {}).get("status") or {}
+    for f in ("failed", "succeeded"):
+        if old is not None and _n(st, f) < _n(ost, f):
+            out.append(fe.invalid(f"status.{f}", _n(st, f), f"cannot decrease the {f} counter"))
+    return out
+
+
+@validator("HorizontalPodAutoscaler", status=True)
+def validate_hpa_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``validateHorizontalPodAutoscalerStatus``: replica counts non-negative."""
+    return _nonnegative(obj.get("status") or {}, ("currentReplicas", "desiredReplicas"))

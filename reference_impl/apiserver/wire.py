@@ -1,0 +1,300 @@
+"""The body as upstream's JSON decoder reads it into the typed object.
+
+Models ``sigs.k8s.io/json`` (Go's ``encoding/json`` fork) under the apiserver's strict
+serializer (``apimachinery/pkg/runtime/serializer/json``), walking the body in document
+order against the kind's 1.37 schema:
+- a value of the wrong JSON type (or a number a Go integer cannot hold) is skipped and
+  only the *first* such error is kept; its field is the dotted chain of struct field
+  names from the root, without list indexes or map keys, with the Go name of an embedded
+  struct where a field is promoted from one (``spec.volumes.VolumeSource.hostPath``);
+- a custom ``UnmarshalJSON`` (Quantity, Time, MicroTime, IntOrString) that fails aborts
+  the decode at once, whatever was saved before;
+- only when neither happened are the strict errors reported: every unknown field, at its
+  full path with indexes.
+
+The apiserver answers all of these 400 before any validation runs. Enums, required
+fields and formats are validation's business, not the decoder's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from reference_impl.apiserver import schema
+from reference_impl.errors import Cause
+
+__all__ = ["WireErrors", "wire_errors"]
+
+_REF: Final = "#/$defs/"
+_INT_RANGE: Final = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+_QUANTITY: Final = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+_QUANTITY_SUFFIXES: Final = frozenset(
+    {"", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
+)
+_QUANTITY_MSG: Final = (
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+)
+_RFC3339: Final = re.compile(
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
+)
+_RFC3339_MICRO: Final = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$")
+_FREE: Final = frozenset(
+    {
+        "io.k8s.apimachinery.pkg.runtime.RawExtension",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+    }
+)
+_VOLUME_SOURCE: Final = frozenset(
+    "hostPath emptyDir gcePersistentDisk awsElasticBlockStore gitRepo secret nfs iscsi "
+    "glusterfs persistentVolumeClaim rbd flexVolume cinder cephfs flocker downwardAPI fc "
+    "azureFile configMap vsphereVolume quobyte azureDisk photonPersistentDisk projected "
+    "portworxVolume scaleIO storageos csi ephemeral image".split()
+)
+_PV_SOURCE: Final = frozenset(
+    "gcePersistentDisk awsElasticBlockStore hostPath glusterfs nfs rbd iscsi cinder cephfs "
+    "fc flocker flexVolume azureFile vsphereVolume quobyte azureDisk photonPersistentDisk "
+    "portworxVolume scaleIO local storageos csi".split()
+)
+_CONTAINER_COMMON: Final = frozenset(
+    "args command env envFrom image imagePullPolicy lifecycle livenessProbe name ports "
+    "readinessProbe resizePolicy resources restartPolicy restartPolicyRules securityContext "
+    "startupProbe stdin stdinOnce terminationMessagePath terminationMessagePolicy tty "
+    "volumeDevices volumeMounts workingDir".split()
+)
+_LOCAL_REF: Final = ("LocalObjectReference", frozenset({"name"}))
+# Embedded (json:"" / inline) Go structs, by the definition that embeds them (any version):
+# the Go field name that the decoder puts in a promoted field's error path.
+_EMBEDDED: Final[dict[str, tuple[str, frozenset[str]]]] = {
+    "core.Volume": ("VolumeSource", _VOLUME_SOURCE),
+    "core.PersistentVolumeSpec": ("PersistentVolumeSource", _PV_SOURCE),
+    "core.EphemeralContainer": ("EphemeralContainerCommon", _CONTAINER_COMMON),
+    "core.Probe": ("ProbeHandler", frozenset({"exec", "httpGet", "tcpSocket", "grpc"})),
+    "core.ConfigMapEnvSource": _LOCAL_REF,
+    "core.ConfigMapKeySelector": _LOCAL_REF,
+    "core.ConfigMapProjection": _LOCAL_REF,
+    "core.ConfigMapVolumeSource": _LOCAL_REF,
+    "core.SecretEnvSource": _LOCAL_REF,
+    "core.SecretKeySelector": _LOCAL_REF,
+    "core.SecretProjection": _LOCAL_REF,
+    "resource.DeviceAllocationConfiguration": ("DeviceConfiguration", frozenset({"opaque"})),
+    "resource.DeviceClaimConfiguration": ("DeviceConfiguration", frozenset({"opaque"})),
+    "resource.DeviceClassConfiguration": ("DeviceConfiguration", frozenset({"opaque"})),
+}
+
+
+@dataclass(slots=True)
+class WireErrors:
+    """What decoding found: a fatal message (the apiserver's 400 without a field), the first
+    type error, or the strict errors; at most one of the three is reported."""
+
+    fatal: str = ""
+    type_error: Cause | None = None
+    unknown: list[Cause] = field(default_factory=list)
+
+    def causes(self) -> list[Cause]:
+        """The causes of a non-fatal failure: the type error, else the strict errors."""
+        return [self.type_error] if self.type_error else self.unknown
+
+
+class _Abort(Exception):
+    """A custom unmarshaler failed: the decode stops here."""
+
+    def __init__(self, message: str, cause: Cause | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cause = cause
+
+
+def _go_kind(v: Any) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int | float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    return "array" if isinstance(v, list) else "object"
+
+
+def _short(def_name: str) -> str:
+    parts = def_name.split(".")
+    return f"{parts[3]}.{parts[-1]}" if def_name.startswith("io.k8s.api.") and len(parts) > 5 else ""
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.out = WireErrors()
+        self.defs = schema.definitions()
+
+    def resolve(self, node: Any) -> tuple[str, dict[str, Any]]:
+        name = ""
+        while isinstance(node, dict):
+            ref = node.get("$ref")
+            all_of = node.get("allOf")
+            if isinstance(ref, str) and ref.startswith(_REF):
+                name = ref[len(_REF) :]
+                node = self.defs.get(name)
+            elif isinstance(all_of, list) and len(all_of) == 1:
+                node = all_of[0]
+            else:
+                return name, node
+        return name, {}
+
+    def save(self, go_path: str | None, message: str) -> None:
+        """Go's saveError: only the first error is kept (a field's, or base64's without one)."""
+        if self.out.type_error is None and not self.out.fatal:
+            if go_path is None:
+                self.out.fatal = message
+            else:
+                self.out.type_error = Cause(go_path, "FieldValueTypeInvalid", message)
+
+    def type_error(self, go_path: str, value: Any, want: str) -> None:
+        self.save(
+            go_path,
+            f"json: cannot unmarshal {_go_kind(value)} into Go struct field {go_path} of type {want}",
+        )
+
+    def value(self, v: Any, node: Any, go_path: str, strict: str) -> None:
+        if v is None:
+            return  # a null leaves the Go value as it is
+        name, r = self.resolve(node)
+        if name in _FREE or (not r and not name):
+            return
+        if name.endswith("resource.Quantity"):
+            return self.quantity(v)
+        if name.endswith("intstr.IntOrString"):
+            return self.int_or_string(v, go_path)
+        if name.endswith("meta.v1.Time") or name.endswith("meta.v1.MicroTime"):
+            return self.time(v, go_path, micro=name.endswith("MicroTime"))
+        t = r.get("type")
+        types = {t} if isinstance(t, str) else set(t) - {"null"} if isinstance(t, list) else set()
+        if "object" in types or (not types and "properties" in r):
+            if not isinstance(v, dict):
+                return self.type_error(go_path, v, name.rsplit(".", 1)[-1] or "map")
+            self.obj(v, r, name, go_path, strict)
+        elif "array" in types:
+            if isinstance(v, str) and r.get("format") == "byte":
+                return self.byte_string(v)
+            if not isinstance(v, list):
+                return self.type_error(go_path, v, "slice")
+            for i, item in enumerate(v):
+                self.value(item, r.get("items"), go_path, f"{strict}[{i}]")
+        elif "string" in types:
+            if isinstance(v, list) and r.get("format") == "byte":
+                return self.byte_list(v, go_path)
+            if not isinstance(v, str):
+                return self.type_error(go_path, v, "string")
+            if r.get("format") == "byte":
+                self.byte_string(v)
+        elif "integer" in types:
+            lo, hi = _INT_RANGE.get(str(r.get("format")), _INT_RANGE["int64"])
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                if isinstance(v, int | float) and not isinstance(v, bool):
+                    # Go names the literal: "number 2147483648", "number 1.5".
+                    msg = f"json: cannot unmarshal number {json.dumps(v)} into Go struct field {go_path}"
+                    return self.save(go_path, msg)
+                return self.type_error(go_path, v, str(r.get("format") or "int64"))
+        elif "number" in types:
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                return self.type_error(go_path, v, "float64")
+        elif "boolean" in types:
+            if not isinstance(v, bool):
+                return self.type_error(go_path, v, "bool")
+        return None
+
+    def obj(self, v: dict[str, Any], r: dict[str, Any], name: str, go_path: str, strict: str) -> None:
+        props = r.get("properties")
+        if isinstance(props, dict) and props:
+            embedded = _EMBEDDED.get(_short(name))
+            for k, item in v.items():
+                sub_strict = f"{strict}.{k}" if strict else k
+                if k not in props:
+                    self.out.unknown.append(
+                        Cause(sub_strict, "FieldValueUnknown", f'unknown field "{sub_strict}"')
+                    )
+                    continue
+                step = f"{embedded[0]}.{k}" if embedded and k in embedded[1] else k
+                self.value(item, props[k], f"{go_path}.{step}" if go_path else step, sub_strict)
+            return
+        extra = r.get("additionalProperties")
+        if isinstance(extra, dict):
+            for k, item in v.items():
+                self.value(item, extra, go_path, f"{strict}.{k}" if strict else k)
+        elif extra is None or extra is False:
+            # A Go struct without fields (BasicSchedulingPolicy): every key is unknown.
+            for k in v:
+                sub = f"{strict}.{k}" if strict else k
+                self.out.unknown.append(Cause(sub, "FieldValueUnknown", f'unknown field "{sub}"'))
+
+    def quantity(self, v: Any) -> None:
+        text = v if isinstance(v, str) else json.dumps(v)
+        m = _QUANTITY.match(text.strip())
+        if not m:
+            raise _Abort(_QUANTITY_MSG)
+        num, suffix = m.group(1), m.group(2)
+        if num.count(".") > 1 or num.strip("+-") in ("", "."):
+            raise _Abort("unable to parse numeric part of quantity")
+        if suffix not in _QUANTITY_SUFFIXES and not re.fullmatch(r"[eE][-+]?[0-9]+", suffix):
+            raise _Abort("unable to parse quantity's suffix")
+
+    def int_or_string(self, v: Any, go_path: str) -> None:
+        if isinstance(v, str):
+            return
+        lo, hi = _INT_RANGE["int32"]
+        if isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi:
+            return
+        what = f"number {json.dumps(v)}" if isinstance(v, int | float) and not isinstance(v, bool) else _go_kind(v)
+        msg = f"json: cannot unmarshal {what} into Go struct field {go_path} of type int32"
+        raise _Abort(msg, Cause(go_path, "FieldValueTypeInvalid", msg))
+
+    def time(self, v: Any, go_path: str, *, micro: bool) -> None:
+        if not isinstance(v, str):
+            msg = f"json: cannot unmarshal {_go_kind(v)} into Go struct field {go_path} of type string"
+            raise _Abort(msg, Cause(go_path, "FieldValueTypeInvalid", msg))
+        pattern = _RFC3339_MICRO if micro else _RFC3339
+        ok = bool(pattern.match(v))
+        if ok:
+            try:
+                datetime.fromisoformat(v.replace("Z", "+00:00"))
+            except ValueError:
+                ok = False
+        if not ok:
+            layout = "2006-01-02T15:04:05.000000Z07:00" if micro else "2006-01-02T15:04:05Z07:00"
+            raise _Abort(f'parsing time "{v}" as "{layout}": cannot parse "{v}"')
+
+    def byte_string(self, v: str) -> None:
+        try:
+            base64.b64decode(v, validate=True)
+        except (binascii.Error, ValueError):
+            self.save(None, "illegal base64 data")
+
+    def byte_list(self, v: list[Any], go_path: str) -> None:
+        for item in v:  # Go decodes a JSON array into a []byte element by element
+            if item is not None and (isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 255):
+                self.type_error(go_path, item, "uint8")
+                return
+
+
+def wire_errors(obj: dict[str, Any], api_version: str, kind: str) -> WireErrors | None:
+    """What upstream's decoder reports for ``obj`` (None when nothing: decoded cleanly, or
+    no schema for the kind)."""
+    root = schema.kind_schema(api_version, kind)
+    if root is None:
+        return None
+    w = _Walker()
+    try:
+        w.obj(obj, root, "", "", "")
+    except _Abort as e:
+        return WireErrors(fatal="" if e.cause else e.message, type_error=e.cause)
+    out = w.out
+    if out.type_error is not None:
+        out.fatal, out.unknown = "", []
+    elif out.fatal:
+        out.unknown = []
+    return out if (out.fatal or out.type_error or out.unknown) else None
