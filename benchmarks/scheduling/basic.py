@@ -1,72 +1,46 @@
-"""SchedulingBasic (scheduler_perf's 5000Nodes_10000Pods): plain pods onto plain nodes.
+"""SchedulingBasic: a thin caller of ``garhwal bench`` on upstream's own workload file.
 
-Nodes and pods are written to the apiserver without settling, then the clock is settled:
-the measured time is the scheduler's (queueing, Filter/Score over the nodes, Reserve and
-the binding write), not object creation. No kubelet runs.
+Runs scheduler_perf's ``SchedulingBasic/5000Nodes_10000Pods`` (benchmarks/scheduler_perf/
+misc, upstream v1.37.2) with ``--nodes``/``--init-pods``/``--pods`` as its initNodes/initPods/measurePods, on the
+reference, or side by side with upstream's scheduler_perf with ``--against upstream``.
+The result is garhwal bench's (results-bench.json, or results-bench-upstream.json).
 
-    .venv/bin/python -m benchmarks.scheduling.basic [--nodes 5000] [--pods 10000] [--out DIR]
+    .venv/bin/python -m benchmarks.scheduling.basic [--nodes 5000] [--init-pods 1000] [--pods 10000]
+        [--against upstream [--repeat 2]] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import time
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from benchmarks.scheduling.common import bench_cluster, write_result
-from reference_impl.api import make_node, make_pod
+from fixtures.cli import main as garhwal
 
-THRESHOLD_PODS_PER_S: Final = 1000.0
-
-
-def run(nodes: int, pods: int, out: Path) -> dict[str, Any]:
-    """Schedule ``pods`` onto ``nodes``; writes results-scheduling-basic.json."""
-    cluster = bench_cluster()
-    for i in range(nodes):
-        cluster.api.create(
-            make_node(f"node-{i:05d}").capacity(cpu="4", memory="32Gi", pods="110").build()
-        )
-    cluster.settle()
-    for i in range(pods):
-        cluster.api.create(
-            make_pod(f"pod-{i:05d}", "default").req(cpu="100m", memory="500Mi").build()
-        )
-    load_before = os.getloadavg()
-    start, cpu_start = time.perf_counter(), time.process_time()
-    cluster.settle()
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    bound = cluster.scheduler.bound
-    if bound != pods:
-        raise SystemExit(f"only {bound} of {pods} pods were bound")
-    return write_result(
-        out,
-        "scheduling-basic",
-        "pods/s",
-        pods / elapsed,
-        THRESHOLD_PODS_PER_S,
-        nodes=nodes,
-        pods=pods,
-        seconds=round(elapsed, 3),
-        # Process CPU time is steadier than the wall clock on a shared machine.
-        cpu_pods_per_s=round(pods / cpu, 2) if cpu > 0 else 0.0,
-        load_note=(
-            f"load average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after, "
-            f"on {os.cpu_count()} CPUs"
-        ),
-    )
+FILE: Final = Path(__file__).resolve().parents[1] / "scheduler_perf/misc/performance-config.yaml"
 
 
-def main() -> None:
-    """Command-line entry point."""
-    ap = argparse.ArgumentParser(description=__doc__)
+def args_for(ns: argparse.Namespace) -> list[str]:
+    """The ``garhwal bench`` command line for these options."""
+    argv = ["bench", str(FILE), "--case", "SchedulingBasic", "--workload", "5000Nodes_10000Pods",
+            "--param", f"initNodes={ns.nodes}", "--param", f"initPods={ns.init_pods}",
+            "--param", f"measurePods={ns.pods}"]  # fmt: skip
+    if ns.against:
+        argv += ["--against", ns.against, "--repeat", str(ns.repeat)]
+    return argv + (["--out", str(ns.out)] if ns.out else [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; garhwal bench's exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--pods", type=int, default=10000)
-    ap.add_argument("--out", type=Path, default=Path("benchmarks/scheduling"))
-    args = ap.parse_args()
-    run(args.nodes, args.pods, args.out)
+    ap.add_argument("--init-pods", type=int, default=1000)
+    ap.add_argument("--against", choices=["upstream"])
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--out", type=Path)
+    return garhwal(args_for(ap.parse_args(argv)))
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

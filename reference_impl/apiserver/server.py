@@ -59,6 +59,7 @@ __all__ = ["APIServer", "ObjectEvent"]
 _ = strategies  # imported for its registrations
 
 Obj = dict[str, Any]
+MAX_NAME_GENERATION_CREATE_ATTEMPTS = 8  # store.go's maxNameGenerationCreateAttempts
 
 
 class APIServer:
@@ -151,7 +152,8 @@ class APIServer:
         meta = obj["metadata"]
         if meta.get("resourceVersion"):
             raise BadRequest("resourceVersion should not be set on objects to be created")
-        if not meta.get("name") and meta.get("generateName"):
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        if generated:
             # SimpleNameGenerator: the base is cut to 58 characters, plus 5 random ones.
             meta["name"] = f"{meta['generateName'][:58]}{self._rng.suffix()}"
         ns = keys.namespace_for(info, meta.get("namespace"))
@@ -168,6 +170,13 @@ class APIServer:
         # Validation (a missing name included) comes before the storage's AlreadyExists.
         self._prepare(d, None)
         key = keys.key(info, meta["name"], ns)
+        # The registry's createWithGenerateNameRetry: a generated name that is taken is
+        # drawn again, up to maxNameGenerationCreateAttempts (8) attempts in all.
+        for _ in range(MAX_NAME_GENERATION_CREATE_ATTEMPTS - 1):
+            if not generated or self.store.get(key) is None:
+                break
+            meta["name"] = f"{meta['generateName'][:58]}{self._rng.suffix()}"
+            key = keys.key(info, meta["name"], ns)
         if self.store.get(key) is not None:
             raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists')
         return self._commit(key, obj, d.api_version)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from reference_impl.api import make_deployment, make_namespace, make_node, make_pod
@@ -121,6 +123,19 @@ def test_create_rules(server: APIServer) -> None:
     gen = make_pod("", "default").build()
     gen["metadata"] = {"generateName": "web-", "namespace": "default"}
     assert server.create(gen)["metadata"]["name"].startswith("web-")
+
+
+def test_a_taken_generated_name_is_drawn_again_as_the_registry_retries(
+    server: APIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # store.go's createWithGenerateNameRetry: up to 8 attempts, each with a new suffix.
+    draws = iter(["taken", "taken", "free1", *["taken"] * 8])
+    monkeypatch.setattr(server._rng, "suffix", lambda n=5: next(draws))  # noqa: SLF001
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"generateName": "n-"}}
+    assert server.create(copy.deepcopy(node))["metadata"]["name"] == "n-taken"
+    assert server.create(copy.deepcopy(node))["metadata"]["name"] == "n-free1"
+    with pytest.raises(AlreadyExists, match='"n-taken" already exists'):
+        server.create(copy.deepcopy(node))  # eight taken draws: the registry gives up
 
 
 def test_status_is_only_written_through_the_subresource(server: APIServer) -> None:
