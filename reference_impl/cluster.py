@@ -230,6 +230,16 @@ class Cluster:
         with etcd_unavailable_as_timeout():
             return self._settled(self.api.update_status(manifest))
 
+    def evict(self, name: str, namespace: str, eviction: Obj | None = None) -> Obj:
+        """POST pods/{name}/eviction (policy/v1 Eviction); TooManyRequests when a
+        PodDisruptionBudget does not allow it now. Returns the Success Status."""
+        body = eviction or {"apiVersion": "policy/v1", "kind": "Eviction",
+                            "metadata": {"name": name, "namespace": namespace}}  # fmt: skip
+        with etcd_unavailable_as_timeout():
+            out = self.api.evict(namespace, name, body)
+        self.settle()
+        return out
+
     def resize(self, pod: Obj) -> Obj:
         """Write container resources through the pods/resize subresource."""
         with etcd_unavailable_as_timeout():

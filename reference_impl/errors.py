@@ -22,6 +22,7 @@ __all__ = [
     "NotFound",
     "ServiceUnavailable",
     "Timeout",
+    "TooManyRequests",
     "Unimplemented",
 ]
 
@@ -115,6 +116,20 @@ class Invalid(ApiError):
     def fields(self) -> tuple[str, ...]:
         """The field paths of all causes, in the order they were found."""
         return tuple(c.field for c in self.causes)
+
+
+class TooManyRequests(ApiError):
+    """Try again later (HTTP 429), e.g. an eviction a PodDisruptionBudget does not allow
+    now. ``causes`` carry the budget's own words (cause type ``DisruptionBudget``)."""
+
+    code = 429
+    reason = "TooManyRequests"
+
+    def __init__(self, message: str, causes: list[Cause] | None = None, retry_after: int = 0) -> None:
+        self.causes = tuple(causes or ())
+        self.retry_after = retry_after
+        detail = "; ".join(str(c) for c in self.causes)
+        super().__init__(f"{message} {detail}".strip())
 
 
 class Timeout(ApiError):

@@ -27,6 +27,7 @@ from reference_impl.apiserver import (
     pod_subresources,
     strategies,
 )
+from reference_impl.apiserver import eviction as eviction_subresource
 from reference_impl.apiserver.decode import (
     SERVER_META,
     Decoded,
@@ -251,6 +252,10 @@ class APIServer:
     def resize(self, manifest: Obj) -> Obj:
         """The pods/resize subresource: only container resources and resizePolicy may change."""
         return pod_subresources.resize(self, manifest)
+
+    def evict(self, namespace: str, name: str, eviction: Obj) -> Obj:
+        """The pods/eviction subresource: delete the pod as its PodDisruptionBudget allows."""
+        return eviction_subresource.evict(self, namespace, name, eviction)
 
     def bind(self, namespace: str, name: str, node_name: str) -> Obj:
         """The pods/binding subresource: set spec.nodeName once, as the scheduler does."""

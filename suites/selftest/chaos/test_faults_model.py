@@ -145,6 +145,29 @@ def test_a_pdb_that_allows_no_disruption_blocks_the_drain_until_the_instance_goe
     assert t.get("v1", "Node", "kwok-node-0")["metadata"]["name"] == "kwok-node-0"
 
 
+def test_the_drain_evicts_through_the_eviction_api_and_takes_what_a_budget_allows() -> None:
+    """As a node termination handler: a policy/v1 Eviction per pod (never a plain delete);
+    a budget allowing one disruption of two pods lets one go and answers 429 for the other."""
+    from fixtures.targets.observer import ObservedTarget
+    from reference_impl.api import make_pdb
+
+    ref = ReferenceTarget()
+    for name in ("g-0", "g-1"):
+        ref.apply(make_pod(name, "default").node("kwok-node-0").label("app", "g").build())
+    ref.apply(make_pdb("one", "default", {"app": "g"}, min_available=1))
+    ref.cluster.advance(5)
+    calls: list[tuple[str, str, str]] = []
+    t = ObservedTarget(ref, lambda verb, res, _s, err: calls.append((verb, res, getattr(err, "reason", ""))))
+    inj = SpotReclaim()
+    rb = inj.prepare(t, Scope(namespaces=("default",), nodes=("kwok-node-0",), params={"provider": "gcp"}))
+    inj.apply(t, rb)
+    assert inj.report["evicted"] == ["default/g-0"] and inj.report["pdb_blocked"] == ["default/g-1"]
+    evictions = [c for c in calls if c[1] == "pods/eviction"]
+    assert evictions[0] == ("create", "pods/eviction", "")
+    assert ("create", "pods/eviction", "TooManyRequests") in evictions
+    assert not [c for c in calls if c[:2] == ("delete", "pods")]
+
+
 def test_only_a_garhwal_started_cluster_gets_the_process_extensions(tmp_path: Path) -> None:
     from fixtures.targets.live_local import attach
 

@@ -40,6 +40,22 @@ def test_scale_from_zero_times_the_first_ready_replica(load: Any) -> None:
     assert 1000 <= first.max_response_time <= 30_000
 
 
+def test_watch_fanout_delivers_to_concurrent_watchers_within_the_run_time(load: Any) -> None:
+    # Three watchers block in their streams while the writer writes: on a live cluster each
+    # write reaches (nearly) every watcher only if the Users run concurrently (gevent-patched
+    # sockets, not one blocking read holding the whole process), and the run ends near its
+    # run time. On the reference a watcher's stream runs simulated time without yielding,
+    # so the watchers take turns and a write is timed by at least one of them.
+    result = load("watch-fanout", users=4, spawn_rate=4, run_time_s=4)
+    delivery = result.stats.get("configmaps", "watch_delivery")
+    writes = result.stats.get("configmaps", "apply" if result.target == "reference" else "create")
+    assert writes.num_requests >= 5 and writes.num_failures == 0
+    fanout = 2 if result.target == "live" else 1
+    assert delivery.num_requests >= fanout * writes.num_requests, (delivery.num_requests, writes.num_requests)
+    assert result.elapsed_s < 4 + 3, result.elapsed_s
+    assert result.passed, [v for v in result.verdicts if not v.passed]
+
+
 def test_the_max_request_bound_stops_a_run(load: Any) -> None:
     result = load("api-churn", users=2, spawn_rate=2, run_time_s=30, max_requests=40)
     assert result.stop_reason == "max-requests" and result.elapsed_s < 30
