@@ -144,6 +144,29 @@ def test_thermal_slowdown_stops_new_work_but_keeps_running_work(target: Target, 
     assert gpus.bound("running") and not (gpus.get("running") or {})["metadata"].get("deletionTimestamp")
 
 
+def test_contained_ecc_xid94_is_visible_but_keeps_the_gpu_in_service(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, Xid 94 (contained ECC, effect None).
+
+    Containment worked, so, as NVIDIA documents, running work on the GPU goes on and new
+    work may start: the GPU is tainted with effect None, the pod using it MUST stay, and
+    a claim asking for that GPU MUST still be allocated it.
+    """
+    gpus.setup(gpus=1)
+    gpus.pod("running", 0)
+    target.wait_until(lambda: gpus.bound("running"), timeout=60, what="pod bound")
+    gpus.fleet.inject(gpus.node, 0, Xid(94))
+    target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
+    (taint,) = gpus.fleet.slice_taints(gpus.node, "gpu-0")
+    assert (taint["value"], taint["effect"]) == ("94", "None")
+    _pause(target, 5)
+    assert not (gpus.get("running") or {"metadata": {"deletionTimestamp": "gone"}})["metadata"].get("deletionTimestamp")
+    gpus.target.delete("v1", "Pod", "running", gpus.ns)  # frees the GPU (not the taint)
+    target.wait_until(lambda: gpus.get("running") is None, timeout=60, what="the first pod gone")
+    gpus.pod("new", 0)
+    target.wait_until(lambda: gpus.bound("new"), timeout=90, what="a new claim allocated the GPU")
+    assert gpus.fleet.slice_taints(gpus.node, "gpu-0")[0]["effect"] == "None"
+
+
 def test_row_remap_failure_is_no_schedule_pending_reset(target: Target, gpus: Gpus) -> None:
     """GPU-HEALTH, row-remap failure.
 
