@@ -15,7 +15,7 @@ import pytest
 from fixtures.gpu.faults import RowRemapFailure, ThermalSlowdown, Xid
 from fixtures.plugin.gpu_fleet import GpuFleet
 from fixtures.targets.base import Target
-from reference_impl.api import DRA_API, condition, make_pool_pod, make_resource_claim
+from reference_impl.api import DRA_API, condition, make_pod_group, make_pool_pod, make_resource_claim
 from reference_impl.errors import NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5055")]
@@ -165,6 +165,36 @@ def test_contained_ecc_xid94_is_visible_but_keeps_the_gpu_in_service(target: Tar
     gpus.pod("new", 0)
     target.wait_until(lambda: gpus.bound("new"), timeout=90, what="a new claim allocated the GPU")
     assert gpus.fleet.slice_taints(gpus.node, "gpu-0")[0]["effect"] == "None"
+
+
+@pytest.mark.runtime_config("scheduling.k8s.io/v1beta1=true")
+@pytest.mark.feature_gates(GenericWorkload=True, DRAWorkloadResourceClaims=True)
+def test_xid79_under_a_pod_group_claim_evicts_the_whole_gang(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, Xid 79 under a PodGroup-level claim (the whole gang).
+
+    When the lost GPU is allocated to a claim reserved for a PodGroup (the pods' claim
+    equals the group's), the device-taint eviction controller MUST evict every pod of the
+    group, not only one, while a pod on another GPU of the node MUST stay. (With per-pod
+    claims only the pod on the lost GPU goes: disruptionMode is read by preemption only.)
+    """
+    gpus.setup(gpus=2)
+    sel = (f'device.attributes["{DRIVER}"].index == 0',)
+    target.apply(make_resource_claim("shared", gpus.ns).request("gpu", gpus.cls, selectors=sel).build())
+    pg = make_pod_group("gang", gpus.ns, min_count=3, disruption="all")
+    pg["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "shared"}]
+    target.apply(pg)
+    members = ("m0", "m1", "m2")
+    for m in members:
+        target.apply(make_pool_pod(m, gpus.ns, cpu="100m").pod_group("gang").claim("gpu", claim="shared").build())
+    gpus.pod("outside", 1)
+    target.wait_until(lambda: all(gpus.bound(n) for n in (*members, "outside")), timeout=90, what="pods bound")
+    reserved = target.get(DRA_API, "ResourceClaim", "shared", gpus.ns)["status"]["reservedFor"]
+    assert [r["resource"] for r in reserved] == ["podgroups"]
+    gpus.fleet.inject(gpus.node, 0, Xid(79))
+    target.wait_until(lambda: all(gpus.get(m) is None for m in members), timeout=90,
+                      what="every pod of the gang evicted")
+    outside = gpus.get("outside")
+    assert outside is not None and not outside["metadata"].get("deletionTimestamp")
 
 
 def test_row_remap_failure_is_no_schedule_pending_reset(target: Target, gpus: Gpus) -> None:
