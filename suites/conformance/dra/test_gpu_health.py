@@ -15,7 +15,13 @@ import pytest
 from fixtures.gpu.faults import RowRemapFailure, ThermalSlowdown, Xid
 from fixtures.plugin.gpu_fleet import GpuFleet
 from fixtures.targets.base import Target
-from reference_impl.api import DRA_API, condition, make_pod_group, make_pool_pod, make_resource_claim
+from reference_impl.api import (
+    DRA_API,
+    condition,
+    make_pod_group,
+    make_pool_pod,
+    make_resource_claim,
+)
 from reference_impl.errors import NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5055")]
