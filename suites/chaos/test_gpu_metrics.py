@@ -7,11 +7,7 @@ evidence for ``accelerator_metrics`` (docs/ai-conformance.md says what would be)
 
 from __future__ import annotations
 
-import urllib.request
-from typing import Any
-
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from fixtures.gpu.faults import Xid
 from fixtures.gpu.state import NodeState
@@ -20,19 +16,7 @@ from fixtures.targets.base import Target
 from reference_impl.api import DRA_API
 
 pytestmark = pytest.mark.model
-Series = dict[tuple[str, str], dict[str, Any]]  # (metric, gpu index) -> labels + value
 MIB = 1 << 20
-
-
-def _scrape(url: str) -> Series:
-    with urllib.request.urlopen(url, timeout=10) as resp:
-        text = resp.read().decode()
-    out: Series = {}
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            if s.name.startswith("DCGM_FI_DEV_"):
-                out[(s.name, s.labels["gpu"])] = {**s.labels, "value": s.value}
-    return out
 
 
 def test_per_gpu_series_follow_nvml_and_the_slice(target: Target, gpu_fleet: GpuFleet, namespace: str) -> None:
@@ -45,11 +29,13 @@ def test_per_gpu_series_follow_nvml_and_the_slice(target: Target, gpu_fleet: Gpu
     """
     node = f"gpu-metrics-{namespace}"[:63]
     gpus = gpu_fleet.add_node(node, gpus=2, metrics=True)
-    url = gpu_fleet.metrics_url(node)
+
+    def scrape() -> dict[tuple[str, str], dict[str, object]]:
+        return gpu_fleet.scrape_metrics(node)
     slice_ = next(s for s in target.list(DRA_API, "ResourceSlice") if s["spec"].get("nodeName") == node)
     devices = {str(d["attributes"]["index"]["int"]): d["attributes"] for d in slice_["spec"]["devices"]}
     assert sorted(devices) == ["0", "1"]
-    first = _scrape(url)
+    first = scrape()
     for gpu, attrs in devices.items():
         for name in ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_XID_ERRORS"):
             series = first[(name, gpu)]
@@ -64,18 +50,18 @@ def test_per_gpu_series_follow_nvml_and_the_slice(target: Target, gpu_fleet: Gpu
     gpu_fleet.pump(node)
 
     def follows() -> bool:
-        now = _scrape(url)
+        now = scrape()
         return (now[("DCGM_FI_DEV_GPU_UTIL", "1")]["value"], now[("DCGM_FI_DEV_GPU_TEMP", "1")]["value"]) == (73, 61)
 
     target.wait_until(follows, timeout=30, what="gpu 1's utilisation and temperature in the metrics")
-    now = _scrape(url)
+    now = scrape()
     reserved = first[("DCGM_FI_DEV_FB_USED", "1")]["value"]  # the driver's reservation counts as used
     assert now[("DCGM_FI_DEV_FB_USED", "1")]["value"] == reserved + 10 * 1024
     assert now[("DCGM_FI_DEV_MEM_COPY_UTIL", "1")]["value"] == 41
     assert now[("DCGM_FI_DEV_GPU_UTIL", "0")]["value"] == first[("DCGM_FI_DEV_GPU_UTIL", "0")]["value"]
 
     gpu_fleet.inject(node, 0, Xid(79))
-    target.wait_until(lambda: _scrape(url)[("DCGM_FI_DEV_XID_ERRORS", "0")]["value"] == 79, timeout=30,
+    target.wait_until(lambda: scrape()[("DCGM_FI_DEV_XID_ERRORS", "0")]["value"] == 79, timeout=30,
                       what="Xid 79 in the metrics")
-    lost = {name for name, gpu in _scrape(url) if gpu == "0"}
+    lost = {name for name, gpu in scrape() if gpu == "0"}
     assert lost == {"DCGM_FI_DEV_XID_ERRORS"}, lost  # dcgm-exporter stops reporting what it cannot read
