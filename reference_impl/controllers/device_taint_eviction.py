@@ -35,6 +35,7 @@ from reference_impl.controllers.device_taint_eviction_time import (
 )
 from reference_impl.dra.pools import DeviceID
 from reference_impl.dra.taints import rule_matches
+from reference_impl.dra.workload_claims import WORKLOAD_CLAIM_GATES
 from reference_impl.errors import Conflict, NotFound
 
 __all__ = ["DeviceTaintEvictionController", "Eviction", "RULE_STATUS_PERIOD"]
@@ -63,6 +64,8 @@ class DeviceTaintEvictionController:
         self._pool_claims: dict[tuple[str, str], set[str]] = {}  # pool -> allocated claim keys
         self._timers: dict[str, tuple[Instant, Timer]] = {}
         self._evicted: dict[str, int] = {}  # rule uid -> pods evicted
+        # A claim reserved for a PodGroup evicts every pod of the group (handlePods).
+        self._group_claims = all(ctx.gates.get(g, False) for g in WORKLOAD_CLAIM_GATES)
         informers = {"rules": self._rules, "pods": self._pods, "slices": self._slices,
                      "claims": self._claims}
         self._status = RuleStatus(ctx, informers, self._rule_q, self.pod_eviction, self._evicted)
@@ -179,6 +182,10 @@ class DeviceTaintEvictionController:
         for ref in (claim.get("status") or {}).get("reservedFor") or ():
             if ref.get("resource") == "pods" and not ref.get("apiGroup"):
                 self._pod_q.add(f"{ns}/{ref['name']}")
+            elif self._group_claims and _group_ref(ref):
+                for p in self._pods.items():
+                    if p["metadata"].get("namespace", "default") == ns and _group_of(p) == ref.get("name"):
+                        self._pod_q.add(object_key(p))
 
     # -- eviction time --------------------------------------------------------------
 
@@ -215,12 +222,20 @@ class DeviceTaintEvictionController:
         out: Eviction | None = None
         for name in claim_names(pod):
             claim = self._claims.get(f"{ns}/{name}")
-            if claim is None or not any(
-                r.get("uid") == uid for r in (claim.get("status") or {}).get("reservedFor") or ()
-            ):
+            if claim is None or not self._reserved_for(pod, uid, claim):
                 continue
             out = earliest(out, self.claim_eviction(claim, simulate))
         return out
+
+    def _reserved_for(self, pod: Obj, uid: Any, claim: Obj) -> bool:
+        """``resourceclaim.IsReservedForPod``: the pod's UID, or (workload claims on) its
+        PodGroup by name, since a pod does not know its group's UID."""
+        for r in (claim.get("status") or {}).get("reservedFor") or ():
+            if r.get("uid") == uid:
+                return True
+            if self._group_claims and _group_ref(r) and r.get("name") == _group_of(pod):
+                return True
+        return False
 
     # -- pods -----------------------------------------------------------------------
 
@@ -285,3 +300,12 @@ class DeviceTaintEvictionController:
 
     def _rule_name(self, uid: str) -> str | None:
         return self._status.rule_name(uid)
+
+
+def _group_ref(ref: Obj) -> bool:
+    return ref.get("apiGroup") == "scheduling.k8s.io" and ref.get("resource") == "podgroups"
+
+
+def _group_of(pod: Obj) -> str | None:
+    name = ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
+    return str(name) if name else None

@@ -1,7 +1,7 @@
 """``garhwal certify``: build both bundles in a temporary directory, pre-validate them, and
 move them into place only when every input was valid (never a partial bundle).
 
-Layout under ``--out``:
+Layout under ``--out`` (plus ``report.html``, the requirement × evidence matrix, beside them):
   k8s-conformance/v1.37/<dir>/{PRODUCT.yaml, README.md, e2e.log, junit_01.xml}
   ai-conformance/v1.37/<dir>/{PRODUCT.yaml, junit.xml, e2e-results.log, README.md}
 The AI bundle's log is ``e2e-results.log``: the CNCF validator parses a file named exactly
@@ -28,6 +28,8 @@ from reports.certify.inputs import (
     load_run,
 )
 from reports.certify.mapping import declared_requirements
+from reports.certify.matrix import RequirementRow, requirement_rows
+from reports.certify.page import certification_page
 from reports.certify.readme import ai_readme, k8s_readme
 from reports.certify.validator import Finding, check_ai_bundle, check_k8s_bundle
 from reports.model import Results
@@ -46,6 +48,7 @@ class Certification:
     ai_dir: Path | None
     findings: list[Finding] = field(default_factory=list)
     manual: list[str] = field(default_factory=list)
+    rows: list[RequirementRow] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -138,6 +141,8 @@ def certify(
                     "certify a product from a --target live run against it",
                 )  # fmt: skip
             )
+        rows = requirement_rows(results, raw_checklist, product.attestations)
+        (tmp / "report.html").write_text(certification_page(results, rows, findings))
         _check_out(out)
         if out.exists():
             out.rmdir()
@@ -146,4 +151,4 @@ def certify(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     ai_out = out / ai.relative_to(tmp) if ai else None
-    return Certification(out / k8s.relative_to(tmp), ai_out, findings, manual)
+    return Certification(out / k8s.relative_to(tmp), ai_out, findings, manual, rows)

@@ -1,6 +1,6 @@
 """The chaos timeline of one experiment as inline SVG: one lane per kind of event.
 
-Faults, reverts, actions, probes, deviations and stops sit on their own lanes along the
+Faults, measured latencies (a GPU fault to its device taint, to the eviction), reverts, actions, probes, deviations and stops sit on their own lanes along the
 experiment's time axis (the target's time: SimClock seconds on the reference); a mark's
 colour says its outcome, and its ``<title>`` carries the detail.
 """
@@ -17,7 +17,7 @@ W: Final = 720
 LEFT: Final = 110
 RIGHT: Final = 24
 LANE_H: Final = 26
-LANES: Final = ("fault", "revert", "action", "probe", "deviation", "stop", "refusal")
+LANES: Final = ("fault", "latency", "revert", "action", "probe", "deviation", "stop", "refusal")
 OUTCOME_COLOURS: Final = {
     "ok": "#16a34a", "planned": "#2563eb", "failed": "#dc2626", "deviated": "#ea580c",
     "aborted": "#9333ea", "refused": "#6b7280",

@@ -15,6 +15,7 @@ from typing import Final
 import jinja2
 
 from reports.atomic import write_text_atomic
+from reports.certify.matrix import matrix_html, requirement_rows
 from reports.model import Results, TestEntry, load_results
 from reports.render import svg
 from reports.render.chaos_svg import chaos_timeline
@@ -132,7 +133,18 @@ def render_html(runs: Sequence[Results], extras: Extras) -> str:
         differential=extras.differential,
         notes=extras.notes,
         load=_load(runs),
+        requirements=_requirements(runs),
     )
+
+
+def _requirements(runs: Sequence[Results]) -> list[tuple[str, str]]:
+    """(run label, requirement × evidence table) for each run with any AI-conformance evidence."""
+    out = []
+    for r in runs:
+        rows = requirement_rows(r)
+        if any(row.tests for row in rows):
+            out.append((f"{r.run.target} run {r.run.run_id}", matrix_html(rows)))
+    return out
 
 
 def write_report(run_dir: Path, *, others: Sequence[Path] = (), roots: Sequence[Path] = ()) -> Path:

@@ -15,7 +15,13 @@ import pytest
 from fixtures.gpu.faults import RowRemapFailure, ThermalSlowdown, Xid
 from fixtures.plugin.gpu_fleet import GpuFleet
 from fixtures.targets.base import Target
-from reference_impl.api import DRA_API, condition, make_pool_pod, make_resource_claim
+from reference_impl.api import (
+    DRA_API,
+    condition,
+    make_pod_group,
+    make_pool_pod,
+    make_resource_claim,
+)
 from reference_impl.errors import NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5055")]
@@ -142,6 +148,59 @@ def test_thermal_slowdown_stops_new_work_but_keeps_running_work(target: Target, 
     target.wait_until(lambda: gpus.bound("any"), timeout=60, what="claim for any GPU bound")
     assert gpus.device("any") == "gpu-0"
     assert gpus.bound("running") and not (gpus.get("running") or {})["metadata"].get("deletionTimestamp")
+
+
+def test_contained_ecc_xid94_is_visible_but_keeps_the_gpu_in_service(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, Xid 94 (contained ECC, effect None).
+
+    Containment worked, so, as NVIDIA documents, running work on the GPU goes on and new
+    work may start: the GPU is tainted with effect None, the pod using it MUST stay, and
+    a claim asking for that GPU MUST still be allocated it.
+    """
+    gpus.setup(gpus=1)
+    gpus.pod("running", 0)
+    target.wait_until(lambda: gpus.bound("running"), timeout=60, what="pod bound")
+    gpus.fleet.inject(gpus.node, 0, Xid(94))
+    target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
+    (taint,) = gpus.fleet.slice_taints(gpus.node, "gpu-0")
+    assert (taint["value"], taint["effect"]) == ("94", "None")
+    _pause(target, 5)
+    assert not (gpus.get("running") or {"metadata": {"deletionTimestamp": "gone"}})["metadata"].get("deletionTimestamp")
+    gpus.target.delete("v1", "Pod", "running", gpus.ns)  # frees the GPU (not the taint)
+    target.wait_until(lambda: gpus.get("running") is None, timeout=60, what="the first pod gone")
+    gpus.pod("new", 0)
+    target.wait_until(lambda: gpus.bound("new"), timeout=90, what="a new claim allocated the GPU")
+    assert gpus.fleet.slice_taints(gpus.node, "gpu-0")[0]["effect"] == "None"
+
+
+@pytest.mark.runtime_config("scheduling.k8s.io/v1beta1=true")
+@pytest.mark.feature_gates(GenericWorkload=True, DRAWorkloadResourceClaims=True)
+def test_xid79_under_a_pod_group_claim_evicts_the_whole_gang(target: Target, gpus: Gpus) -> None:
+    """GPU-HEALTH, Xid 79 under a PodGroup-level claim (the whole gang).
+
+    When the lost GPU is allocated to a claim reserved for a PodGroup (the pods' claim
+    equals the group's), the device-taint eviction controller MUST evict every pod of the
+    group, not only one, while a pod on another GPU of the node MUST stay. (With per-pod
+    claims only the pod on the lost GPU goes: disruptionMode is read by preemption only.)
+    """
+    gpus.setup(gpus=2)
+    sel = (f'device.attributes["{DRIVER}"].index == 0',)
+    target.apply(make_resource_claim("shared", gpus.ns).request("gpu", gpus.cls, selectors=sel).build())
+    pg = make_pod_group("gang", gpus.ns, min_count=3, disruption="all")
+    pg["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "shared"}]
+    target.apply(pg)
+    members = ("m0", "m1", "m2")
+    for m in members:
+        target.apply(make_pool_pod(m, gpus.ns, cpu="100m").pod_group("gang").claim("gpu", claim="shared").build())
+    gpus.pod("outside", 1)
+    target.wait_until(lambda: all(gpus.bound(n) for n in (*members, "outside")), timeout=90, what="pods bound")
+    reserved = target.get(DRA_API, "ResourceClaim", "shared", gpus.ns)["status"]["reservedFor"]
+    assert [r["resource"] for r in reserved] == ["podgroups"]
+    gpus.fleet.inject(gpus.node, 0, Xid(79))
+    target.wait_until(lambda: all(gpus.get(m) is None for m in members), timeout=90,
+                      what="every pod of the gang evicted")
+    outside = gpus.get("outside")
+    assert outside is not None and not outside["metadata"].get("deletionTimestamp")
 
 
 def test_row_remap_failure_is_no_schedule_pending_reset(target: Target, gpus: Gpus) -> None:

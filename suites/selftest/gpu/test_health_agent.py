@@ -22,12 +22,12 @@ from fixtures.gpu.state import GpuNode
 CASES = [
     (Xid(79), [{"key": "gpu.garhwal.dev/xid", "value": "79", "effect": "NoExecute"}]),
     (Xid(48), [{"key": "gpu.garhwal.dev/xid", "value": "48", "effect": "NoExecute"}]),
-    (Xid(94), [{"key": "gpu.garhwal.dev/xid", "value": "94", "effect": "NoSchedule"}]),
+    (Xid(94), [{"key": "gpu.garhwal.dev/xid", "value": "94", "effect": "None"}]),
     (Xid(95), [{"key": "gpu.garhwal.dev/xid", "value": "95", "effect": "NoExecute"}]),
     (ThermalSlowdown(), [{"key": "gpu.garhwal.dev/thermal", "value": "hw-slowdown", "effect": "NoSchedule"}]),
     (ThermalSlowdown(hardware=False), [{"key": "gpu.garhwal.dev/thermal", "value": "sw-thermal", "effect": "NoSchedule"}]),
     (RowRemapFailure(), [{"key": "gpu.garhwal.dev/row-remap", "value": "failed-reset-pending", "effect": "NoSchedule"}]),
-    (EccStorm(), [{"key": "gpu.garhwal.dev/ecc-storm", "value": "sbe", "effect": "NoSchedule"}]),
+    (EccStorm(), [{"key": "gpu.garhwal.dev/ecc-storm", "value": "sbe", "effect": "None"}]),
 ]
 
 
