@@ -119,7 +119,7 @@ def _stub_causes(b64: str) -> list[Cause]:
 
 @validator("PodCertificateRequest", status=True)
 def validate_pcr_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """At most one of Issued/Denied/Failed; an issued chain is immutable."""
+    """At most one of Issued/Denied/Failed; a terminal status is immutable as a whole."""
     status = obj.get("status") or {}
     true = [
         c.get("type")
@@ -135,20 +135,20 @@ def validate_pcr_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 "at most one of Issued, Denied or Failed may be set",
             )
         )
+    if causes:  # upstream bails on bad conditions before judging the other fields
+        return causes
+    # Upstream freezes the whole status once a terminal condition is set, and reports it
+    # on ``status`` alone (ValidatePodCertificateRequestStatusUpdate returns there).
     old_status = (old or {}).get("status") or {}
-    for f in ("certificateChain", "beginRefreshAt", "notBefore", "notAfter"):
-        if old_status.get(f) and status.get(f) != old_status.get(f):
-            causes.append(Cause(f"status.{f}", "FieldValueInvalid", "field is immutable once set"))
-    # Upstream freezes the whole status once a terminal condition is set.
     done = [c for c in old_status.get("conditions") or [] if c.get("type") in _TERMINAL]
     if any(c.get("status") == "True" for c in done) and status != old_status:
-        causes.append(
+        return [
             Cause(
                 "status",
                 "FieldValueInvalid",
                 "immutable after PodCertificateRequest is issued, denied, or failed",
             )
-        )
+        ]
     return causes
 
 
