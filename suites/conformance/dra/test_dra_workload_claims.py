@@ -188,7 +188,9 @@ def test_300_pods_of_one_group_share_one_claim_beyond_the_256_consumer_limit(
     PodGroup, so the 256-entry reservedFor limit does not apply.
     """
     node = f"dra-wlclaim-{namespace}"[:63]
-    target.apply(make_node(node).capacity(cpu="600", memory="1200Gi", pods="400").build())
+    # A /22 pod CIDR: a /24 holds only 253 pod addresses, fewer than the pods here.
+    big = make_node(node).capacity(cpu="600", memory="1200Gi", pods="400")
+    target.apply(big.set("spec.podCIDR", "10.250.0.0/22").build())
     try:
         dra_driver.install_class(CLASS)
         dra_driver.publish([node], gpus=1)
