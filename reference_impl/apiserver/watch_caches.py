@@ -148,7 +148,10 @@ class WatchCaches:
 
     def _on_etcd_start(self) -> None:
         compacted = self.etcd.store.compacted_revision
-        expired = [c for c in self.caches.values() if not c.ready or c.resource_version < compacted]
+        # The client resumes at the revision after the last one it got; etcd refuses a
+        # watch whose start is below the compacted revision (mvcc: minRev < compactRev).
+        expired = [c for c in self.caches.values()
+                   if not c.ready or c.resource_version + 1 < compacted]
         for cache in expired:
             cache.ready = False  # the resumed watch got ErrCompacted: relist
         self._expired.extend(c for c in expired if c not in self._expired)
