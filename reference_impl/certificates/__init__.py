@@ -5,6 +5,7 @@ for PodCertificateRequests): a root and an intermediate CA per cluster, leaf cer
 for a pod's public key, and the root published as a ClusterTrustBundle.
 """
 
+from reference_impl.certificates.decision import is_terminal, signer_status
 from reference_impl.certificates.keys import KEY_TYPES, generate_key, stub_pkcs10_der
 from reference_impl.certificates.signer import (
     TEST_SIGNER,
@@ -20,5 +21,7 @@ __all__ = [
     "PodIdentity",
     "Signer",
     "generate_key",
+    "is_terminal",
+    "signer_status",
     "stub_pkcs10_der",
 ]

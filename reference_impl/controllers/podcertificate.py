@@ -11,15 +11,12 @@ lifetime of ``spec.maxExpirationSeconds``. Requests to other signers are left al
 
 from __future__ import annotations
 
-import base64
 from typing import Any, Final
-
-from cryptography import x509
 
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue, object_key
-from reference_impl.certificates import TEST_SIGNER, PodIdentity, Signer
-from reference_impl.clock import rfc3339
+from reference_impl.certificates import TEST_SIGNER, Signer
+from reference_impl.certificates.decision import is_terminal, signer_status
 from reference_impl.errors import AlreadyExists, Invalid, NotFound
 
 __all__ = ["ROOT_BUNDLE", "PodCertificateSignerController"]
@@ -27,7 +24,6 @@ __all__ = ["ROOT_BUNDLE", "PodCertificateSignerController"]
 Obj = dict[str, Any]
 API: Final = "certificates.k8s.io/v1"
 ROOT_BUNDLE: Final = TEST_SIGNER.replace("/", ":") + ":root"
-_TERMINAL: Final = ("Issued", "Denied", "Failed")
 
 
 class PodCertificateSignerController:
@@ -69,43 +65,11 @@ class PodCertificateSignerController:
         pcr = self._ctx.informers.informer(API, "PodCertificateRequest").get(key)
         if pcr is None or pcr["spec"].get("signerName") != TEST_SIGNER:
             return
-        conds = (pcr.get("status") or {}).get("conditions") or []
-        if any(c.get("type") in _TERMINAL and c.get("status") == "True" for c in conds):
+        if is_terminal(pcr):
             return
-        status = self._decide(pcr)
+        status = signer_status(self.signer, pcr, self._ctx.clock.now())
         try:
             self._ctx.server.update_status({**pcr, "status": status})
         except (NotFound, Invalid):
             return  # deleted meanwhile, or a newer write won: the next event retries
         self._ctx.trace.record(self.name, status["conditions"][0]["type"], key)
-
-    def _decide(self, pcr: Obj) -> Obj:
-        spec = pcr["spec"]
-        now = self._ctx.clock.now()
-        stamp = rfc3339(now)
-        denial = self.signer.denial(spec)
-        if denial is not None:
-            return {"conditions": [_condition("Denied", *denial, stamp, pcr)]}
-        csr = x509.load_der_x509_csr(base64.b64decode(spec["stubPKCS10Request"]))
-        who = PodIdentity.from_spec(pcr["metadata"]["namespace"], spec)
-        issued = self.signer.issue(
-            csr.public_key(), who, now, int(spec.get("maxExpirationSeconds", 86400))
-        )
-        return {
-            "certificateChain": issued.chain_pem,
-            "notBefore": rfc3339(issued.not_before),
-            "notAfter": rfc3339(issued.not_after),
-            "beginRefreshAt": rfc3339(issued.begin_refresh_at),
-            "conditions": [_condition("Issued", "Issued", f"issued by {TEST_SIGNER}", stamp, pcr)],
-        }
-
-
-def _condition(ctype: str, reason: str, message: str, now: str, pcr: Obj) -> Obj:
-    return {
-        "type": ctype,
-        "status": "True",
-        "reason": reason,
-        "message": message,
-        "lastTransitionTime": now,
-        "observedGeneration": pcr["metadata"].get("generation", 1),
-    }

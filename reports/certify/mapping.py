@@ -25,8 +25,10 @@ REQUIREMENT_TESTS: Final[dict[str, tuple[str, ...]]] = {
     ),
     # HPA on external metrics, to and from zero.
     "pod_autoscaling": (_AUTO + "test_hpa_scale_to_zero.py",),
-    # Accelerator node groups grow for pending GPU pods and shrink when idle.
-    "cluster_autoscaling": (_AUTO + "test_cluster_autoscaler_dra.py",),
+    # No evidence: the autoscaler suites test garhwal's own autoscaler model (marker model,
+    # suites/model/autoscaling) and no upstream cluster-autoscaler runs on the local
+    # cluster, so the item is left for manual attestation.
+    "cluster_autoscaling": (),
     # Declared by the tests that prove them (GPU metrics, device isolation, driver version).
     "accelerator_metrics": (),
     "secure_accelerator_access": (),

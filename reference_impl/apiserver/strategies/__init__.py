@@ -11,6 +11,7 @@ from reference_impl.apiserver.strategies import (
     batch_gang,  # Job gangs: minCount vs parallelism, disruption vs policy
     certificates,  # PODCERT, CTB
     certificates_names,  # signer names, CSR
+    certificates_status,  # PODCERT status updates
     configmap,  # ConfigMap and Secret keys
     core,
     meta,
@@ -39,6 +40,7 @@ __all__ = [
     "batch_gang",
     "certificates",
     "certificates_names",
+    "certificates_status",
     "configmap",
     "core",
     "meta",

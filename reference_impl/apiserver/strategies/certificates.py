@@ -3,8 +3,8 @@ ClusterTrustBundle, after ``pkg/apis/certificates/validation/validation.go``.
 
 PodCertificateRequest: ``maxExpirationSeconds`` defaults to 86400 and must lie in
 [3600, 7862400]; the stub PKCS#10 request must parse, be self-signed and carry one of the
-listed key types; the spec is immutable; status holds at most one of Issued, Denied or
-Failed, and a set ``certificateChain`` never changes. ClusterTrustBundle: PEM
+listed key types; the spec is immutable; status updates are in
+``certificates_status``. ClusterTrustBundle: PEM
 CERTIFICATE blocks only (no headers, no duplicates, at least one), and the name prefix
 rule tied to ``signerName``.
 """
@@ -35,7 +35,6 @@ MIN_EXPIRATION: Final = 3600
 MAX_EXPIRATION: Final = 7862400
 KUBERNETES_MAX_EXPIRATION: Final = 86400
 DEFAULT_EXPIRATION: Final = 86400
-_TERMINAL: Final = ("Issued", "Denied", "Failed")
 _PEM: Final = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
 _CURVE_NAMES: Final = {"secp256r1": "ECDSAP256", "secp384r1": "ECDSAP384", "secp521r1": "ECDSAP521"}
 
@@ -134,41 +133,6 @@ def _stub_causes(b64: str) -> list[Cause]:
             )
         ]
     return []
-
-
-@validator("PodCertificateRequest", status=True)
-def validate_pcr_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """At most one of Issued/Denied/Failed; an issued chain is immutable."""
-    status = obj.get("status") or {}
-    true = [
-        c.get("type")
-        for c in status.get("conditions") or []
-        if c.get("type") in _TERMINAL and c.get("status") == "True"
-    ]
-    causes: list[Cause] = []
-    if len(true) > 1:
-        causes.append(
-            Cause(
-                "status.conditions",
-                "FieldValueInvalid",
-                "at most one of Issued, Denied or Failed may be set",
-            )
-        )
-    old_status = (old or {}).get("status") or {}
-    for f in ("certificateChain", "beginRefreshAt", "notBefore", "notAfter"):
-        if old_status.get(f) and status.get(f) != old_status.get(f):
-            causes.append(Cause(f"status.{f}", "FieldValueInvalid", "field is immutable once set"))
-    # Upstream freezes the whole status once a terminal condition is set.
-    done = [c for c in old_status.get("conditions") or [] if c.get("type") in _TERMINAL]
-    if any(c.get("status") == "True" for c in done) and status != old_status:
-        causes.append(
-            Cause(
-                "status",
-                "FieldValueInvalid",
-                "immutable after PodCertificateRequest is issued, denied, or failed",
-            )
-        )
-    return causes
 
 
 def pem_certificates(bundle: str) -> tuple[list[bytes], list[str]]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fixtures import Capability, FakeDriver, Target
+from fixtures import FakeDriver, Target
 from reference_impl.api import (
     DRA_API,
     condition,
@@ -167,12 +167,12 @@ def test_no_execute_rule_evicts_only_pods_on_the_tainted_device(target: Target, 
     assert env.claim("spared")["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-1"
 
 
-@pytest.mark.requires(Capability.VIRTUAL_TIME)
 def test_toleration_seconds_delay_eviction_exactly(target: Target, env: Env) -> None:
     """DRA-TAINT, tolerationSeconds (exact).
 
     With a NoExecute toleration of tolerationSeconds 30, the pod MUST NOT be evicted before
-    the taint's timeAdded + 30 s and MUST be evicted at exactly that instant.
+    the taint's timeAdded + 30 s and MUST be evicted at that instant: its DisruptionTarget
+    condition is stamped 30 s after timeAdded, or 31 s (timestamps have whole seconds).
     """
     env.setup(gpus=1)
     env.claim_pod("p", tolerations=({**NO_EXEC, "tolerationSeconds": 30},))
@@ -180,12 +180,14 @@ def test_toleration_seconds_delay_eviction_exactly(target: Target, env: Env) -> 
     since = env.pod("p")["metadata"]["resourceVersion"]  # type: ignore[index]
     rule = env.rule("slow", "dra-taint/broken", "NoExecute", driver=DRIVER)
     added = timestamp_seconds(rule["spec"]["taint"]["timeAdded"])
+    # The window is counted from now, a little after timeAdded (whole seconds, and the
+    # rule's write): the condition's stamp below pins the instant itself.
     with pytest.raises(Exception, match="timed out"):
-        target.wait_until(lambda: env.gone("p"), timeout=29, what="no early eviction")
-    target.wait_until(lambda: env.pod("p") is None, timeout=30, what="pod evicted")
+        target.wait_until(lambda: env.gone("p"), timeout=25, what="no early eviction")
+    target.wait_until(lambda: env.pod("p") is None, timeout=35, what="pod evicted")
     cond = _disruption(target, env.ns, "p", since)
     assert cond is not None
-    assert timestamp_seconds(cond["lastTransitionTime"]) - added == 30
+    assert timestamp_seconds(cond["lastTransitionTime"]) - added in (30, 31)
 
 
 def test_toleration_seconds_delay_eviction(target: Target, env: Env) -> None:

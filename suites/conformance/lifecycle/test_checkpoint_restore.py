@@ -2,8 +2,10 @@
 
 The 1.37 API has no checkpoint endpoint: the suite reaches CheckpointPod/RestorePod only
 on targets with the CRI_CHECKPOINT capability, and a runtime answering Unimplemented makes
-a test skip with the runtime's reason. Start-up is modelled by annotations: start delay,
-image pull and model load (the warm-up).
+a test skip with the runtime's reason. The pods' start-up work (start delay, image pull,
+model load) is given to the reference's kubelet model by annotations; the assertions
+compare only times the target itself stamped (``status.startTime`` to the Ready
+condition) of a cold pod and of restored replicas, never the values the test wrote.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ pytestmark = [
     pytest.mark.requires(Capability.CRI_CHECKPOINT),
 ]
 
-START, PULL, LOAD = 2.0, 30.0, 60.0
-COLD = START + PULL + LOAD
+START, PULL, LOAD = 2.0, 30.0, 60.0  # the start-up work the model is given
+COLD = START + PULL + LOAD  # only a bound for the waits
 
 
 def _model_pod(name: str, namespace: str, node: str | None = None) -> dict[str, Any]:
@@ -75,20 +77,21 @@ def _checkpoint_warm(
         pytest.skip(str(exc))
 
 
-def test_a_restored_replica_is_ready_after_the_start_delay_only(
+def test_a_restored_replica_is_ready_sooner_than_a_cold_start(
     target: Target, namespace: str
 ) -> None:
     """Checkpoint/restore warm start.
 
-    A cold pod MUST take start + image pull + model load to become Ready; a replica
-    restored from a checkpoint of a warm pod MUST become Ready after the start delay only.
+    A replica restored from a checkpoint of a Ready pod MUST become Ready sooner than that
+    pod did from its cold start (it skips the image pull and the warm-up): its
+    time-to-Ready MUST be under half the cold one.
     """
     cri, archive = _checkpoint_warm(target, namespace, "ckpt-source")
     cold = _time_to_ready(target.get("v1", "Pod", "ckpt-source", namespace))
     cri.restore(archive, _model_pod("ckpt-replica", namespace, "kwok-node-0"))
     warm = _time_to_ready(_wait_ready(target, namespace, "ckpt-replica"))
-    assert cold == pytest.approx(COLD, abs=1.0)
-    assert warm == pytest.approx(START, abs=1.0)
+    print(f"time to Ready: cold {cold:g}s, restored {warm:g}s")
+    assert warm < cold / 2
 
 
 def test_the_archive_records_state_memory_and_warm_up_done(target: Target, namespace: str) -> None:
@@ -115,13 +118,15 @@ def test_a_checkpoint_restores_onto_another_node(target: Target, namespace: str)
     """Checkpoint restore on another node.
 
     A replica restored with ``spec.nodeName`` naming a different node MUST run there and
-    start warm, while the source pod keeps running on its own node.
+    start warm (Ready in under half its source's cold time-to-Ready), while the source pod
+    keeps running on its own node.
     """
     cri, archive = _checkpoint_warm(target, namespace, "ckpt-move")
+    cold = _time_to_ready(target.get("v1", "Pod", "ckpt-move", namespace))
     cri.restore(archive, _model_pod("ckpt-moved", namespace, "kwok-node-2"))
     moved = _wait_ready(target, namespace, "ckpt-moved")
     assert moved["spec"]["nodeName"] == "kwok-node-2"
-    assert _time_to_ready(moved) == pytest.approx(START, abs=1.0)
+    assert _time_to_ready(moved) < cold / 2
     assert _ready(target, namespace, "ckpt-move")
 
 
@@ -131,7 +136,9 @@ def test_a_checkpoint_taken_before_warm_up_is_done_does_not_skip_it(
     """Checkpoint before warm-up.
 
     A pod checkpointed while Running but not yet Ready MUST have ``warmUpDone: false``,
-    and its restored replica MUST still do the model load (start + load, no pull).
+    and its restored replica MUST still do the warm-up: it MUST become Ready later than a
+    replica restored from a checkpoint of the same pod once Ready, yet sooner than the
+    pod's own cold start (the image is not pulled again).
     """
     cri = _cri(target)
     target.apply(_model_pod("ckpt-early", namespace, "kwok-node-1"))
@@ -144,13 +151,20 @@ def test_a_checkpoint_taken_before_warm_up_is_done_does_not_skip_it(
         what="ckpt-early Running",
     )
     try:
-        archive = cri.checkpoint(namespace, "ckpt-early")
+        early = cri.checkpoint(namespace, "ckpt-early")
     except Unimplemented as exc:
         pytest.skip(str(exc))
-    assert archive["warmUpDone"] is False
-    cri.restore(archive, _model_pod("ckpt-early-replica", namespace, "kwok-node-1"))
-    replica = _wait_ready(target, namespace, "ckpt-early-replica")
-    assert _time_to_ready(replica) == pytest.approx(START + LOAD, abs=1.0)
+    assert early["warmUpDone"] is False
+    cri.restore(early, _model_pod("ckpt-early-replica", namespace, "kwok-node-1"))
+    redone = _time_to_ready(_wait_ready(target, namespace, "ckpt-early-replica"))
+    cold = _time_to_ready(_wait_ready(target, namespace, "ckpt-early"))
+    cri.restore(
+        cri.checkpoint(namespace, "ckpt-early"),
+        _model_pod("ckpt-late-replica", namespace, "kwok-node-1"),
+    )
+    warm = _time_to_ready(_wait_ready(target, namespace, "ckpt-late-replica"))
+    print(f"time to Ready: cold {cold:g}s, early replica {redone:g}s, warm replica {warm:g}s")
+    assert warm < redone < cold
 
 
 @pytest.mark.feature_gates(PodLevelCheckpointRestore=False)

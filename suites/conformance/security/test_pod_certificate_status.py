@@ -7,13 +7,18 @@ requests for the signer; cluster-admin has it).
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
+from cryptography import x509
 
 from fixtures import Target
 from reference_impl.api import make_pcr
+from reference_impl.certificates import PodIdentity, Signer
+from reference_impl.clock import parse_rfc3339, rfc3339
 from reference_impl.errors import Invalid
+from reference_impl.rng import Rng
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("PODCERT")]
 
@@ -66,3 +71,38 @@ def test_a_denied_request_cannot_be_changed_to_failed(target: Target, namespace:
         target.patch_status(denied)
     stored = target.get(*PCR, "pcr-frozen", namespace)
     assert [c["type"] for c in stored["status"]["conditions"]] == ["Denied"]
+
+
+@pytest.mark.parametrize(("extra_s", "accepted"), [(0, True), (3600, False)])
+def test_an_issued_leaf_may_not_outlive_max_expiration_seconds(
+    target: Target, namespace: str, extra_s: int, accepted: bool
+) -> None:
+    """PodCertificateRequest issued lifetime.
+
+    An Issued status whose leaf (for the request's key, with notBefore/notAfter matching
+    it) lives ``maxExpirationSeconds`` MUST be accepted; one whose leaf lives an hour
+    longer MUST be rejected as Invalid at ``status.certificateChain`` and leave the
+    request pending.
+    """
+    name = f"pcr-life-{extra_s}"
+    pcr = make_pcr(name, namespace, signer=NO_SIGNER).set("spec.maxExpirationSeconds", 7200)
+    stored = target.apply(pcr.build())
+    now = parse_rfc3339(stored["metadata"]["creationTimestamp"])  # the apiserver's clock
+    csr = x509.load_der_x509_csr(base64.b64decode(stored["spec"]["stubPKCS10Request"]))
+    signer = Signer(NO_SIGNER, Rng(1, "test-signer"), now)
+    who = PodIdentity.from_spec(namespace, stored["spec"])
+    leaf = signer.issue(csr.public_key(), who, now, 7200 + extra_s)
+    stored["status"] = {
+        "certificateChain": leaf.chain_pem,
+        "notBefore": rfc3339(leaf.not_before),
+        "notAfter": rfc3339(leaf.not_after),
+        "beginRefreshAt": rfc3339(leaf.begin_refresh_at),
+        "conditions": [_cond("Issued", "Issued") | {"lastTransitionTime": rfc3339(now)}],
+    }
+    if accepted:
+        assert target.patch_status(stored)["status"]["notAfter"] == rfc3339(leaf.not_after)
+        return
+    with pytest.raises(Invalid) as err:
+        target.patch_status(stored)
+    assert "status.certificateChain" in err.value.fields
+    assert not (target.get(*PCR, name, namespace).get("status") or {}).get("conditions")

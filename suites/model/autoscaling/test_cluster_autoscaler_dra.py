@@ -4,12 +4,15 @@ A node group's template may carry ResourceSlices (``template.resourceSlices``): 
 its DRA driver publishes once a node of the group is up. The autoscaler's simulation runs
 the structured allocator against those template devices for pending pods whose claims
 cannot be allocated anywhere, so a GPU claim scales up the GPU group and never a group
-without such devices. The kwok nodes publish no devices. The local live cluster runs no
-cluster autoscaler, so every test needs CLUSTER_AUTOSCALER.
+without such devices. The kwok nodes publish no devices. A model test (marker ``model``,
+not conformance evidence): the node groups are declared in garhwal's own ConfigMap
+format and scaled by garhwal's own autoscaler model; upstream's cluster-autoscaler has
+no such configuration and no cloud provider here, so no live cluster can run these.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,7 +33,7 @@ from reference_impl.api import (
 from reference_impl.errors import NotFound, Timeout
 
 pytestmark = [
-    pytest.mark.conformance,
+    pytest.mark.model,
     pytest.mark.feature("CA-ATTACH"),
     pytest.mark.requires(Capability.CLUSTER_AUTOSCALER),
 ]
@@ -159,8 +162,11 @@ def test_one_loop_plans_each_template_device_once(
         timeout=120,
         what="all three pods bound",
     )
-    placed = sorted(_node_of(target, namespace, f"w-{i}") for i in range(3))
-    assert placed == ["ca-gpu-1", "ca-gpu-1", "ca-gpu-2"]
+    # Which node gets two pods is the scheduler's choice (its score ties break by seed):
+    # the plan only bounds each node by its two GPUs.
+    placed = Counter(_node_of(target, namespace, f"w-{i}") for i in range(3))
+    assert set(placed) == {"ca-gpu-1", "ca-gpu-2"}
+    assert sorted(placed.values()) == [1, 2]
 
 
 def test_a_claim_no_template_can_satisfy_triggers_no_scale_up(
