@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.real_node import lend_real_node, pinned_real_node, return_real_node
 from reference_impl.api import POOL_KEY, make_pool_node, make_pool_pod, make_priority_class
 from reference_impl.errors import NotFound
 
@@ -18,10 +19,16 @@ def pool(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
     """``pool(cpu="1", memory="4Gi", images=None, **labels)`` adds a node only this test's
     pods use (label keys: "__" becomes "/", "_" becomes "."); removed at teardown."""
     made: list[str] = []
+    lent: list[tuple[str, dict[str, str]]] = []
+    real = pinned_real_node(target)
 
     def add(
         cpu: str = "1", memory: str = "4Gi", images: list[Any] | None = None, **labels: str
     ) -> str:
+        if real is not None:  # a KUBELET test on live: the real node, at its real size
+            keys = {k.replace("__", "/").replace("_", "."): v for k, v in labels.items()}
+            lent.append((real, {POOL_KEY: namespace, **keys}))
+            return lend_real_node(target, real, lent[-1][1], POOL_KEY, namespace)
         name = f"sched-{namespace}-{len(made)}"[:63]
         node = make_pool_node(name, namespace, cpu=cpu, memory=memory)
         for k, v in labels.items():
@@ -33,6 +40,8 @@ def pool(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
         return name
 
     yield add
+    for node, node_labels in lent:
+        return_real_node(target, node, node_labels, POOL_KEY)
     for name in made:
         try:
             target.delete("v1", "Node", name)

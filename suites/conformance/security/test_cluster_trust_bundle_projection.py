@@ -7,6 +7,7 @@ deletes what it created.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,16 @@ SIGNER = "garhwal.dev/ctb-projection"
 PREFIX = "garhwal.dev:ctb-projection:"
 
 
+def _mounted(pod: dict[str, Any]) -> dict[str, Any]:
+    """Mount every volume into the container: a kubelet sets up only the volumes a
+    container mounts (an unmounted one is never projected)."""
+    pod["spec"]["containers"][0]["volumeMounts"] = [
+        {"name": v["name"], "mountPath": f"/var/run/garhwal/{v['name']}", "readOnly": True}
+        for v in pod["spec"]["volumes"]
+    ]
+    return pod
+
+
 @pytest.fixture
 def bundles(target: Target) -> Iterator[dict[str, str]]:
     """Three bundles of SIGNER (two labelled tier=a, one tier=b) and one unsigned; name -> PEM."""
@@ -51,7 +62,7 @@ def bundles(target: Target) -> Iterator[dict[str, str]]:
 
 
 def _run(target: Target, namespace: str, name: str, volume: dict[str, object]) -> str:
-    target.apply(make_pod(name, namespace).set("spec.volumes", [volume]).build())
+    target.apply(_mounted(make_pod(name, namespace).set("spec.volumes", [volume]).build()))
 
     def running() -> bool:
         return target.get("v1", "Pod", name, namespace).get("status", {}).get("phase") == "Running"
@@ -115,7 +126,7 @@ def test_a_missing_required_bundle_keeps_the_pod_from_starting(
     """
     none = {"matchLabels": {"tier": "nope"}}
     req = cluster_trust_bundle_volume("ca", signer=SIGNER, label_selector=none)
-    target.apply(make_pod("ctb-proj-missing", namespace).set("spec.volumes", [req]).build())
+    target.apply(_mounted(make_pod("ctb-proj-missing", namespace).set("spec.volumes", [req]).build()))
     opt = cluster_trust_bundle_volume("ca", signer=SIGNER, label_selector=none, optional=True)
     assert _run(target, namespace, "ctb-proj-optional", opt) == ""
     phase = target.get("v1", "Pod", "ctb-proj-missing", namespace).get("status", {}).get("phase")

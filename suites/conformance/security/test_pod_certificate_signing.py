@@ -35,6 +35,16 @@ CTB = ("certificates.k8s.io/v1", "ClusterTrustBundle")
 SIGNER = "garhwal.dev/test-signer"
 
 
+def _mounted(pod: dict[str, Any]) -> dict[str, Any]:
+    """Mount every volume into the container: a kubelet sets up only the volumes a
+    container mounts (an unmounted one is never projected)."""
+    pod["spec"]["containers"][0]["volumeMounts"] = [
+        {"name": v["name"], "mountPath": f"/var/run/garhwal/{v['name']}", "readOnly": True}
+        for v in pod["spec"]["volumes"]
+    ]
+    return pod
+
+
 def _anchors(target: Target) -> str:
     bundles = [b for b in target.list(*CTB) if b["spec"].get("signerName") == SIGNER]
     return "".join(b["spec"]["trustBundle"] for b in bundles)
@@ -134,7 +144,7 @@ def test_the_kubelet_requests_a_certificate_for_a_projected_volume(
     bundle MUST hold a PKCS#8 key followed by a chain whose leaf carries that key.
     """
     vol = pod_certificate_volume("cred", SIGNER, max_expiration_seconds=3600)
-    pod = target.apply(make_pod("podcert-pod", namespace).set("spec.volumes", [vol]).build())
+    pod = target.apply(_mounted(make_pod("podcert-pod", namespace).set("spec.volumes", [vol]).build()))
 
     def running() -> bool:
         return (
@@ -163,7 +173,7 @@ def test_the_credential_is_refreshed_at_begin_refresh_at(target: Target, namespa
     of the mounted one has passed and before it expires; the pod MUST keep running.
     """
     vol = pod_certificate_volume("cred", SIGNER, max_expiration_seconds=3600)
-    target.apply(make_pod("podcert-refresh", namespace).set("spec.volumes", [vol]).build())
+    target.apply(_mounted(make_pod("podcert-refresh", namespace).set("spec.volumes", [vol]).build()))
     target.wait_until(
         lambda: (
             len(_pod_requests(target, namespace, "podcert-refresh")) == 1

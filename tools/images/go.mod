@@ -1,0 +1,3 @@
+module garhwal.invalid/tools/images
+
+go 1.26.0
