@@ -7,17 +7,11 @@ requests for the signer; cluster-admin has it).
 
 from __future__ import annotations
 
-import base64
-import datetime
 from typing import Any
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
-from fixtures import Target
+from fixtures import Target, issued_status
 from reference_impl.api import make_pcr
 from reference_impl.errors import Invalid
 
@@ -36,27 +30,6 @@ def _cond(ctype: str, reason: str) -> dict[str, Any]:
         "message": f"{ctype} by the test",
         "lastTransitionTime": NOW,
     }
-
-
-def _stamp(when: datetime.datetime) -> str:
-    return when.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _leaf(public_key: Any, not_before: datetime.datetime, not_after: datetime.datetime) -> str:
-    """A leaf for the request's key, signed by a throwaway CA, in PEM (as a signer writes)."""
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test signer")])
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "pod")]))
-        .issuer_name(name)
-        .public_key(public_key)
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(not_before)
-        .not_valid_after(not_after)
-        .sign(ca_key, hashes.SHA256())
-    )
-    return cert.public_bytes(serialization.Encoding.PEM).decode()
 
 
 def _fields(err: Invalid) -> list[str]:
@@ -109,20 +82,9 @@ def test_an_issued_leaf_may_not_outlive_max_expiration_seconds(
     name = f"pcr-life-{extra_s}"
     pcr = make_pcr(name, namespace, signer=NO_SIGNER).set("spec.maxExpirationSeconds", 7200)
     stored = target.apply(pcr.build())
-    created = stored["metadata"]["creationTimestamp"]  # the apiserver's clock
-    now = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
-    csr = x509.load_der_x509_csr(base64.b64decode(stored["spec"]["stubPKCS10Request"]))
-    not_after = now + datetime.timedelta(seconds=7200 + extra_s)
-    chain, stamps = _leaf(csr.public_key(), now, not_after), (now, not_after)
-    stored["status"] = {
-        "certificateChain": chain,
-        "notBefore": _stamp(stamps[0]),
-        "notAfter": _stamp(stamps[1]),
-        "beginRefreshAt": _stamp(now + datetime.timedelta(seconds=3600)),
-        "conditions": [_cond("Issued", "Issued") | {"lastTransitionTime": created}],
-    }
+    stored["status"] = issued_status(stored, 7200 + extra_s, _cond("Issued", "Issued"))
     if accepted:
-        assert target.patch_status(stored)["status"]["notAfter"] == _stamp(not_after)
+        assert target.patch_status(stored)["status"]["notAfter"] == stored["status"]["notAfter"]
         return
     with pytest.raises(Invalid) as err:
         target.patch_status(stored)
