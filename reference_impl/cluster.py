@@ -22,6 +22,7 @@ from reference_impl.apiserver.admission import (
     default_toleration_seconds,
     install_priority,
     podgroup_protection,
+    taint_nodes_by_condition,
 )
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.informers import InformerFactory
@@ -129,6 +130,7 @@ class Cluster:
             self.api.create(make_namespace(ns).build())
         install_priority(self.api)
         default_toleration_seconds.install(self.api)
+        taint_nodes_by_condition.install(self.api)
         podgroup_protection.install(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0

@@ -35,6 +35,16 @@ TAINT_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
 MONITOR_PERIOD_S: Final = 5.0  # --node-monitor-period
 GRACE_PERIOD_S: Final = 50.0  # --node-monitor-grace-period (50 s since 1.32)
 _CONDITIONS: Final = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
+# nodeConditionToTaintKeyStatusMap: (condition, status) -> its NoSchedule taint.
+_CONDITION_TAINTS: Final = {
+    ("Ready", "False"): TAINT_NOT_READY,
+    ("Ready", "Unknown"): TAINT_UNREACHABLE,
+    ("MemoryPressure", "True"): "node.kubernetes.io/memory-pressure",
+    ("DiskPressure", "True"): "node.kubernetes.io/disk-pressure",
+    ("NetworkUnavailable", "True"): "node.kubernetes.io/network-unavailable",
+    ("PIDPressure", "True"): "node.kubernetes.io/pid-pressure",
+}
+_NO_SCHEDULE_KEYS: Final = {*_CONDITION_TAINTS.values(), TAINT_UNSCHEDULABLE}
 _ZONE_LABEL: Final = "topology.kubernetes.io/zone"
 
 # Heartbeat: the instant a node last renewed, None when the model does not run it.
@@ -47,6 +57,10 @@ def ready_status(node: Obj) -> str:
         if c.get("type") == "Ready":
             return str(c.get("status") or "Unknown")
     return "Unknown"
+
+
+def _has_ready(node: Obj) -> bool:
+    return any(c.get("type") == "Ready" for c in (node.get("status") or {}).get("conditions") or [])
 
 
 class NodeLifecycleController:
@@ -159,7 +173,9 @@ class NodeLifecycleController:
                     changed = True
             if changed:
                 try:
-                    self._ctx.server.update_status({**pod, "status": {**status, "conditions": conds}})
+                    self._ctx.server.update_status(
+                        {**pod, "status": {**status, "conditions": conds}}
+                    )
                 except (Conflict, NotFound):
                     continue
 
@@ -170,20 +186,29 @@ class NodeLifecycleController:
         return bool(peers) and all(ready_status(n) != "True" for n in peers)
 
     def _taint(self, node: Obj) -> None:
+        """``doNoScheduleTaintingPass`` (every condition taint, and ``unschedulable``) and
+        the NoExecute half of ``doNoExecuteTaintingPass`` (not-ready/unreachable)."""
         ready = ready_status(node)
         want: dict[str, set[str]] = {"NoSchedule": set(), "NoExecute": set()}
+        for c in (node.get("status") or {}).get("conditions") or []:
+            key = _CONDITION_TAINTS.get((str(c.get("type")), str(c.get("status"))))
+            if key is not None:
+                want["NoSchedule"].add(key)
+        # A node that never posted Ready is not NoExecute-tainted: upstream waits out its
+        # startup grace first (not modelled).
         key = {"False": TAINT_NOT_READY, "Unknown": TAINT_UNREACHABLE}.get(ready)
-        if key is not None:
-            want["NoSchedule"].add(key)
-            if not self._full_disruption(node):
-                want["NoExecute"].add(key)
+        if key is not None and _has_ready(node) and not self._full_disruption(node):
+            want["NoExecute"].add(key)
         if (node.get("spec") or {}).get("unschedulable"):
             want["NoSchedule"].add(TAINT_UNSCHEDULABLE)
-        managed = {TAINT_NOT_READY, TAINT_UNREACHABLE}
+        managed = {
+            "NoSchedule": _NO_SCHEDULE_KEYS,
+            "NoExecute": {TAINT_NOT_READY, TAINT_UNREACHABLE},
+        }
         old: list[Obj] = list((node.get("spec") or {}).get("taints") or [])
         keep = [t for t in old
-                if not ((t.get("key") in managed and t.get("key") not in want.get(str(t.get("effect")), set()))
-                        or (t.get("key") == TAINT_UNSCHEDULABLE and t.get("key") not in want["NoSchedule"]))]  # fmt: skip
+                if not (t.get("key") in managed.get(str(t.get("effect")), set())
+                        and t.get("key") not in want[str(t.get("effect"))])]  # fmt: skip
         have = {(t.get("key"), t.get("effect")) for t in keep}
         stamp = rfc3339(self._ctx.clock.now())
         for effect, keys in want.items():

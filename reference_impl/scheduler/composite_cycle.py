@@ -76,6 +76,8 @@ class _Placement:
 
     attempts: list[GroupAttempt] = field(default_factory=list)
     groups: list[Obj] = field(default_factory=list)
+    # Plugins that rejected some child's pods: their events requeue the whole subtree.
+    rejectors: set[str] = field(default_factory=set)
 
 
 class CompositeCycle:
@@ -139,7 +141,7 @@ class CompositeCycle:
                 f"{min_group_count(root)} child groups fit at the same time"
             )
             preempted = self._preempt(root, groups, pinfos)
-            self._hold(list(pinfos.values()), msg)
+            self._hold(list(pinfos.values()), msg, placement.rejectors)
             if not preempted:
                 for g in groups:
                     self._wc._set_condition(g, "False", "Unschedulable", msg)  # noqa: SLF001
@@ -219,14 +221,16 @@ class CompositeCycle:
         pgs, cpgs = self._children(ns, name)
         met = 0
         for pg in pgs:
-            att = self._place_group(pg, pinfos)
+            att = self._place_group(pg, pinfos, out.rejectors)
             if att is not None:
                 out.attempts.append(att)
                 out.groups.append(pg)
                 met += 1
         for cpg in cpgs:
             sub = _Placement()
-            if self._place(cpg, pinfos, sub):
+            ok = self._place(cpg, pinfos, sub)
+            out.rejectors |= sub.rejectors
+            if ok:
                 out.attempts += sub.attempts
                 out.groups += sub.groups
                 met += 1
@@ -235,7 +239,9 @@ class CompositeCycle:
                     self._wc._rollback(att)  # noqa: SLF001
         return met >= max(1, min_group_count(node))
 
-    def _place_group(self, pg: Obj, pinfos: dict[str, QueuedPodInfo]) -> GroupAttempt | None:
+    def _place_group(
+        self, pg: Obj, pinfos: dict[str, QueuedPodInfo], rejectors: set[str]
+    ) -> GroupAttempt | None:
         """One child PodGroup at its own gang minimum (kept on the cache), or None."""
         ns, name = _ns_name(pg)
         gk = f"{ns}/{name}"
@@ -248,14 +254,21 @@ class CompositeCycle:
             att = self._wc._try_place(mine, nodes)  # noqa: SLF001
             if len(att.placed) >= need:
                 return att
+            rejectors |= att.rejectors
             self._wc._rollback(att)  # noqa: SLF001
         return None
 
-    def _hold(self, pinfos: list[QueuedPodInfo], msg: str) -> None:
+    def _hold(
+        self,
+        pinfos: list[QueuedPodInfo],
+        msg: str,
+        rejectors: frozenset[str] | set[str] = frozenset(),
+    ) -> None:
         for pinfo in pinfos:
             diag = Diagnosis()
-            # Room freed anywhere (or a group/node event) may let the subtree fit.
-            diag.unschedulable_plugins |= {GANG, names.NODE_RESOURCES_FIT}
+            # Room freed anywhere, a group/node event, or one that lifts what rejected a
+            # child's pods (a node's taint, say) may let the subtree fit.
+            diag.unschedulable_plugins |= {GANG, names.NODE_RESOURCES_FIT, *rejectors}
             self._s._handle_failure(pinfo, Status(Code.UNSCHEDULABLE, (msg,), GANG), diag)  # noqa: SLF001
 
     def _set(self, cpg: Obj, status: str, reason: str, message: str) -> None:
