@@ -14,7 +14,7 @@ import pytest
 
 from fixtures import Target
 from reference_impl.api import POOL_KEY, make_pool_node, make_pool_pod
-from reference_impl.errors import NotFound
+from reference_impl.errors import Conflict, NotFound
 
 pytestmark = pytest.mark.conformance
 
@@ -39,6 +39,23 @@ def _taints(node: Obj) -> list[tuple[str, str]]:
 
 def _has(target: Target, name: str, key: str) -> bool:
     return (key, "NoSchedule") in _taints(target.get("v1", "Node", name))
+
+
+def _cordon(target: Target, name: str, on: bool) -> None:
+    """Set or clear spec.unschedulable; a heartbeat or the controller may write between
+    the read and the write (409), so read again."""
+    for _ in range(10):
+        node = target.get("v1", "Node", name)
+        if on:
+            node["spec"]["unschedulable"] = True
+        else:
+            node["spec"].pop("unschedulable", None)
+        try:
+            target.apply(node)
+            return
+        except Conflict:
+            continue
+    raise AssertionError(f"node {name}: 10 conflicting writes in a row")
 
 
 def test_a_new_node_is_created_not_ready_and_the_taint_is_lifted_once_ready(
@@ -90,16 +107,12 @@ def test_a_cordon_adds_the_unschedulable_taint_and_an_uncordon_lifts_it(
     target.apply(make_pool_node(new_node, namespace, cpu="1").build())
     target.wait_until(lambda: not _has(target, new_node, NOT_READY), timeout=30,
                       what="the node ready")  # fmt: skip
-    node = target.get("v1", "Node", new_node)
-    node["spec"]["unschedulable"] = True
-    target.apply(node)
+    _cordon(target, new_node, True)
     target.wait_until(lambda: _has(target, new_node, UNSCHEDULABLE), timeout=30,
                       what="the unschedulable taint")  # fmt: skip
     taint = next(t for t in target.get("v1", "Node", new_node)["spec"]["taints"]
                  if t["key"] == UNSCHEDULABLE)  # fmt: skip
     assert taint.get("timeAdded")
-    node = target.get("v1", "Node", new_node)
-    node["spec"].pop("unschedulable")
-    target.apply(node)
+    _cordon(target, new_node, False)
     target.wait_until(lambda: not _has(target, new_node, UNSCHEDULABLE), timeout=30,
                       what="the unschedulable taint lifted")  # fmt: skip
