@@ -8,9 +8,10 @@ subresources are left alone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver.admission.default_toleration_seconds import TAINT_NOT_READY
 from reference_impl.apiserver.registry import Context, Operation
 from reference_impl.errors import Cause
 
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 __all__ = ["TaintNodesByCondition", "install"]
 
 Obj = dict[str, Any]
-TAINT_NOT_READY: Final = "node.kubernetes.io/not-ready"
 
 
 class TaintNodesByCondition:
