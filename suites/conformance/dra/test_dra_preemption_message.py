@@ -10,12 +10,12 @@ from collections.abc import Iterator
 import pytest
 
 from fixtures import FakeDriver, Target
+from fixtures.helpers.priority import add_priority_class
 from reference_impl.api import (
     DRA_API,
     condition,
     make_pool_node,
     make_pool_pod,
-    make_priority_class,
     make_resource_claim,
 )
 from reference_impl.errors import NotFound
@@ -36,7 +36,7 @@ def env(target: Target, namespace: str) -> Iterator[tuple[str, str, str, str]]:
         cls = f"dra-pre-{namespace}"[:63]
         drv.install_class(cls)
         for name, value in zip(pcs, (10, 1000), strict=True):
-            target.apply(make_priority_class(name, value))
+            add_priority_class(target, name, value, namespace)
         yield node, cls, pcs[0], pcs[1]
     finally:
         drv.cleanup()

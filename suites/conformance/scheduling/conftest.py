@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.priority import add_priority_class
 from fixtures.helpers.real_node import lend_real_node, pinned_real_node, return_real_node
-from reference_impl.api import POOL_KEY, make_pool_node, make_pool_pod, make_priority_class
+from reference_impl.api import POOL_KEY, make_pool_node, make_pool_pod
 from reference_impl.errors import NotFound
 
 
@@ -57,8 +58,7 @@ def priority_class(target: Target, namespace: str) -> Iterator[Callable[..., str
 
     def add(role: str, value: int, **kwargs: Any) -> str:
         name = f"sched-{role}-{namespace}"[:63]
-        target.apply(make_priority_class(name, value, **kwargs))
-        made.append(name)
+        made.append(add_priority_class(target, name, value, namespace, **kwargs))
         return name
 
     yield add

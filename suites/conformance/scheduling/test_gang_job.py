@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.priority import add_priority_class
 from reference_impl.api import make_gang_job, make_pool_pod
 from reference_impl.errors import Conflict, Invalid
 
@@ -127,14 +128,7 @@ def test_a_job_without_scheduling_gets_a_basic_pod_group_with_its_priority_class
     the pod template's ``priorityClassName`` MUST be copied into the template and the
     PodGroup, and its pods MUST name that PodGroup.
     """
-    target.apply(
-        {
-            "apiVersion": "scheduling.k8s.io/v1",
-            "kind": "PriorityClass",
-            "metadata": {"name": f"{namespace}-batch"},
-            "value": 500,
-        }
-    )
+    add_priority_class(target, f"{namespace}-batch", 500, namespace)
     pod = make_pool_pod("w", namespace).priority_class(f"{namespace}-batch")
     manifest = make_gang_job("plainjob", namespace, pod, parallelism=2)
     manifest["spec"].pop("scheduling")

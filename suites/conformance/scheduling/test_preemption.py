@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from fixtures import Target
-from reference_impl.api import condition, make_pod_group, make_pool_pod, make_priority_class
+from fixtures.helpers.priority import add_priority_class
+from reference_impl.api import condition, make_pod_group, make_pool_pod
 from reference_impl.errors import Forbidden
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5710")]
@@ -106,7 +107,7 @@ def test_preemption_policy_never_does_not_preempt(
     lower-priority pod.
     """
     never = f"sched-never-{namespace}"[:63]
-    target.apply(make_priority_class(never, 2000, preemption_policy="Never"))
+    add_priority_class(target, never, 2000, namespace, preemption_policy="Never")
     try:
         pool(cpu="1")
         target.apply(make_pool_pod("low", namespace).priority_class(classes[0]).build())
