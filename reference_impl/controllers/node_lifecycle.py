@@ -20,31 +20,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from reference_impl.api.well_known_taints import (
+    CONDITION_TAINTS,
+    TAINT_NODE_NOT_READY,
+    TAINT_NODE_UNREACHABLE,
+    TAINT_NODE_UNSCHEDULABLE,
+)
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, Instant, parse_rfc3339, rfc3339, seconds
 from reference_impl.errors import Conflict, NotFound
 
-__all__ = ["NodeLifecycleController", "TAINT_NOT_READY", "TAINT_UNREACHABLE"]
+__all__ = ["NodeLifecycleController"]
 
 Obj = dict[str, Any]
-TAINT_NOT_READY: Final = "node.kubernetes.io/not-ready"
-TAINT_UNREACHABLE: Final = "node.kubernetes.io/unreachable"
-TAINT_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
 MONITOR_PERIOD_S: Final = 5.0  # --node-monitor-period
 GRACE_PERIOD_S: Final = 50.0  # --node-monitor-grace-period (50 s since 1.32)
 _CONDITIONS: Final = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
-# nodeConditionToTaintKeyStatusMap: (condition, status) -> its NoSchedule taint.
-_CONDITION_TAINTS: Final = {
-    ("Ready", "False"): TAINT_NOT_READY,
-    ("Ready", "Unknown"): TAINT_UNREACHABLE,
-    ("MemoryPressure", "True"): "node.kubernetes.io/memory-pressure",
-    ("DiskPressure", "True"): "node.kubernetes.io/disk-pressure",
-    ("NetworkUnavailable", "True"): "node.kubernetes.io/network-unavailable",
-    ("PIDPressure", "True"): "node.kubernetes.io/pid-pressure",
-}
-_NO_SCHEDULE_KEYS: Final = {*_CONDITION_TAINTS.values(), TAINT_UNSCHEDULABLE}
+_NO_SCHEDULE_KEYS: Final = {*CONDITION_TAINTS.values(), TAINT_NODE_UNSCHEDULABLE}
 _ZONE_LABEL: Final = "topology.kubernetes.io/zone"
 
 # Heartbeat: the instant a node last renewed, None when the model does not run it.
@@ -191,19 +185,19 @@ class NodeLifecycleController:
         ready = ready_status(node)
         want: dict[str, set[str]] = {"NoSchedule": set(), "NoExecute": set()}
         for c in (node.get("status") or {}).get("conditions") or []:
-            key = _CONDITION_TAINTS.get((str(c.get("type")), str(c.get("status"))))
+            key = CONDITION_TAINTS.get((str(c.get("type")), str(c.get("status"))))
             if key is not None:
                 want["NoSchedule"].add(key)
         # A node that never posted Ready is not NoExecute-tainted: upstream waits out its
         # startup grace first (not modelled).
-        key = {"False": TAINT_NOT_READY, "Unknown": TAINT_UNREACHABLE}.get(ready)
+        key = {"False": TAINT_NODE_NOT_READY, "Unknown": TAINT_NODE_UNREACHABLE}.get(ready)
         if key is not None and _has_ready(node) and not self._full_disruption(node):
             want["NoExecute"].add(key)
         if (node.get("spec") or {}).get("unschedulable"):
-            want["NoSchedule"].add(TAINT_UNSCHEDULABLE)
+            want["NoSchedule"].add(TAINT_NODE_UNSCHEDULABLE)
         managed = {
             "NoSchedule": _NO_SCHEDULE_KEYS,
-            "NoExecute": {TAINT_NOT_READY, TAINT_UNREACHABLE},
+            "NoExecute": {TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE},
         }
         old: list[Obj] = list((node.get("spec") or {}).get("taints") or [])
         keep = [t for t in old

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference_impl.api.meta import set_condition
+from reference_impl.api.well_known_taints import TAINT_NODE_OUT_OF_SERVICE
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import object_key
 from reference_impl.apiserver.server import ObjectEvent
@@ -21,10 +22,9 @@ from reference_impl.clock import Duration, rfc3339, seconds
 from reference_impl.controllers.node_lifecycle import ready_status
 from reference_impl.errors import Conflict, NotFound
 
-__all__ = ["PodGCController", "QUARANTINE_S", "TAINT_OUT_OF_SERVICE"]
+__all__ = ["PodGCController", "QUARANTINE_S"]
 
 Obj = dict[str, Any]
-TAINT_OUT_OF_SERVICE: Final = "node.kubernetes.io/out-of-service"
 GC_PERIOD_S: Final = 20.0
 QUARANTINE_S: Final = 40.0
 
@@ -79,7 +79,7 @@ class PodGCController:
     def _out_of_service(node: Obj) -> bool:
         taints = (node.get("spec") or {}).get("taints") or []
         return ready_status(node) != "True" and any(
-            t.get("key") == TAINT_OUT_OF_SERVICE and t.get("effect") in ("NoExecute", "NoSchedule")
+            t.get("key") == TAINT_NODE_OUT_OF_SERVICE and t.get("effect") in ("NoExecute", "NoSchedule")
             for t in taints
         )
 

@@ -20,6 +20,7 @@ from fixtures.chaos.experiment import validate
 from fixtures.chaos.journal import Locator
 from fixtures.chaos.killtest import EXPERIMENTS, RunnerProcess
 from fixtures.chaos.runner import run_experiment
+from fixtures.helpers.nodes import wait_schedulable
 from reference_impl.api import make_pool_node
 from reference_impl.errors import NotFound
 
@@ -41,22 +42,13 @@ def chaos_nodes(target: Target, namespace: str) -> Any:
         target.apply(node)
     # Live, the node lifecycle controller and KWOK still write a new node (not-ready
     # taint, labels, status): snapshots are taken once it has settled.
-    target.wait_until(lambda: all(_settled(target, n) for n in names), timeout=60,
-                      what="the chaos nodes to become Ready")
+    wait_schedulable(target, names, ready=True)
     yield names
     for name in names:
         try:
             target.delete("v1", "Node", name)
         except NotFound:
             pass
-
-
-def _settled(target: Target, name: str) -> bool:
-    node = target.get("v1", "Node", name)
-    ready = any(c.get("type") == "Ready" and c.get("status") == "True"
-                for c in (node.get("status") or {}).get("conditions") or [])
-    taints = (node.get("spec") or {}).get("taints") or []
-    return ready and not any(t["key"].startswith("node.kubernetes.io/") for t in taints)
 
 
 def _node_snapshot(target: Target, names: list[str]) -> dict[str, Any]:

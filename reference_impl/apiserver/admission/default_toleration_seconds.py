@@ -12,17 +12,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.api.well_known_taints import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from reference_impl.apiserver.registry import Context, Operation
 from reference_impl.errors import Cause
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.server import APIServer
 
-__all__ = ["DEFAULT_TOLERATION_SECONDS", "TAINT_NOT_READY", "TAINT_UNREACHABLE", "install"]
+__all__ = ["DEFAULT_TOLERATION_SECONDS", "install"]
 
 Obj = dict[str, Any]
-TAINT_NOT_READY: Final = "node.kubernetes.io/not-ready"
-TAINT_UNREACHABLE: Final = "node.kubernetes.io/unreachable"
 DEFAULT_TOLERATION_SECONDS: Final = 300
 
 
@@ -43,7 +42,7 @@ class DefaultTolerationSeconds:
         not_ready_seconds: int = DEFAULT_TOLERATION_SECONDS,
         unreachable_seconds: int = DEFAULT_TOLERATION_SECONDS,
     ) -> None:
-        self._seconds = {TAINT_NOT_READY: not_ready_seconds, TAINT_UNREACHABLE: unreachable_seconds}
+        self._seconds = {TAINT_NODE_NOT_READY: not_ready_seconds, TAINT_NODE_UNREACHABLE: unreachable_seconds}
 
     def admit(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from reference_impl.api.resources import ResourceInfo
-from reference_impl.apiserver.admission.default_toleration_seconds import TAINT_NOT_READY
+from reference_impl.api.well_known_taints import TAINT_NODE_NOT_READY
 from reference_impl.apiserver.registry import Context, Operation
 from reference_impl.errors import Cause
 
@@ -38,10 +38,10 @@ class TaintNodesByCondition:
         taints = spec.get("taints") or [] if isinstance(spec, dict) else None
         if not isinstance(taints, list):
             return  # malformed: validation reports it
-        if any(isinstance(t, dict) and t.get("key") == TAINT_NOT_READY
+        if any(isinstance(t, dict) and t.get("key") == TAINT_NODE_NOT_READY
                and t.get("effect") == "NoSchedule" for t in taints):  # fmt: skip
             return
-        spec["taints"] = [*taints, {"key": TAINT_NOT_READY, "effect": "NoSchedule"}]
+        spec["taints"] = [*taints, {"key": TAINT_NODE_NOT_READY, "effect": "NoSchedule"}]
 
     def validate(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from fixtures import FakeDriver, Target
+from fixtures.helpers.nodes import wait_schedulable
 from reference_impl.api import DRA_API, make_pool_node, make_pool_pod, make_resource_claim
 from reference_impl.errors import NotFound
 
@@ -32,8 +33,7 @@ class Pool:
             drv.install_class(cls)
         # Every node must be a candidate: a live node controller taints a new node
         # node.kubernetes.io/not-ready until it reports Ready.
-        self.target.wait_until(lambda: all(self._untainted(n) for n in self.nodes), timeout=60,
-                               what="pool nodes ready")
+        wait_schedulable(self.target, self.nodes)
         # A probe pod on the last node's class: once it is bound, the scheduler has seen
         # every node, slice and class (each informer delivers in order), so the pods
         # under test are scored against all three nodes, not the first to arrive.
@@ -41,10 +41,6 @@ class Pool:
         self.pod("probe", "probe")
         self.target.wait_until(lambda: self.node_of("probe") == self.nodes[2], timeout=60,
                                what="probe pod bound")
-
-    def _untainted(self, node: str) -> bool:
-        taints = self.target.get("v1", "Node", node)["spec"].get("taints") or ()
-        return not any(t["key"].startswith("node.kubernetes.io/") for t in taints)
 
     def cleanup(self) -> None:
         for drv in self.drivers:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from fixtures import Capability, Target
+from fixtures.helpers.nodes import wait_schedulable
 from reference_impl.api import (
     make_csi_driver,
     make_csi_storage_capacity,
@@ -62,22 +63,6 @@ def storage(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
             target.delete("v1", "PersistentVolume", pv["metadata"]["name"])
 
 
-def _ready(target: Target, *nodes: str) -> None:
-    """Wait until the new nodes lost the node.kubernetes.io/not-ready taint a live node
-    controller puts on them, so that every one of them is a candidate."""
-
-    def ready() -> bool:
-        return all(
-            not any(
-                t["key"].startswith("node.kubernetes.io/")
-                for t in target.get("v1", "Node", n)["spec"].get("taints") or ()
-            )
-            for n in nodes
-        )
-
-    target.wait_until(ready, timeout=60, what="pool nodes ready")
-
-
 def _claim_pod(target: Target, namespace: str, name: str, cls: str, size: str) -> None:
     target.apply(make_pvc(name, namespace, cls, size))
     pod = make_pool_pod(name, namespace, cpu="100m").build()
@@ -106,7 +91,7 @@ def test_a_claim_goes_only_to_a_node_with_enough_capacity(
     CSIStorageCapacity holds 10Gi, never the node with 1Gi.
     """
     small, big = pool(cpu="4"), pool(cpu="4")
-    _ready(target, small, big)
+    wait_schedulable(target, (small, big))
     storage(small, "1Gi")
     cls = storage(big, "50Gi")
     _claim_pod(target, namespace, "data", cls, "10Gi")
@@ -124,7 +109,7 @@ def test_a_pod_waits_when_no_node_has_enough_capacity(
     selected-node.
     """
     node = pool(cpu="4")
-    _ready(target, node)
+    wait_schedulable(target, (node,))
     cls = storage(node, "1Gi")
     _claim_pod(target, namespace, "data", cls, "10Gi")
 
@@ -155,7 +140,7 @@ def test_the_node_with_more_free_capacity_scores_higher(
     the claim MUST be given the node with far more free capacity (1000Gi over 12Gi).
     """
     tight, roomy = pool(cpu="4"), pool(cpu="4")
-    _ready(target, tight, roomy)
+    wait_schedulable(target, (tight, roomy))
     # The expected winner's capacity is published first, so a scheduler that has not yet
     # seen the second object can only filter the loser out, never pick it.
     storage(roomy, "1000Gi")
@@ -173,7 +158,7 @@ def test_maximum_volume_size_limits_a_single_claim(
     when its capacity is large; the claim MUST go to the other node.
     """
     capped, other = pool(cpu="4"), pool(cpu="4")
-    _ready(target, capped, other)
+    wait_schedulable(target, (capped, other))
     cls = storage(other, "20Gi")
     target.apply(
         make_csi_storage_capacity(
@@ -215,7 +200,7 @@ def _spread(
 ) -> list[str]:
     # One node with far more cpu (LeastAllocated prefers it) and equal storage everywhere.
     nodes = [pool(cpu="64"), pool(cpu="4"), pool(cpu="4")]
-    _ready(target, *nodes)
+    wait_schedulable(target, nodes)
     cls = ""
     for n in nodes:
         cls = cls_of(n, "100Gi")
@@ -254,7 +239,7 @@ def _contested(
 ) -> tuple[str, str, str]:
     """Node ``roomy`` has 1000Gi but 3 of 4 cpus taken; ``tight`` has 12Gi and idle cpus."""
     roomy, tight = pool(cpu="4"), pool(cpu="4")
-    _ready(target, roomy, tight)
+    wait_schedulable(target, (roomy, tight))
     filler = make_pool_pod("filler", namespace, cpu="3").node_selector(
         **{"kubernetes.io/hostname": roomy}
     )
