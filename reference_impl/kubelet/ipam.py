@@ -2,7 +2,8 @@
 
 Node *i* (in registration order) gets ``10.244.i.0/24`` unless it has ``spec.podCIDR``,
 and host IP ``10.0.x.y``; pod IPs are the lowest free address from ``.2`` up, released
-when the pod goes away.
+when the pod goes away. A full range hands out nothing (the CNI's "no IP addresses
+available in range set"): the pod's sandbox cannot start until an address is released.
 """
 
 from __future__ import annotations
@@ -42,13 +43,16 @@ class NodeAddresses:
         return f"10.0.{n // 256}.{n % 256}"
 
     def pod_ip(self, node: str, pod_uid: str) -> str:
-        """The pod's IP on ``node``, allocated on first call."""
+        """The pod's IP on ``node``, allocated on first call; "" while the range is full."""
         self.register(node)
         pool = self._pools[node]
         off = pool.used.get(pod_uid)
         if off is None:
             taken = set(pool.used.values())
-            off = next(o for o in range(2, pool.network.num_addresses - 1) if o not in taken)
+            free = (o for o in range(2, pool.network.num_addresses - 1) if o not in taken)
+            off = next(free, None)
+            if off is None:
+                return ""
             pool.used[pod_uid] = off
         return str(pool.network.network_address + off)
 

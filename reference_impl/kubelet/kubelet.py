@@ -33,6 +33,7 @@ __all__ = ["Kubelet"]
 
 Obj = dict[str, Any]
 _TERMINAL: Final = ("Succeeded", "Failed")
+_SANDBOX_RETRY_S: Final = 10.0  # a failed RunPodSandbox is retried on the next sync
 
 
 @dataclass(slots=True)
@@ -323,8 +324,12 @@ class Kubelet:
             )
             return
         if now >= st.start_at:
+            placement = self._placement(pod, st)
+            if not placement.pod_ip:  # no sandbox without an address: retried, as kubelet does
+                self._wake(key, st, Instant(now + seconds(_SANDBOX_RETRY_S)))
+                return
             ready = now >= st.ready_at
-            status = running_status(pod, self._placement(pod, st), ready, stamp)
+            status = running_status(pod, placement, ready, stamp)
             resize_at = self._resize(key, pod, st, status, now)
             self._write(key, pod, status, "ready" if ready else "running")
         else:

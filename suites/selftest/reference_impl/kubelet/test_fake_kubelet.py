@@ -5,6 +5,7 @@ from __future__ import annotations
 from kubelet_harness import KubeletHarness, make_harness
 
 from reference_impl.api import condition, make_node, make_pod
+from reference_impl.clock import Instant, seconds
 from reference_impl.kubelet import KubeletConfig, ManagedNodes
 
 
@@ -150,3 +151,23 @@ def test_pod_ips_are_per_node_and_reused_after_deletion(k: KubeletHarness) -> No
     k.create(make_pod("p3", "default").node("n1").build())
     k.wait(lambda: _ready(k, "p3"))
     assert k.pod("p3")["status"]["podIP"] == "10.244.0.2"  # type: ignore[index]
+
+
+def test_a_full_pod_cidr_keeps_the_next_pod_from_starting_until_an_address_is_freed(
+    k: KubeletHarness,
+) -> None:
+    # A /30 has one address from .2 up (.3 is its broadcast): room for one pod.
+    k.create(make_node("n1").set("spec.podCIDR", "10.9.0.0/30").build())
+    k.create(make_pod("first", "default").node("n1").build())
+    assert k.wait(lambda: _phase(k, "first") == "Running") == 1.0
+    k.create(make_pod("second", "default").node("n1").build())
+    k.clock.run_until(Instant(k.clock.now() + seconds(30)))  # three sandbox retries
+    assert _phase(k, "second") == "Pending"
+    assert (k.pod("second") or {}).get("status", {}).get("podIP") is None
+    first = k.pod("first")
+    assert first is not None and first["status"]["podIP"] == "10.9.0.2"
+    k.server.delete("v1", "Pod", "first", "default", grace_period_seconds=0)
+    k.clock.settle()
+    k.wait(lambda: _phase(k, "second") == "Running", timeout=60)
+    second = k.pod("second")
+    assert second is not None and second["status"]["podIP"] == "10.9.0.2"
