@@ -42,7 +42,8 @@ from reference_impl.scheduler.plugins.gang_scheduling import (
 )
 
 if TYPE_CHECKING:
-    from reference_impl.scheduler.workload_cycle import GroupAttempt, WorkloadCycle
+    from reference_impl.scheduler.group_placement import GroupAttempt
+    from reference_impl.scheduler.workload_cycle import WorkloadCycle
 
 __all__ = ["COMPOSITE_SCHEDULED", "CPG_VERSION", "MAX_DEPTH", "CompositeCycle"]
 
@@ -135,7 +136,7 @@ class CompositeCycle:
         ok = self._place(root, pinfos, placement)
         if not ok:
             for att in reversed(placement.attempts):
-                self._wc._rollback(att)  # noqa: SLF001
+                self._wc.placer.rollback(att)
             msg = (
                 f"composite pod group {ns}/{name}: fewer than "
                 f"{min_group_count(root)} child groups fit at the same time"
@@ -171,7 +172,7 @@ class CompositeCycle:
             ok = self._place(root, pinfos, placement)
             where = {p.key: n for att in placement.attempts for _, p, n in att.placed}
             for att in reversed(placement.attempts):
-                self._wc._rollback(att)  # noqa: SLF001
+                self._wc.placer.rollback(att)
             return where if ok else None
 
         for pl in self._s.framework.post_filter:
@@ -236,7 +237,7 @@ class CompositeCycle:
                 met += 1
             else:
                 for att in reversed(sub.attempts):
-                    self._wc._rollback(att)  # noqa: SLF001
+                    self._wc.placer.rollback(att)
         return met >= max(1, min_group_count(node))
 
     def _place_group(
@@ -249,14 +250,11 @@ class CompositeCycle:
         bound = self._wc._bound_members(gk)  # noqa: SLF001
         need = max(1, min_count(pg)) - len(bound)
         if need <= 0:
-            return self._wc._try_place([], None)  # noqa: SLF001 - already met
-        for nodes in self._wc._domains(pg, bound):  # noqa: SLF001
-            att = self._wc._try_place(mine, nodes)  # noqa: SLF001
-            if len(att.placed) >= need:
-                return att
-            rejectors |= att.rejectors
-            self._wc._rollback(att)  # noqa: SLF001
-        return None
+            return self._wc.placer.try_place([], None)  # already met
+        att, failed = self._wc.placer.place(mine, pg, bound, need)
+        if att is None:
+            rejectors |= failed.rejectors if failed else set()
+        return att
 
     def _hold(
         self,

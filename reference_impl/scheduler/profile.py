@@ -3,10 +3,11 @@
 Upstream enables every in-tree plugin at all the extension points it implements
 ("multiPoint") in this order, with its score weights, then ``applyFeatureGates``:
 NodeDeclaredFeatures (GA) is appended, DynamicResources (GA, weight 2) goes before
-DefaultPreemption, GangScheduling is appended (the plugin itself follows the
-GenericWorkload gate here). Not modelled: DeferredPodScheduling (alpha
-InPlacePodVerticalScalingSchedulerPreemption; ``resize_preemption.py`` instead) and the
-TopologyAwareWorkloadScheduling placement plugins (``workload_cycle.py`` instead).
+DefaultPreemption, GangScheduling is appended, then TopologyPlacementGenerator and
+PodGroupPodsCount (weight 1). Those three follow their gates (GenericWorkload,
+TopologyAwareWorkloadScheduling) in the plugins and the pod-group cycle here, so the list
+is fixed. Not modelled: DeferredPodScheduling (alpha
+InPlacePodVerticalScalingSchedulerPreemption; ``resize_preemption.py`` instead).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ DEFAULT_PLUGINS: Final = (
     PluginConfig(names.DEFAULT_BINDER),
     PluginConfig(names.NODE_DECLARED_FEATURES),
     PluginConfig(names.GANG_SCHEDULING),
+    PluginConfig(names.TOPOLOGY_PLACEMENT_GENERATOR),
+    PluginConfig(names.POD_GROUP_PODS_COUNT, weight=1),
 )
 
 

@@ -5,13 +5,13 @@ queue too and the group gets one atomic placement attempt: each pod is placed in
 the cache with its assumption and reservation, and only if at least ``minCount`` members
 (already-bound ones included) fit at the same time do they bind. Otherwise every
 assumption and reservation is rolled back, the members return to the unschedulable pool,
-and workload-aware preemption may free room. With a topology constraint the attempt is
-made per value of the label, and the whole gang must fit inside one value.
+and workload-aware preemption may free room. Where the group is tried (one candidate per
+topology domain with TopologyAwareWorkloadScheduling, the best-scoring feasible one kept)
+is ``group_placement.py``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.meta import set_condition
@@ -19,7 +19,6 @@ from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import rfc3339
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.composite_cycle import CompositeCycle
-from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.interface import (
     ActionType,
@@ -28,7 +27,8 @@ from reference_impl.scheduler.framework.interface import (
     EventResource,
     Status,
 )
-from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
+from reference_impl.scheduler.framework.types import QueuedPodInfo
+from reference_impl.scheduler.group_placement import GroupAttempt, GroupPlacer
 from reference_impl.scheduler.plugins.gang_scheduling import (
     NAME as GANG,
 )
@@ -42,20 +42,11 @@ from reference_impl.scheduler.plugins.gang_scheduling import (
 if TYPE_CHECKING:
     from reference_impl.scheduler.scheduler import Scheduler
 
-__all__ = ["INITIALLY_SCHEDULED", "GroupAttempt", "WorkloadCycle"]
+__all__ = ["INITIALLY_SCHEDULED", "WorkloadCycle"]
 
 Obj = dict[str, Any]
 INITIALLY_SCHEDULED: Final = "PodGroupInitiallyScheduled"
 _POD_ADD: Final = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
-
-
-@dataclass(slots=True)
-class GroupAttempt:
-    """One tentative placement of a group's pending pods (assumed and reserved)."""
-
-    placed: list[tuple[CycleState, QueuedPodInfo, str]] = field(default_factory=list)
-    failed: list[tuple[QueuedPodInfo, Status]] = field(default_factory=list)
-    rejectors: set[str] = field(default_factory=set)
 
 
 class WorkloadCycle:
@@ -67,6 +58,7 @@ class WorkloadCycle:
             (p for p in sched.framework.plugins if isinstance(p, GangScheduling)), None
         )
         self.group_attempts = 0
+        self.placer = GroupPlacer(sched)
         self.composite = CompositeCycle(self) if sched.features.enable_composite_pod_group else None
 
     def start(self) -> None:
@@ -116,17 +108,7 @@ class WorkloadCycle:
         pinfos = [first, *self._take_members(gk, first.key)]
         bound = self._bound_members(gk)
         need = max(0, min_count(pg) - len(bound))
-        best: GroupAttempt | None = None
-        failed: GroupAttempt | None = None
-        for nodes in self._domains(pg, bound):
-            attempt = self._try_place(pinfos, nodes)
-            if attempt.placed and len(attempt.placed) >= need:
-                best = attempt
-                break
-            self._rollback(attempt)
-            if failed is None or len(attempt.placed) > len(failed.placed):
-                attempt.rejectors |= failed.rejectors if failed else set()
-                failed = attempt
+        best, failed = self.placer.place(pinfos, pg, bound, need)
         if best is None:
             self._fail_all(pinfos, pg, need, failed)
             return
@@ -141,9 +123,9 @@ class WorkloadCycle:
     def dry_run(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> bool:
         """Whether ``need`` of ``pinfos`` would fit together now (nothing is kept)."""
         bound = self._bound_members(group_key(pinfos[0].pod) or "")
-        for nodes in self._domains(pg, bound):
-            attempt = self._try_place(pinfos, nodes)
-            self._rollback(attempt)
+        for nodes in self.placer.placements(pg, bound)[0]:
+            attempt = self.placer.try_place(pinfos, nodes)
+            self.placer.rollback(attempt)
             if len(attempt.placed) >= need:
                 return True
         return False
@@ -152,9 +134,9 @@ class WorkloadCycle:
         """Like ``dry_run``: pod key -> node of the first placement that fits ({} if none);
         gang preemption nominates each member to its node."""
         bound = self._bound_members(group_key(pinfos[0].pod) or "")
-        for nodes in self._domains(pg, bound):
-            attempt = self._try_place(pinfos, nodes)
-            self._rollback(attempt)
+        for nodes in self.placer.placements(pg, bound)[0]:
+            attempt = self.placer.try_place(pinfos, nodes)
+            self.placer.rollback(attempt)
             if len(attempt.placed) >= need:
                 return {p.key: node for _, p, node in attempt.placed}
         return {}
@@ -176,50 +158,6 @@ class WorkloadCycle:
             if pod is not None and pod["spec"].get("nodeName"):
                 nodes.append(pod["spec"]["nodeName"])
         return nodes
-
-    def _domains(self, pg: Obj, bound: list[str]) -> list[list[NodeInfo] | None]:
-        """None = every node; with a topology key, one node list per label value."""
-        topo = ((pg.get("spec") or {}).get("schedulingConstraints") or {}).get("topology") or []
-        if not topo or not self._s.features.enable_topology_aware_workload_scheduling:
-            return [None]
-        label = topo[0]["key"]
-        by_value: dict[str, list[NodeInfo]] = {}
-        for ni in self._s.cache.node_infos():
-            if label in ni.labels:
-                by_value.setdefault(ni.labels[label], []).append(ni)
-        bound_nodes = [b for n in bound if (b := self._s.cache.get(n)) is not None]
-        pinned = {ni.labels.get(label) for ni in bound_nodes}
-        values = sorted(v for v in by_value if not pinned or v in pinned)
-        return [by_value[v] for v in values] or [[]]
-
-    def _try_place(self, pinfos: list[QueuedPodInfo], nodes: list[NodeInfo] | None) -> GroupAttempt:
-        s, attempt = self._s, GroupAttempt()
-        for pinfo in sorted(pinfos, key=lambda p: p.key):
-            state = CycleState()
-            result = s.algorithm.schedule_pod(state, pinfo.pod, nodes)
-            if not result.node_name:
-                diag = result.fit_error.diagnosis if result.fit_error else Diagnosis()
-                attempt.rejectors |= diag.unschedulable_plugins | diag.pending_plugins
-                msg = result.fit_error.message() if result.fit_error else result.status.message()
-                attempt.failed.append(
-                    (pinfo, Status(Code.UNSCHEDULABLE, (msg,), result.status.plugin))
-                )
-                continue
-            s.cache.assume_pod(pinfo.info, result.node_name)
-            status = s.framework.run_reserve_plugins_reserve(state, pinfo.pod, result.node_name)
-            if not status.is_success():
-                s.framework.run_reserve_plugins_unreserve(state, pinfo.pod, result.node_name)
-                s.cache.forget_pod(pinfo.key)
-                attempt.failed.append((pinfo, status))
-                continue
-            attempt.placed.append((state, pinfo, result.node_name))
-        return attempt
-
-    def _rollback(self, attempt: GroupAttempt) -> None:
-        """Nothing stays reserved: undo every assumption of a failed attempt."""
-        for state, pinfo, node in reversed(attempt.placed):
-            self._s.framework.run_reserve_plugins_unreserve(state, pinfo.pod, node)
-            self._s.cache.forget_pod(pinfo.key)
 
     def _fail_all(
         self, pinfos: list[QueuedPodInfo], pg: Obj, need: int, att: GroupAttempt | None

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_NODE_SCORE",
+    "MIN_NODE_SCORE",
     "OK",
     "ActionType",
     "BindPlugin",
@@ -53,6 +54,7 @@ Obj = dict[str, Any]
 
 # The highest score a Score plugin may give a node after NormalizeScore.
 MAX_NODE_SCORE: Final = 100
+MIN_NODE_SCORE: Final = 0
 
 
 class Code(Enum):

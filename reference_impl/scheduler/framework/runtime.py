@@ -42,6 +42,10 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.placement import (
+    PlacementGeneratePlugin,
+    PlacementScorePlugin,
+)
 from reference_impl.scheduler.framework.registry import Registry, SchedulerFeatures, SharedLister
 from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
 from reference_impl.scheduler.framework.waiting_pods import WaitingPod
@@ -99,6 +103,8 @@ class Framework:
         self.pre_bind = [p for p in ps if isinstance(p, PreBindPlugin)]
         self.bind = [p for p in ps if isinstance(p, BindPlugin)]
         self.post_bind = [p for p in ps if isinstance(p, PostBindPlugin)]
+        self.placement_generate = [p for p in ps if isinstance(p, PlacementGeneratePlugin)]
+        self.placement_score = [p for p in ps if isinstance(p, PlacementScorePlugin)]
         # Checked once: a runtime_checkable isinstance costs microseconds per call.
         self._batch_filter: dict[int, BatchFilterPlugin] = {
             id(p): p for p in self.filter if isinstance(p, BatchFilterPlugin)}

@@ -1,4 +1,5 @@
-"""Models pkg/scheduler/framework/plugins/noderesources/fit.go and least_allocated.go."""
+"""Models pkg/scheduler/framework/plugins/noderesources/fit.go and least_allocated.go (its
+PlacementScore: ``node_resources_fit_placement.py``)."""
 
 from __future__ import annotations
 
@@ -26,10 +27,18 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.placement import (
+    PlacementScorePlugin,
+    PodGroupAssignments,
+    PodGroupInfo,
+)
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, Resource
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.extended_resources import DeviceClassMapping
+from reference_impl.scheduler.plugins.node_resources_fit_placement import (
+    most_allocated_placement_score,
+)
 
 __all__ = ["NAME", "NodeResourcesFit", "NodeResourcesFitArgs", "fits_request", "new"]
 
@@ -233,6 +242,14 @@ class NodeResourcesFit:
         """Scores are already in [0, 100]."""
         return None
 
+    def score_placement(self, group: PodGroupInfo, assignments: PodGroupAssignments) -> tuple[int, Status]:
+        """PlacementScore: MostAllocated over the placement's nodes, whatever ``strategy``."""
+        return most_allocated_placement_score(tuple(self._weights.items()), assignments), OK
+
+    def normalize_placement_scores(self, group: PodGroupInfo, scores: list[int]) -> Status | None:
+        """No normalisation: the scores are already in [0, 100]."""
+        return None
+
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Room appearing: an assigned pod deleted or scaled down, a node added or grown."""
         return (
@@ -296,3 +313,4 @@ _f: type[PreFilterPlugin] = NodeResourcesFit
 _s: type[ScorePlugin] = NodeResourcesFit
 _p: type[PreScorePlugin] = NodeResourcesFit
 _e: type[EnqueueExtensions] = NodeResourcesFit
+_pl: type[PlacementScorePlugin] = NodeResourcesFit

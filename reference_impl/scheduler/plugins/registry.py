@@ -22,9 +22,11 @@ from reference_impl.scheduler.plugins import (
     node_unschedulable,
     node_volume_limits,
     pod_topology_spread,
+    podgroup_pods_count,
     queue_sort,
     scheduling_gates,
     taint_toleration,
+    topology_placement,
     volume_binding,
     volume_restrictions,
     volume_zone,
@@ -57,5 +59,7 @@ def in_tree_registry() -> Registry:
         names.NODE_RESOURCES_BALANCED_ALLOCATION: balanced_allocation.new,
         names.IMAGE_LOCALITY: image_locality.new,
         names.NODE_DECLARED_FEATURES: node_declared_features.new,
+        names.TOPOLOGY_PLACEMENT_GENERATOR: topology_placement.new,
+        names.POD_GROUP_PODS_COUNT: podgroup_pods_count.new,
     }
     return MappingProxyType(factories)

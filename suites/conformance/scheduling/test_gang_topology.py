@@ -55,9 +55,16 @@ def _gang(
         target.apply(make_pool_pod(f"{group}-{i}", namespace).pod_group(group).build())
 
 
-def _rack(pool: Callable[..., str], rack: str, nodes: int) -> None:
-    for _ in range(nodes):
-        pool(cpu="1", **{RACK_ARG: rack})
+def _rack(pool: Callable[..., str], rack: str, nodes: int, cpu: str = "1") -> list[str]:
+    return [pool(cpu=cpu, **{RACK_ARG: rack}) for _ in range(nodes)]
+
+
+def _gang_members_first(target: Target, namespace: str, group: str, pods: int, mc: int) -> None:
+    """The pods before their PodGroup: the gang waits for the group, so its first cycle
+    sees every member (placement scores count the pods each rack would take)."""
+    for i in range(pods):
+        target.apply(make_pool_pod(f"{group}-{i}", namespace).pod_group(group).build())
+    target.apply(make_pod_group(group, namespace, min_count=mc, topology_key=RACK))
 
 
 def test_a_gang_lands_entirely_inside_the_one_rack_that_can_hold_it(
@@ -173,6 +180,36 @@ def test_members_beyond_min_count_stay_in_the_rack_the_gang_started_in(
         what="fourth member bound",
     )
     assert _racks(target, namespace, "pin") == {"r1"}
+
+
+def test_of_two_feasible_racks_the_gang_takes_the_one_that_holds_more_members(
+    target: Target, namespace: str, pool: Callable[..., str], settle_nodes: Callable[..., None]
+) -> None:
+    """Placement scoring by member count (PodGroupPodsCount).
+
+    A gang of 4 pods with minCount 2, offered rack r1 with 2 free nodes and rack r2 with
+    4, MUST bind all 4 pods inside r2: both racks meet minCount, and the placement that
+    holds more of the group scores higher.
+    """
+    settle_nodes(*_rack(pool, "r1", 2), *_rack(pool, "r2", 4))
+    _gang_members_first(target, namespace, "most", 4, 2)
+    target.wait_until(lambda: len(_bound(target, namespace)) == 4, timeout=120, what="4 pods bound")
+    assert _racks(target, namespace, "most") == {"r2"}
+
+
+def test_of_two_racks_that_both_hold_the_gang_it_packs_the_fuller_one(
+    target: Target, namespace: str, pool: Callable[..., str], settle_nodes: Callable[..., None]
+) -> None:
+    """Placement scoring by allocation (NodeResourcesFit, MostAllocated).
+
+    A gang of 2 one-CPU pods, offered rack r1 of two 4-CPU nodes and rack r2 of two 1-CPU
+    nodes, MUST bind both pods inside r2: either rack holds the whole gang, and the
+    placement left more allocated scores higher.
+    """
+    settle_nodes(*_rack(pool, "r1", 2, cpu="4"), *_rack(pool, "r2", 2))
+    _gang_members_first(target, namespace, "pack", 2, 2)
+    target.wait_until(lambda: len(_bound(target, namespace)) == 2, timeout=120, what="2 pods bound")
+    assert _racks(target, namespace, "pack") == {"r2"}
 
 
 def test_topology_constraints_are_validated_and_immutable(target: Target, namespace: str) -> None:

@@ -14,7 +14,8 @@ from reference_impl.scheduler.profile import DEFAULT_PLUGINS
 
 # getDefaultPlugins() then applyFeatureGates() with 1.37's defaults: NodeDeclaredFeatures
 # (GA) appended, DynamicResources (GA) before DefaultPreemption; GangScheduling is
-# appended only with GenericWorkload, which the reference plugin checks itself.
+# appended only with GenericWorkload, TopologyPlacementGenerator and PodGroupPodsCount only
+# with TopologyAwareWorkloadScheduling; the reference checks those gates where they act.
 UPSTREAM = (
     ("SchedulingGates", 1), ("PrioritySort", 1), ("NodeName", 1), ("NodeUnschedulable", 1),
     ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 1), ("NodeResourcesFit", 1),
@@ -22,7 +23,7 @@ UPSTREAM = (
     ("VolumeZone", 1), ("PodTopologySpread", 2), ("InterPodAffinity", 2),
     ("DynamicResources", 2), ("DefaultPreemption", 1), ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1), ("DefaultBinder", 1), ("NodeDeclaredFeatures", 1),
-    ("GangScheduling", 1),
+    ("GangScheduling", 1), ("TopologyPlacementGenerator", 1), ("PodGroupPodsCount", 1),
 )
 
 

@@ -1,0 +1,156 @@
+"""Models the placement half of pkg/scheduler/schedule_one_podgroup.go
+(``podGroupSchedulingAlgorithm`` and ``findBestPlacement``): where a pod group goes.
+
+Each pending member is placed in turn on the cache with its assumption and reservation.
+Without TopologyAwareWorkloadScheduling that is one attempt over every node. With it the
+placement plugins (``framework/placement.py``) offer candidates (one per value of a
+topology constraint's label), each is tried and rolled back, and of the feasible ones
+the best PlacementScore total is placed again and kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.diagnosis import Diagnosis
+from reference_impl.scheduler.framework.interface import OK, Code, Status
+from reference_impl.scheduler.framework.placement import (
+    Placement,
+    PodGroupAssignments,
+    PodGroupInfo,
+    run_placement_generate_plugins,
+    run_placement_score_plugins,
+)
+from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
+
+if TYPE_CHECKING:
+    from reference_impl.scheduler.scheduler import Scheduler
+
+__all__ = ["GroupAttempt", "GroupPlacer"]
+
+Obj = dict[str, Any]
+
+
+@dataclass(slots=True)
+class GroupAttempt:
+    """One tentative placement of a group's pending pods (assumed and reserved)."""
+
+    placed: list[tuple[CycleState, QueuedPodInfo, str]] = field(default_factory=list)
+    failed: list[tuple[QueuedPodInfo, Status]] = field(default_factory=list)
+    rejectors: set[str] = field(default_factory=set)
+
+
+class GroupPlacer:
+    """Tentative placements of a pod group's pending members on one scheduler's cache."""
+
+    def __init__(self, sched: Scheduler) -> None:
+        self._s = sched
+
+    def place(
+        self, pinfos: list[QueuedPodInfo], pg: Obj, bound: list[str], need: int
+    ) -> tuple[GroupAttempt | None, GroupAttempt | None]:
+        """``podGroupSchedulingAlgorithm``: (the chosen attempt, left assumed and reserved,
+        or None; the failed attempt that placed most, for the report).
+
+        Every candidate placement is tried and rolled back; with several feasible ones
+        the PlacementScore plugins choose, and the winner is placed again and kept.
+        """
+        placements, status = self.placements(pg, bound)
+        if not status.is_success():
+            return None, GroupAttempt(rejectors={status.plugin} - {""})
+        feasible: list[tuple[Sequence[NodeInfo] | None, GroupAttempt]] = []
+        failed: GroupAttempt | None = None
+        rejectors: set[str] = set()
+        for nodes in placements:
+            attempt = self.try_place(pinfos, nodes)
+            fits = bool(attempt.placed) and len(attempt.placed) >= need
+            if fits and len(placements) == 1:
+                return attempt, None
+            self.rollback(attempt)
+            rejectors |= attempt.rejectors
+            if fits:
+                feasible.append((nodes, attempt))
+            elif failed is None or len(attempt.placed) > len(failed.placed):
+                failed = attempt
+        if failed is not None:
+            failed.rejectors |= rejectors
+        if not feasible:
+            return None, failed
+        nodes, _ = feasible[0] if len(feasible) == 1 else self._best(pg, bound, feasible)
+        chosen = self.try_place(pinfos, nodes)
+        if len(chosen.placed) < max(need, 1):  # the cache moved on meanwhile; never here
+            self.rollback(chosen)
+            return None, chosen
+        return chosen, None
+
+    def placements(
+        self, pg: Obj, bound: list[str]
+    ) -> tuple[list[Sequence[NodeInfo] | None], Status]:
+        """The candidate node sets; None = every node (no TopologyAwareWorkloadScheduling)."""
+        fw = self._s.framework
+        if not self._s.features.enable_topology_aware_workload_scheduling:
+            return [None], OK
+        group = PodGroupInfo(pg, tuple(bound))
+        placements, status = run_placement_generate_plugins(
+            fw.placement_generate, group, self._s.cache.node_infos()
+        )
+        return [None if p.name == "" else p.nodes for p in placements], status
+
+    def _best(
+        self,
+        pg: Obj,
+        bound: list[str],
+        feasible: list[tuple[Sequence[NodeInfo] | None, GroupAttempt]],
+    ) -> tuple[Sequence[NodeInfo] | None, GroupAttempt]:
+        """``findBestPlacement``: the highest PlacementScore total; ties go to the first
+        candidate (upstream draws at random)."""
+        every = self._s.cache.node_infos()
+        cands = [
+            PodGroupAssignments(
+                Placement(str(i), every if nodes is None else nodes),
+                tuple((p.pod, node) for _, p, node in att.placed),
+            )
+            for i, (nodes, att) in enumerate(feasible)
+        ]
+        fw = self._s.framework
+        totals, status = run_placement_score_plugins(
+            fw.placement_score, fw.weights, PodGroupInfo(pg, tuple(bound)), cands
+        )
+        if not status.is_success():
+            return feasible[0]  # an internal fault upstream; the first candidate here
+        return feasible[max(range(len(totals)), key=lambda i: (totals[i], -i))]
+
+    def try_place(
+        self, pinfos: list[QueuedPodInfo], nodes: Sequence[NodeInfo] | None
+    ) -> GroupAttempt:
+        """Each pod in key order on ``nodes`` (None = every node), assumed and reserved."""
+        s, attempt = self._s, GroupAttempt()
+        for pinfo in sorted(pinfos, key=lambda p: p.key):
+            state = CycleState()
+            result = s.algorithm.schedule_pod(state, pinfo.pod, nodes)
+            if not result.node_name:
+                diag = result.fit_error.diagnosis if result.fit_error else Diagnosis()
+                attempt.rejectors |= diag.unschedulable_plugins | diag.pending_plugins
+                msg = result.fit_error.message() if result.fit_error else result.status.message()
+                attempt.failed.append(
+                    (pinfo, Status(Code.UNSCHEDULABLE, (msg,), result.status.plugin))
+                )
+                continue
+            s.cache.assume_pod(pinfo.info, result.node_name)
+            status = s.framework.run_reserve_plugins_reserve(state, pinfo.pod, result.node_name)
+            if not status.is_success():
+                s.framework.run_reserve_plugins_unreserve(state, pinfo.pod, result.node_name)
+                s.cache.forget_pod(pinfo.key)
+                attempt.failed.append((pinfo, status))
+                continue
+            attempt.placed.append((state, pinfo, result.node_name))
+        return attempt
+
+    def rollback(self, attempt: GroupAttempt) -> None:
+        """Nothing stays reserved: undo every assumption of a failed attempt."""
+        for state, pinfo, node in reversed(attempt.placed):
+            self._s.framework.run_reserve_plugins_unreserve(state, pinfo.pod, node)
+            self._s.cache.forget_pod(pinfo.key)
