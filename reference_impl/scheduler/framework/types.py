@@ -33,6 +33,7 @@ __all__ = [
     "QueuedPodInfo",
     "Resource",
     "host_ports",
+    "is_scalar_resource_name",
     "pod_key",
 ]
 
@@ -84,12 +85,28 @@ class Resource:
         for k, v in other.scalar.items():
             self.scalar[k] = self.scalar.get(k, 0) + sign * v
 
+    def amount(self, name: str) -> int:
+        """The quantity of one resource by its API name (milli-CPU for ``cpu``)."""
+        if name == "cpu":
+            return self.milli_cpu
+        if name == "memory":
+            return self.memory
+        if name == "ephemeral-storage":
+            return self.ephemeral_storage
+        return self.scalar.get(name, 0)
+
     def copy(self) -> Resource:
         """An independent copy."""
         return Resource(
             self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number,
             dict(self.scalar),
         )
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """``schedutil.IsScalarResourceName``: extended and prefixed native resources (any name
+    with a "/"), hugepages- and attachable-volumes-."""
+    return "/" in name or name.startswith(("hugepages-", "attachable-volumes-"))
 
 
 HostPort = tuple[str, str, int]  # (hostIP, protocol, hostPort), sanitised

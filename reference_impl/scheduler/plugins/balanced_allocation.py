@@ -28,7 +28,7 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.pod_resources import pod_requests
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
-from reference_impl.scheduler.framework.types import NodeInfo, Resource
+from reference_impl.scheduler.framework.types import NodeInfo, Resource, is_scalar_resource_name
 from reference_impl.scheduler.plugins import names
 
 __all__ = ["NAME", "BalancedAllocation", "NodeResourcesBalancedAllocationArgs", "new"]
@@ -55,22 +55,6 @@ class _State:
 
 
 _PRE_SCORE: Final = StateKey[_State]("PreScore" + NAME)
-
-
-def _amount(r: Resource, name: str) -> int:
-    if name == "cpu":
-        return r.milli_cpu
-    if name == "memory":
-        return r.memory
-    if name == "ephemeral-storage":
-        return r.ephemeral_storage
-    return r.scalar.get(name, 0)
-
-
-def _is_scalar(name: str) -> bool:
-    # schedutil.IsScalarResourceName: extended and prefixed native resources (any name
-    # with a "/"), hugepages- and attachable-volumes-.
-    return "/" in name or name.startswith(("hugepages-", "attachable-volumes-"))
 
 
 def balance(fractions: Sequence[float]) -> int:
@@ -106,7 +90,7 @@ class BalancedAllocation:
 
     def _requests(self, pod: Obj) -> tuple[int, ...]:
         req = Resource.from_requests(pod_requests(pod))  # actual requests, no defaults
-        return tuple(_amount(req, n) for n in self._names)
+        return tuple(req.amount(n) for n in self._names)
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """SKIP for a best-effort pod (nothing requested of the configured resources)."""
@@ -121,12 +105,12 @@ class BalancedAllocation:
         without: list[float] = []
         alloc, used = ni.allocatable, ni.requested
         for name, want in zip(self._names, reqs, strict=True):
-            if want == 0 and _is_scalar(name):
+            if want == 0 and is_scalar_resource_name(name):
                 continue
-            cap = _amount(alloc, name)
+            cap = alloc.amount(name)
             if cap == 0:
                 continue
-            have = _amount(used, name)
+            have = used.amount(name)
             with_pod.append(min((have + want) / cap, 1.0))
             without.append(min(have / cap, 1.0))
         return _HALF + _trunc_half(_HALF + balance(with_pod) - balance(without))

@@ -12,26 +12,16 @@ from collections.abc import Sequence
 
 from reference_impl.scheduler.framework.interface import MAX_NODE_SCORE
 from reference_impl.scheduler.framework.placement import PodGroupAssignments
-from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, Resource
+from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, is_scalar_resource_name
 
 __all__ = ["most_allocated_placement_score"]
-
-
-def _amount(r: Resource, name: str) -> int:
-    if name == "cpu":
-        return r.milli_cpu
-    if name == "memory":
-        return r.memory
-    if name == "ephemeral-storage":
-        return r.ephemeral_storage
-    return r.scalar.get(name, 0)
 
 
 def _node_used(ni: NodeInfo, name: str) -> int:
     # cpu and memory count non-zero requests; every other resource the plain requests.
     if name in ("cpu", "memory"):
-        return _amount(ni.non_zero_requested, name)
-    return _amount(ni.requested, name)
+        return ni.non_zero_requested.amount(name)
+    return ni.requested.amount(name)
 
 
 def _most_requested(requested: int, capacity: int) -> int:
@@ -47,12 +37,12 @@ def most_allocated_placement_score(
     pods = [PodInfo(pod).non_zero for pod, _ in assignments.proposed]
     total = weight_sum = 0
     for name, weight in resources:
-        requested = sum(_amount(p, name) for p in pods)
-        if requested == 0 and name not in ("cpu", "memory", "ephemeral-storage"):
+        requested = sum(p.amount(name) for p in pods)
+        if requested == 0 and is_scalar_resource_name(name):
             continue  # an extended resource the group does not ask for
         allocatable = 0
         for ni in assignments.placement.nodes:
-            cap = _amount(ni.allocatable, name)
+            cap = ni.allocatable.amount(name)
             if cap == 0:
                 continue
             allocatable += cap
