@@ -15,6 +15,7 @@ priority and preemptionPolicy, lower-priority victims chosen cluster-wide until
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -30,7 +31,8 @@ from reference_impl.scheduler.framework.interface import (
     EventResource,
     Status,
 )
-from reference_impl.scheduler.framework.types import QueuedPodInfo
+from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
+from reference_impl.scheduler.group_placement import Option, proposed
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.gang_scheduling import (
     NAME as GANG,
@@ -216,20 +218,60 @@ class CompositeCycle:
                 out[p.key] = p
         return out
 
-    def _place(self, node: Obj, pinfos: dict[str, QueuedPodInfo], out: _Placement) -> bool:
-        """Place ``node``'s children greedily; True if enough of them met their minimum."""
+    def _place(
+        self,
+        node: Obj,
+        pinfos: dict[str, QueuedPodInfo],
+        out: _Placement,
+        parent: Sequence[NodeInfo] | None = None,
+    ) -> bool:
+        """``compositePodGroupSchedulingPlacementAlgorithm``: the subtree of CompositePodGroup
+        ``node`` inside each of its candidate placements (one per topology domain, with
+        TopologyAwareWorkloadScheduling), the best-scoring feasible one kept in ``out``."""
+        ns, name = _ns_name(node)
+        placer = self._wc.placer
+        scheduled = [n for g in self._subtree_groups(ns, name)
+                     for n in self._wc._bound_members("/".join(_ns_name(g)))]  # noqa: SLF001
+        candidates, status = placer.candidates(node, scheduled, parent)
+        if not status.is_success():
+            out.rejectors |= {status.plugin} - {""}
+            return False
+        if len(candidates) == 1:
+            return self._place_children(node, pinfos, out, candidates[0])
+        feasible: list[Option] = []
+        for nodes in candidates:
+            sub = _Placement()
+            if self._place_children(node, pinfos, sub, nodes):
+                feasible.append((nodes, proposed(*sub.attempts)))
+            out.rejectors |= sub.rejectors
+            for att in reversed(sub.attempts):
+                placer.rollback(att)
+        if not feasible:
+            return False
+        best = feasible[placer.choose(node, scheduled, feasible)][0]
+        return self._place_children(node, pinfos, out, best)
+
+    def _place_children(
+        self,
+        node: Obj,
+        pinfos: dict[str, QueuedPodInfo],
+        out: _Placement,
+        nodes: Sequence[NodeInfo] | None,
+    ) -> bool:
+        """Place ``node``'s children greedily inside ``nodes``; True if enough of them met
+        their minimum (``compositePodGroupSchedulingDefaultAlgorithm``)."""
         ns, name = _ns_name(node)
         pgs, cpgs = self._children(ns, name)
         met = 0
         for pg in pgs:
-            att = self._place_group(pg, pinfos, out.rejectors)
+            att = self._place_group(pg, pinfos, out.rejectors, nodes)
             if att is not None:
                 out.attempts.append(att)
                 out.groups.append(pg)
                 met += 1
         for cpg in cpgs:
             sub = _Placement()
-            ok = self._place(cpg, pinfos, sub)
+            ok = self._place(cpg, pinfos, sub, nodes)
             out.rejectors |= sub.rejectors
             if ok:
                 out.attempts += sub.attempts
@@ -241,9 +283,14 @@ class CompositeCycle:
         return met >= max(1, min_group_count(node))
 
     def _place_group(
-        self, pg: Obj, pinfos: dict[str, QueuedPodInfo], rejectors: set[str]
+        self,
+        pg: Obj,
+        pinfos: dict[str, QueuedPodInfo],
+        rejectors: set[str],
+        nodes: Sequence[NodeInfo] | None,
     ) -> GroupAttempt | None:
-        """One child PodGroup at its own gang minimum (kept on the cache), or None."""
+        """One child PodGroup at its own gang minimum inside ``nodes`` (kept on the cache),
+        or None."""
         ns, name = _ns_name(pg)
         gk = f"{ns}/{name}"
         mine = [p for k, p in sorted(pinfos.items()) if group_key(p.pod) == gk]
@@ -251,7 +298,7 @@ class CompositeCycle:
         need = max(1, min_count(pg)) - len(bound)
         if need <= 0:
             return self._wc.placer.try_place([], None)  # already met
-        att, failed = self._wc.placer.place(mine, pg, bound, need)
+        att, failed = self._wc.placer.place(mine, pg, bound, need, nodes)
         if att is None:
             rejectors |= failed.rejectors if failed else set()
         return att

@@ -29,7 +29,7 @@ from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
 if TYPE_CHECKING:
     from reference_impl.scheduler.scheduler import Scheduler
 
-__all__ = ["GroupAttempt", "GroupPlacer"]
+__all__ = ["GroupAttempt", "GroupPlacer", "Option", "proposed"]
 
 Obj = dict[str, Any]
 
@@ -43,6 +43,15 @@ class GroupAttempt:
     rejectors: set[str] = field(default_factory=set)
 
 
+# A feasible candidate: its nodes (None = every node) and the (pod, node) pairs it proposed.
+Option = tuple[Sequence[NodeInfo] | None, tuple[tuple[Obj, str], ...]]
+
+
+def proposed(*attempts: GroupAttempt) -> tuple[tuple[Obj, str], ...]:
+    """The (pod, node) assignments of ``attempts``."""
+    return tuple((p.pod, node) for att in attempts for _, p, node in att.placed)
+
+
 class GroupPlacer:
     """Tentative placements of a pod group's pending members on one scheduler's cache."""
 
@@ -50,15 +59,21 @@ class GroupPlacer:
         self._s = sched
 
     def place(
-        self, pinfos: list[QueuedPodInfo], pg: Obj, bound: list[str], need: int
+        self,
+        pinfos: list[QueuedPodInfo],
+        pg: Obj,
+        bound: list[str],
+        need: int,
+        parent: Sequence[NodeInfo] | None = None,
     ) -> tuple[GroupAttempt | None, GroupAttempt | None]:
-        """``podGroupSchedulingAlgorithm``: (the chosen attempt, left assumed and reserved,
-        or None; the failed attempt that placed most, for the report).
+        """``podGroupSchedulingAlgorithm`` inside ``parent`` (None = every node): (the
+        chosen attempt, left assumed and reserved, or None; the failed attempt that placed
+        most, for the report).
 
         Every candidate placement is tried and rolled back; with several feasible ones
         the PlacementScore plugins choose, and the winner is placed again and kept.
         """
-        placements, status = self.placements(pg, bound)
+        placements, status = self.candidates(pg, bound, parent)
         if not status.is_success():
             return None, GroupAttempt(rejectors={status.plugin} - {""})
         feasible: list[tuple[Sequence[NodeInfo] | None, GroupAttempt]] = []
@@ -79,49 +94,42 @@ class GroupPlacer:
             failed.rejectors |= rejectors
         if not feasible:
             return None, failed
-        nodes, _ = feasible[0] if len(feasible) == 1 else self._best(pg, bound, feasible)
-        chosen = self.try_place(pinfos, nodes)
+        options = [(nodes, proposed(att)) for nodes, att in feasible]
+        chosen = self.try_place(pinfos, options[self.choose(pg, bound, options)][0])
         if len(chosen.placed) < max(need, 1):  # the cache moved on meanwhile; never here
             self.rollback(chosen)
             return None, chosen
         return chosen, None
 
-    def placements(
-        self, pg: Obj, bound: list[str]
+    def candidates(
+        self, group: Obj, scheduled: Sequence[str], parent: Sequence[NodeInfo] | None = None
     ) -> tuple[list[Sequence[NodeInfo] | None], Status]:
-        """The candidate node sets; None = every node (no TopologyAwareWorkloadScheduling)."""
-        fw = self._s.framework
+        """The node sets a (Composite)PodGroup is tried on, inside ``parent`` (None = every
+        node); without TopologyAwareWorkloadScheduling just ``parent``."""
         if not self._s.features.enable_topology_aware_workload_scheduling:
-            return [None], OK
-        group = PodGroupInfo(pg, tuple(bound))
+            return [parent], OK
+        nodes = self._s.cache.node_infos() if parent is None else parent
         placements, status = run_placement_generate_plugins(
-            fw.placement_generate, group, self._s.cache.node_infos()
+            self._s.framework.placement_generate, PodGroupInfo(group, tuple(scheduled)), nodes
         )
-        return [None if p.name == "" else p.nodes for p in placements], status
+        # The name "" is the parent placement handed back unchanged.
+        return [parent if p.name == "" else p.nodes for p in placements], status
 
-    def _best(
-        self,
-        pg: Obj,
-        bound: list[str],
-        feasible: list[tuple[Sequence[NodeInfo] | None, GroupAttempt]],
-    ) -> tuple[Sequence[NodeInfo] | None, GroupAttempt]:
-        """``findBestPlacement``: the highest PlacementScore total; ties go to the first
-        candidate (upstream draws at random)."""
+    def choose(self, group: Obj, scheduled: Sequence[str], options: Sequence[Option]) -> int:
+        """``findBestPlacement``: the index of the highest PlacementScore total; ties go to
+        the first candidate (upstream draws at random), as does a plugin failure."""
         every = self._s.cache.node_infos()
         cands = [
-            PodGroupAssignments(
-                Placement(str(i), every if nodes is None else nodes),
-                tuple((p.pod, node) for _, p, node in att.placed),
-            )
-            for i, (nodes, att) in enumerate(feasible)
+            PodGroupAssignments(Placement(str(i), every if nodes is None else nodes), pods)
+            for i, (nodes, pods) in enumerate(options)
         ]
         fw = self._s.framework
         totals, status = run_placement_score_plugins(
-            fw.placement_score, fw.weights, PodGroupInfo(pg, tuple(bound)), cands
+            fw.placement_score, fw.weights, PodGroupInfo(group, tuple(scheduled)), cands
         )
         if not status.is_success():
-            return feasible[0]  # an internal fault upstream; the first candidate here
-        return feasible[max(range(len(totals)), key=lambda i: (totals[i], -i))]
+            return 0
+        return max(range(len(totals)), key=lambda i: (totals[i], -i))
 
     def try_place(
         self, pinfos: list[QueuedPodInfo], nodes: Sequence[NodeInfo] | None

@@ -123,7 +123,7 @@ class WorkloadCycle:
     def dry_run(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> bool:
         """Whether ``need`` of ``pinfos`` would fit together now (nothing is kept)."""
         bound = self._bound_members(group_key(pinfos[0].pod) or "")
-        for nodes in self.placer.placements(pg, bound)[0]:
+        for nodes in self.placer.candidates(pg, bound)[0]:
             attempt = self.placer.try_place(pinfos, nodes)
             self.placer.rollback(attempt)
             if len(attempt.placed) >= need:
@@ -134,7 +134,7 @@ class WorkloadCycle:
         """Like ``dry_run``: pod key -> node of the first placement that fits ({} if none);
         gang preemption nominates each member to its node."""
         bound = self._bound_members(group_key(pinfos[0].pod) or "")
-        for nodes in self.placer.placements(pg, bound)[0]:
+        for nodes in self.placer.candidates(pg, bound)[0]:
             attempt = self.placer.try_place(pinfos, nodes)
             self.placer.rollback(attempt)
             if len(attempt.placed) >= need:

@@ -7,7 +7,13 @@ from collections.abc import Callable
 import pytest
 
 from fixtures import Target
-from reference_impl.api import condition, make_pod_group, make_pool_pod
+from reference_impl.api import (
+    condition,
+    make_child_pod_group,
+    make_composite_pod_group,
+    make_pod_group,
+    make_pool_pod,
+)
 from reference_impl.errors import Invalid
 
 pytestmark = [
@@ -210,6 +216,29 @@ def test_of_two_racks_that_both_hold_the_gang_it_packs_the_fuller_one(
     _gang_members_first(target, namespace, "pack", 2, 2)
     target.wait_until(lambda: len(_bound(target, namespace)) == 2, timeout=120, what="2 pods bound")
     assert _racks(target, namespace, "pack") == {"r2"}
+
+
+@pytest.mark.runtime_config("scheduling.k8s.io/v1alpha3=true")
+@pytest.mark.feature_gates(CompositePodGroup=True, TopologyAwareWorkloadScheduling=True)
+def test_a_composite_gang_with_a_topology_constraint_keeps_every_child_in_one_rack(
+    target: Target, namespace: str, pool: Callable[..., str], settle_nodes: Callable[..., None]
+) -> None:
+    """A CompositePodGroup's own topology constraint.
+
+    A CompositePodGroup with minGroupCount 2 and the rack constraint, over two child gangs
+    of 2 one-node pods that have no constraint of their own, offered rack r1 with 3 free
+    nodes (room for one child) and rack r2 with 4, MUST bind all 4 pods inside r2.
+    """
+    settle_nodes(*_rack(pool, "r1", 3), *_rack(pool, "r2", 4))
+    root = make_composite_pod_group("root", namespace, min_group_count=2)
+    root["spec"]["schedulingConstraints"] = {"topology": [{"key": RACK}]}
+    target.apply(root)
+    for child in ("ca", "cb"):
+        target.apply(make_child_pod_group(child, namespace, "root", 2))
+        for i in range(2):
+            target.apply(make_pool_pod(f"{child}-{i}", namespace).pod_group(child).build())
+    target.wait_until(lambda: len(_bound(target, namespace)) == 4, timeout=120, what="4 pods bound")
+    assert _racks(target, namespace, "ca") | _racks(target, namespace, "cb") == {"r2"}
 
 
 def test_topology_constraints_are_validated_and_immutable(target: Target, namespace: str) -> None:
