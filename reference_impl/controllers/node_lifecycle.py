@@ -5,7 +5,9 @@ Ready condition's lastHeartbeatTime or its kube-node-lease renewTime, whichever 
 with ``node-monitor-grace-period`` (50 s). A node silent for longer gets every condition set
 to ``Unknown`` (reason ``NodeStatusUnknown``, "Kubelet stopped posting node status."), its
 pods marked not Ready, and the ``node.kubernetes.io/unreachable`` taints (NoSchedule and
-NoExecute; ``not-ready`` when the kubelet reports Ready=False). A node that is Ready again
+NoExecute; ``not-ready`` when the kubelet reports Ready=False). A node that never posted
+status is probed from its creation with ``node-startup-grace-period`` (60 s) instead, and
+then gets reason ``NodeStatusNeverUpdated``. A node that is Ready again
 loses those taints. When no node of a zone is Ready (full disruption) the controller stops
 tainting and lifts the NoExecute taints, as upstream does, so a control-plane partition
 does not evict everything. Pod eviction itself is ``taint_eviction``'s job.
@@ -37,6 +39,7 @@ __all__ = ["NodeLifecycleController"]
 Obj = dict[str, Any]
 MONITOR_PERIOD_S: Final = 5.0  # --node-monitor-period
 GRACE_PERIOD_S: Final = 50.0  # --node-monitor-grace-period (50 s since 1.32)
+STARTUP_GRACE_PERIOD_S: Final = 60.0  # --node-startup-grace-period
 _CONDITIONS: Final = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
 _NO_SCHEDULE_KEYS: Final = {*CONDITION_TAINTS.values(), TAINT_NODE_UNSCHEDULABLE}
 _ZONE_LABEL: Final = "topology.kubernetes.io/zone"
@@ -70,6 +73,7 @@ class NodeLifecycleController:
         self._lease_inf = ctx.informers.informer("coordination.k8s.io/v1", "Lease")
         self._q = WorkQueue(ctx.clock, self._sync, name="nodelifecycle")
         self._grace = seconds(GRACE_PERIOD_S)
+        self._startup_grace = seconds(STARTUP_GRACE_PERIOD_S)
         self._period = seconds(MONITOR_PERIOD_S)
 
     def start(self) -> None:
@@ -113,9 +117,15 @@ class NodeLifecycleController:
         if node is None:
             return
         now = self._ctx.clock.now()
-        beat = self._last_heartbeat(node)
-        if beat is not None and ready_status(node) != "Unknown":
-            due = Instant(beat + self._grace)
+        beat, grace = self._last_heartbeat(node), self._grace
+        never = not _has_ready(node)
+        if never and node["metadata"].get("creationTimestamp"):
+            # Never posted status: probed from its creation (or a renewed lease since), with
+            # the longer --node-startup-grace-period.
+            created = parse_rfc3339(str(node["metadata"]["creationTimestamp"]))
+            beat, grace = max(beat or created, created), self._startup_grace
+        if beat is not None and (never or ready_status(node) != "Unknown"):
+            due = Instant(beat + grace)
             if now <= due:
                 # Upstream notices at the first monitor tick past the grace period.
                 ticks = -(-(due - now) // self._period) or 1
@@ -188,8 +198,8 @@ class NodeLifecycleController:
             key = CONDITION_TAINTS.get((str(c.get("type")), str(c.get("status"))))
             if key is not None:
                 want["NoSchedule"].add(key)
-        # A node that never posted Ready is not NoExecute-tainted: upstream waits out its
-        # startup grace first (not modelled).
+        # A node that never posted Ready is not NoExecute-tainted until its startup grace
+        # has passed and _mark_unknown gave it Ready=Unknown.
         key = {"False": TAINT_NODE_NOT_READY, "Unknown": TAINT_NODE_UNREACHABLE}.get(ready)
         if key is not None and _has_ready(node) and not self._full_disruption(node):
             want["NoExecute"].add(key)

@@ -124,10 +124,13 @@ class Kubelet:
         for fn in list(self.heartbeat_listeners):
             fn(name)
 
-    def last_heartbeat(self, name: str) -> Instant:
+    def last_heartbeat(self, name: str) -> Instant | None:
         """When ``name`` last renewed: now while it runs (its lease is kept fresh), the
-        pause instant once it stopped."""
-        return self._paused_at.get(name, self._ctx.clock.now())
+        pause instant once it stopped, None for a node this model does not run (its own
+        status and lease, if any, are all there is)."""
+        if name in self._paused_at:
+            return self._paused_at[name]
+        return self._ctx.clock.now() if self.manages(name) else None
 
     def resume_node(self, name: str) -> None:
         """Run ``name`` again; its node and pods are re-synced."""

@@ -1,4 +1,5 @@
-"""The node lifecycle controller's NoSchedule pass: one taint per adverse condition."""
+"""The node lifecycle controller's NoSchedule pass (one taint per adverse condition) and
+the startup grace of a node that never posted status."""
 
 from __future__ import annotations
 
@@ -62,10 +63,22 @@ def test_a_node_reporting_not_ready_keeps_the_not_ready_taints() -> None:
     }
 
 
-def test_a_node_that_never_posted_ready_is_not_no_execute_tainted() -> None:
+def test_a_node_that_never_posted_ready_is_unreachable_after_the_startup_grace() -> None:
     c = _cluster()
+    c.create(make_node("healthy").build())  # a heartbeating peer: no full disruption
     node = _unmanaged("silent")
     node["status"]["conditions"] = []
     c.create(node)
     c.advance(1)
+    assert _taints(c, "silent") == set()  # not-ready:NoSchedule goes with no Ready=False
+    c.advance(58)  # 59 s: inside --node-startup-grace-period (60 s)
     assert _taints(c, "silent") == set()
+    c.advance(10)  # the first monitor tick past it
+    ready = next(x for x in c.get("v1", "Node", "silent")["status"]["conditions"]
+                 if x["type"] == "Ready")  # fmt: skip
+    assert (ready["status"], ready["reason"]) == ("Unknown", "NodeStatusNeverUpdated")
+    assert _taints(c, "silent") == {
+        ("node.kubernetes.io/unreachable", "NoSchedule"),
+        ("node.kubernetes.io/unreachable", "NoExecute"),
+    }
+    assert _taints(c, "healthy") == set()
