@@ -23,6 +23,9 @@ _REF: Final = "#/$defs/"
 _ZERO_BY_DEF: Final[dict[str, Any]] = {
     "io.k8s.apimachinery.pkg.util.intstr.IntOrString": 0,
     "io.k8s.apimachinery.pkg.api.resource.Quantity": "0",
+    # A zero metav1.Time encodes as null again (its MarshalJSON), so the null stays.
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time": None,
+    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": None,
 }
 _ZERO_BY_TYPE: Final[dict[str, Any]] = {
     "string": "",

@@ -15,6 +15,7 @@ from reference_impl.apiserver.strategies import (
     configmap,  # ConfigMap and Secret keys
     core,
     meta,
+    namespace,  # Namespace spec.finalizers
     node_cidrs,  # Node podCIDRs
     pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
@@ -44,6 +45,7 @@ __all__ = [
     "configmap",
     "core",
     "meta",
+    "namespace",
     "node_cidrs",
     "pod_containers",
     "policy",

@@ -15,7 +15,13 @@ from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["GENERIC_META_ONLY", "annotations_causes", "labels_causes", "meta_causes"]
+__all__ = [
+    "GENERIC_META_ONLY",
+    "annotations_causes",
+    "finalizer_name_causes",
+    "labels_causes",
+    "meta_causes",
+]
 
 # Kinds whose names must be DNS labels rather than subdomains.
 _LABEL_NAMED: Final = frozenset({"Namespace", "Service"})
@@ -23,6 +29,9 @@ _LABEL_NAMED: Final = frozenset({"Namespace", "Service"})
 # generic check runs, after (and only when) the strategy found nothing, with
 # path.ValidatePathSegmentName for the name.
 GENERIC_META_ONLY: Final = frozenset({"PodDisruptionBudget"})
+# Validated with ValidateObjectMetaWithOpts, which checks the name only: a generateName is
+# left to the generated name.
+_GENERATE_NAME_UNCHECKED: Final = frozenset({"DeviceClass"})
 # ValidateCertificateRequestName accepts any name.
 _UNCHECKED_NAMES: Final = frozenset({"CertificateSigningRequest"})
 _ANNOTATIONS_MAX: Final = 256 * 1024
@@ -45,7 +54,7 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
             for e in name_errors(info.kind, name, False, obj)
         ]
     generate = str(meta.get("generateName") or "")
-    if generate and old is None:
+    if generate and old is None and info.kind not in _GENERATE_NAME_UNCHECKED:
         causes += [
             fe.invalid("metadata.generateName", generate, e)
             for e in name_errors(info.kind, generate, True, obj)
@@ -135,6 +144,17 @@ def annotations_causes(annotations: dict[str, Any], path: str) -> list[Cause]:
 
 
 _STANDARD_FINALIZERS: Final = ("kubernetes", "orphan", "foregroundDeletion")
+
+
+def finalizer_name_causes(name: str, path: str) -> list[Cause]:
+    """Core's ``validateFinalizerName``: a qualified name, and an unprefixed one must be a
+    standard finalizer; every error at ``path``."""
+    causes = [fe.invalid(path, name, e) for e in label_key_errors(name)]
+    if "/" not in name and name not in _STANDARD_FINALIZERS:
+        causes.append(
+            fe.invalid(path, name, "name is neither a standard finalizer name nor is it fully qualified")
+        )
+    return causes
 
 
 def _finalizer_causes(finalizers: list[Any], kube: bool) -> list[Cause]:

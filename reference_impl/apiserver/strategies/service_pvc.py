@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors, parse_quantity
 from reference_impl.apiserver.registry import Context, validator
+from reference_impl.apiserver.strategies.meta import labels_causes
 from reference_impl.apiserver.strategies.pod_containers import port_name_errors, port_number_errors
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
@@ -67,8 +68,16 @@ def validate_service(svc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if key in seen:
             causes.append(fe.duplicate(f"spec.ports[{i}]", {"port": key[0], "protocol": key[1]}))
         seen.add(key)
-    if kind == "ExternalName" and spec.get("clusterIPs"):
-        causes.append(fe.forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
+    selector = spec.get("selector")
+    if isinstance(selector, dict):
+        causes += labels_causes(selector, "spec.selector")
+    if kind == "ExternalName":
+        causes += _external_name_causes(spec)
+    if kind == "ClusterIP":
+        causes += [
+            fe.forbidden(f"spec.ports[{i}].nodePort", "may not be used when `type` is 'ClusterIP'")
+            for i, sp in enumerate(ports) if sp.get("nodePort")
+        ]
     if spec.get("allocateLoadBalancerNodePorts") is not None and kind != "LoadBalancer":
         causes.append(
             fe.forbidden(
@@ -79,6 +88,24 @@ def validate_service(svc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         causes.append(
             fe.forbidden("spec.LoadBalancerSourceRanges", "may only be used when `type` is 'LoadBalancer'")
         )
+    return causes
+
+
+def _external_name_causes(spec: Obj) -> list[Cause]:
+    """The ExternalName case of ``validateService``: no cluster IPs or IP families, and a
+    CNAME (one trailing dot allowed) that is a DNS subdomain."""
+    causes: list[Cause] = []
+    if spec.get("clusterIPs"):
+        causes.append(fe.forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
+    if spec.get("ipFamilies"):
+        causes.append(fe.forbidden("spec.ipFamilies", "may not be set for ExternalName services"))
+    if spec.get("ipFamilyPolicy") is not None:
+        causes.append(fe.forbidden("spec.ipFamilyPolicy", "may not be set for ExternalName services"))
+    cname = str(spec.get("externalName") or "").removesuffix(".")
+    if cname:
+        causes += [fe.invalid("spec.externalName", cname, e) for e in dns1123_subdomain_errors(cname)]
+    else:
+        causes.append(fe.required("spec.externalName"))
     return causes
 
 

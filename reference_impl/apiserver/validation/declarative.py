@@ -132,8 +132,10 @@ def _field(f: Field, v: Any, ov: Any, path: str, gates: Gates, update: bool) -> 
     s = _struct(f)
     if isinstance(v, list):
         if f.max_items is not None and len(v) > f.max_items:
+            # validate.MaxItems is short-circuiting: the items are then not validated.
             causes.append(fe.too_many(path, len(v), f.max_items))
-        causes += _items(f, v, ov if isinstance(ov, list) else None, path, s, gates, update)
+        else:
+            causes += _items(f, v, ov if isinstance(ov, list) else None, path, s, gates, update)
     elif s is not None:
         causes += validate(v, ov, s, path, gates, update=update)
     return causes

@@ -31,6 +31,19 @@ def class_spec(spec: Any, old_spec: Any, path: str) -> list[Cause]:
     return out
 
 
+# ObjectMeta's JSON names and lowered Go field names, in struct order (labels and
+# annotations are allowed in a template; keys ObjectMeta lacks are dropped on decode).
+_OBJECT_META_FIELDS: Final = (
+    ("name", "name"), ("generateName", "generateName"), ("namespace", "namespace"),
+    ("selfLink", "selfLink"), ("uid", "uID"), ("resourceVersion", "resourceVersion"),
+    ("generation", "generation"), ("creationTimestamp", "creationTimestamp"),
+    ("deletionTimestamp", "deletionTimestamp"),
+    ("deletionGracePeriodSeconds", "deletionGracePeriodSeconds"),
+    ("ownerReferences", "ownerReferences"), ("finalizers", "finalizers"),
+    ("managedFields", "managedFields"),
+)  # fmt: skip
+
+
 def template_meta(meta: Any, path: str) -> list[Cause]:
     """Labels (key and value errors both at ``labels``) and annotation keys and size."""
     m, out = as_dict(meta), []
@@ -42,8 +55,10 @@ def template_meta(meta: Any, path: str) -> list[Cause]:
         out += [f.invalid(f"{path}.annotations", k, e) for e in label_key_errors(k.lower())]
     if sum(len(k) + len(str(v or "")) for k, v in ann.items()) > _ANNOTATIONS_MAX:
         out.append(f.too_long(f"{path}.annotations", _ANNOTATIONS_MAX))
-    # validateFieldAllowList: every other ObjectMeta field set (non-zero) is refused.
-    for k in sorted(m):
-        if k not in ("labels", "annotations") and m[k] not in (None, "", 0, [], {}):
-            out.append(f.forbidden(f"{path}.{k}", "cannot be set"))
+    # validateFieldAllowList: every other ObjectMeta field set (non-zero) is refused, named
+    # by its Go field with the first letter lowered (so UID is "uID"), in struct order.
+    for k, go_name in _OBJECT_META_FIELDS:
+        v = m.get(k)
+        if (v is not None) if k == "deletionGracePeriodSeconds" else v not in (None, "", 0, [], {}):
+            out.append(f.forbidden(f"{path}.{go_name}", "cannot be set"))
     return out

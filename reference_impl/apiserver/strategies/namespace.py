@@ -1,0 +1,28 @@
+"""``ValidateNamespace``'s spec rule (pkg/apis/core/validation): each spec.finalizers entry
+is a finalizer name (a qualified name; an unprefixed one must be a standard finalizer),
+every error at ``spec.finalizers`` itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.apiserver.registry import Context, validator
+from reference_impl.apiserver.strategies.meta import finalizer_name_causes
+from reference_impl.errors import Cause
+
+__all__: list[str] = []
+
+Obj = dict[str, Any]
+
+
+@validator("Namespace")
+def validate_namespace(ns: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """spec.finalizers; null entries decode as the empty name, which is refused."""
+    spec = ns.get("spec")
+    finalizers = spec.get("finalizers") if isinstance(spec, dict) else None
+    if not isinstance(finalizers, list):
+        return []
+    causes: list[Cause] = []
+    for f in finalizers:
+        causes += finalizer_name_causes("" if f is None else str(f), "spec.finalizers")
+    return causes
