@@ -25,6 +25,10 @@ __all__ = ["pod_qos_class", "toleration_causes"]
 Obj = dict[str, Any]
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 RESTART_POLICIES: Final = ("Always", "OnFailure", "Never")
+_INTEGER_RESOURCES: Final = frozenset({
+    "pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps",
+    "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+})  # fmt: skip
 POD_PHASES: Final = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 _CONTAINER_LISTS: Final = ("initContainers", "containers")
 
@@ -62,7 +66,8 @@ def pod_qos_class(spec: Obj) -> str:
 def default_pod(pod: Obj, ctx: Context) -> None:
     """Fill the fields the apiserver defaults, so the reference stores what upstream stores."""
     spec = pod.setdefault("spec", {})
-    spec.setdefault("restartPolicy", "Always")
+    if not spec.get("restartPolicy"):  # SetDefaults_PodSpec: "" too
+        spec["restartPolicy"] = "Always"
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("schedulerName", "default-scheduler")
     spec.setdefault("terminationGracePeriodSeconds", 30)
@@ -229,7 +234,9 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         causes += _resource_causes(c, p)
         causes += resize_policy_causes(c, p)
     rp = spec.get("restartPolicy")
-    if rp not in RESTART_POLICIES:
+    if not rp:  # validateRestartPolicy: "" is Required, anything else unknown NotSupported
+        causes.append(fe.required("spec.restartPolicy"))
+    elif rp not in RESTART_POLICIES:
         causes.append(
             Cause(
                 "spec.restartPolicy",
@@ -369,11 +376,32 @@ def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     causes = taint_causes(spec.get("taints") or [], "metadata.taints")
     for field in ("capacity", "allocatable"):
         for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
-            try:
-                parse_quantity(v)
-            except ValueError as e:
-                causes.append(Cause(f"status.{field}[{name}]", "FieldValueInvalid", str(e)))
+            causes += resource_quantity_causes(str(name), v, f"status.{field}.{name}")
     return causes
+
+
+def resource_quantity_causes(name: str, value: Any, path: str) -> list[Cause]:
+    """``ValidateResourceQuantityValue``: not negative, and whole for an integer resource
+    (pods and the other object counts, extended resources)."""
+    try:
+        q = parse_quantity(value)
+    except ValueError as e:
+        return [Cause(path, "FieldValueInvalid", str(e))]
+    if q < 0:
+        return [fe.invalid(path, value, "must be greater than or equal to 0")]
+    if _integer_resource(name) and q != int(q):
+        return [fe.invalid(path, value, "must be an integer")]
+    return []
+
+
+def _integer_resource(name: str) -> bool:
+    # IsIntegerResourceName: the standard object counts, and any extended resource (a
+    # name with a domain outside kubernetes.io that is not requests.-prefixed).
+    if name in _INTEGER_RESOURCES:
+        return True
+    domain = name.split("/", 1)[0] if "/" in name else ""
+    native = not domain or domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
+    return not native and not name.startswith("requests.")
 
 
 @defaulter("Node")

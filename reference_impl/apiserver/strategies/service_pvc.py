@@ -8,7 +8,7 @@ import copy
 from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors, parse_quantity
-from reference_impl.apiserver.registry import Context, validator
+from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.meta import labels_causes
 from reference_impl.apiserver.strategies.pod_containers import port_name_errors, port_number_errors
 from reference_impl.apiserver.validation import fielderr as fe
@@ -46,6 +46,41 @@ def _port_causes(sp: Obj, path: str, require_name: bool, names: set[str]) -> lis
     elif isinstance(target, int):
         causes += [fe.invalid(f"{path}.targetPort", target, e) for e in port_number_errors(target)]
     return causes
+
+
+@defaulter("Service")
+def default_service(svc: Obj, ctx: Context) -> None:
+    """``SetDefaults_Service``: session affinity, type, each port's protocol and target
+    port (0 or "" means the port itself), and the traffic policies by type."""
+    spec = svc.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if not spec.get("sessionAffinity"):
+        spec["sessionAffinity"] = "None"
+    if spec["sessionAffinity"] == "None":
+        spec.pop("sessionAffinityConfig", None)
+    elif spec["sessionAffinity"] == "ClientIP":
+        cfg = spec.setdefault("sessionAffinityConfig", {}) or {}
+        spec["sessionAffinityConfig"] = cfg
+        client = cfg.setdefault("clientIP", {}) or {}
+        cfg["clientIP"] = client
+        client.setdefault("timeoutSeconds", 10800)
+    if not spec.get("type"):
+        spec["type"] = "ClusterIP"
+    for sp in spec.get("ports") or []:
+        if not isinstance(sp, dict):
+            continue
+        if not sp.get("protocol"):
+            sp["protocol"] = "TCP"
+        if sp.get("targetPort") in (None, 0, "") and sp.get("port") is not None:
+            sp["targetPort"] = sp["port"]
+    kind = spec["type"]
+    if kind in ("NodePort", "LoadBalancer") and not spec.get("externalTrafficPolicy"):
+        spec["externalTrafficPolicy"] = "Cluster"
+    if spec.get("internalTrafficPolicy") is None and kind in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec["internalTrafficPolicy"] = "Cluster"
+    if kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
+        spec["allocateLoadBalancerNodePorts"] = True
 
 
 @validator("Service")

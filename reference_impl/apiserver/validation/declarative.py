@@ -158,6 +158,7 @@ def _items(
     for i, item in enumerate(v):
         if f.map_key and isinstance(item, dict):
             key = item.get(f.map_key)
+            key = "" if key is None else key  # an absent key is its zero value
             if key in seen:
                 causes.append(fe.duplicate(f"{path}[{i}]", fe.OMIT))
             seen.add(key)
