@@ -125,7 +125,8 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
     if sel is None:
         causes.append(fe.required("spec.selector"))
-    elif not selector_from_label_selector(sel).matches(labels):
+    # LabelSelectorAsSelector(nil) is labels.Nothing(): no template matches a missing one.
+    if sel is None or not selector_from_label_selector(sel).matches(labels):
         causes.append(
             fe.invalid(
                 "spec.template.metadata.labels",

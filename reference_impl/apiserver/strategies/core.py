@@ -7,6 +7,7 @@ server (taint effects, toleration operators, restart policies) are enforced here
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from reference_impl.api.meta import (
@@ -25,6 +26,7 @@ __all__ = ["pod_qos_class", "toleration_causes"]
 Obj = dict[str, Any]
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 RESTART_POLICIES: Final = ("Always", "OnFailure", "Never")
+_DECLARED_FEATURE: Final = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*\Z")
 _INTEGER_RESOURCES: Final = frozenset({
     "pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps",
     "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
@@ -377,6 +379,31 @@ def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     for field in ("capacity", "allocatable"):
         for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
             causes += resource_quantity_causes(str(name), v, f"status.{field}.{name}")
+    features = (node.get("status") or {}).get("declaredFeatures")
+    if isinstance(features, list):
+        causes += declared_feature_causes(["" if f is None else str(f) for f in features])
+    return causes
+
+
+def declared_feature_causes(features: list[str]) -> list[Cause]:
+    """``validateNodeDeclaredFeatures``: UpperCamelCase names with "/"-separated segments,
+    at most 253 characters, sorted and without duplicates."""
+    path, causes = "status.declaredFeatures", []
+    for i, feat in enumerate(features):
+        if len(feat) > 253:
+            causes.append(fe.invalid(f"{path}[{i}]", feat,
+                                     f"invalid feature name {feat!r}: must be no more than 253 characters"))  # fmt: skip
+        elif not _DECLARED_FEATURE.match(feat):
+            causes.append(fe.invalid(f"{path}[{i}]", feat, (
+                f"invalid feature name {feat!r}: must start with an UpperCamelCase segment, "
+                "with subsequent segments separated by '/' (e.g., MyFeature or "
+                "MyFeature/mySubFeature), and contain only alphanumeric characters and slashes")))
+        if i + 1 < len(features):
+            nxt = features[i + 1]
+            if feat == nxt:
+                causes.append(fe.duplicate(f"{path}[{i + 1}]", nxt))
+            elif feat > nxt:
+                causes.append(fe.invalid(f"{path}[{i + 1}]", nxt, "list must be sorted alphabetically"))
     return causes
 
 
