@@ -15,7 +15,8 @@ from reference_impl.apiserver.strategies import (
     configmap,  # ConfigMap and Secret keys
     core,
     meta,
-    namespace,  # Namespace spec.finalizers
+    namespace,  # Namespace defaults and spec.finalizers
+    node,  # Node taints, quantities, declared features
     node_cidrs,  # Node podCIDRs
     pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
@@ -46,6 +47,7 @@ __all__ = [
     "core",
     "meta",
     "namespace",
+    "node",
     "node_cidrs",
     "pod_containers",
     "policy",

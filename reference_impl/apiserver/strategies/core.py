@@ -1,4 +1,4 @@
-"""Defaulting and validation for core/v1 kinds: Pod, Node, Namespace.
+"""Defaulting and validation for core/v1 Pods (Node: ``node.py``; Namespace: ``namespace.py``).
 
 Models ``pkg/apis/core/v1/defaults.go`` and ``pkg/apis/core/validation/validation.go`` for
 the fields the reference acts on; enums and limits that the OpenAPI schema leaves to the
@@ -7,7 +7,6 @@ server (taint effects, toleration operators, restart policies) are enforced here
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from reference_impl.api.meta import (
@@ -26,11 +25,6 @@ __all__ = ["pod_qos_class", "toleration_causes"]
 Obj = dict[str, Any]
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 RESTART_POLICIES: Final = ("Always", "OnFailure", "Never")
-_DECLARED_FEATURE: Final = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*\Z")
-_INTEGER_RESOURCES: Final = frozenset({
-    "pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps",
-    "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
-})  # fmt: skip
 POD_PHASES: Final = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 _CONTAINER_LISTS: Final = ("initContainers", "containers")
 
@@ -330,122 +324,3 @@ def validate_pod_status(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     if phase is not None and phase not in POD_PHASES:
         return [Cause("status.phase", "FieldValueNotSupported", f'Unsupported value: "{phase}"')]
     return []
-
-
-def taint_causes(taints: list[Obj], path: str) -> list[Cause]:
-    """Node taint rules: a qualified key, a known effect, no duplicate key+effect."""
-    causes: list[Cause] = []
-    seen: set[tuple[str, str]] = set()
-    for i, t in enumerate(taints):
-        p = f"{path}[{i}]"
-        causes += [
-            Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t.get("key", ""))
-        ]
-        if t.get("value"):
-            causes += [
-                Cause(f"{p}.value", "FieldValueInvalid", e) for e in label_value_errors(t["value"])
-            ]
-        effect = t.get("effect")
-        if not effect:
-            causes.append(Cause(f"{p}.effect", "FieldValueRequired", "Required value"))
-        elif effect not in TAINT_EFFECTS:
-            causes.append(
-                Cause(
-                    f"{p}.effect",
-                    "FieldValueNotSupported",
-                    f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
-                )
-            )
-        pair = (t.get("key", ""), str(effect))
-        if pair in seen:
-            causes.append(
-                Cause(
-                    p,
-                    "FieldValueDuplicate",
-                    f"taints must be unique by key and effect pair: {pair}",
-                )
-            )
-        seen.add(pair)
-    return causes
-
-
-@validator("Node")
-def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Taints and capacity quantities."""
-    # Upstream reports node taint errors under "metadata.taints" (validateNodeTaints is
-    # called with that path), and clients match on it, so the reference does too.
-    spec = node.get("spec") or {}
-    causes = taint_causes(spec.get("taints") or [], "metadata.taints")
-    for field in ("capacity", "allocatable"):
-        for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
-            causes += resource_quantity_causes(str(name), v, f"status.{field}.{name}")
-    features = (node.get("status") or {}).get("declaredFeatures")
-    if isinstance(features, list):
-        causes += declared_feature_causes(["" if f is None else str(f) for f in features])
-    return causes
-
-
-def declared_feature_causes(features: list[str]) -> list[Cause]:
-    """``validateNodeDeclaredFeatures``: UpperCamelCase names with "/"-separated segments,
-    at most 253 characters, sorted and without duplicates."""
-    path, causes = "status.declaredFeatures", []
-    for i, feat in enumerate(features):
-        if len(feat) > 253:
-            causes.append(fe.invalid(f"{path}[{i}]", feat,
-                                     f"invalid feature name {feat!r}: must be no more than 253 characters"))  # fmt: skip
-        elif not _DECLARED_FEATURE.match(feat):
-            causes.append(fe.invalid(f"{path}[{i}]", feat, (
-                f"invalid feature name {feat!r}: must start with an UpperCamelCase segment, "
-                "with subsequent segments separated by '/' (e.g., MyFeature or "
-                "MyFeature/mySubFeature), and contain only alphanumeric characters and slashes")))
-        if i + 1 < len(features):
-            nxt = features[i + 1]
-            if feat == nxt:
-                causes.append(fe.duplicate(f"{path}[{i + 1}]", nxt))
-            elif feat > nxt:
-                causes.append(fe.invalid(f"{path}[{i + 1}]", nxt, "list must be sorted alphabetically"))
-    return causes
-
-
-def resource_quantity_causes(name: str, value: Any, path: str) -> list[Cause]:
-    """``ValidateResourceQuantityValue``: not negative, and whole for an integer resource
-    (pods and the other object counts, extended resources)."""
-    try:
-        q = parse_quantity(value)
-    except ValueError as e:
-        return [Cause(path, "FieldValueInvalid", str(e))]
-    if q < 0:
-        return [fe.invalid(path, value, "must be greater than or equal to 0")]
-    if _integer_resource(name) and q != int(q):
-        return [fe.invalid(path, value, "must be an integer")]
-    return []
-
-
-def _integer_resource(name: str) -> bool:
-    # IsIntegerResourceName: the standard object counts, and any extended resource (a
-    # name with a domain outside kubernetes.io that is not requests.-prefixed).
-    if name in _INTEGER_RESOURCES:
-        return True
-    domain = name.split("/", 1)[0] if "/" in name else ""
-    native = not domain or domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
-    return not native and not name.startswith("requests.")
-
-
-@defaulter("Node")
-def default_node(node: Obj, ctx: Context) -> None:
-    """SetDefaults_NodeStatus: a node that states capacity but no allocatable can
-    allocate all of its capacity."""
-    status = node.get("status")
-    if isinstance(status, dict) and isinstance(status.get("capacity"), dict):
-        if status.get("allocatable") is None:
-            status["allocatable"] = dict(status["capacity"])
-
-
-@defaulter("Namespace")
-def default_namespace(ns: Obj, ctx: Context) -> None:
-    """New namespaces carry the ``kubernetes`` finalizer and are Active."""
-    ns.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
-    ns.setdefault("status", {}).setdefault("phase", "Active")
-    ns["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = ns["metadata"].get(
-        "name", ""
-    )

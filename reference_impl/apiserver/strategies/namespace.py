@@ -1,4 +1,5 @@
-"""``ValidateNamespace``'s spec rule (pkg/apis/core/validation): each spec.finalizers entry
+"""Namespace defaults (the ``kubernetes`` finalizer, Active, the name label) and
+``ValidateNamespace``'s spec rule (pkg/apis/core/validation): each spec.finalizers entry
 is a finalizer name (a qualified name; an unprefixed one must be a standard finalizer),
 every error at ``spec.finalizers`` itself."""
 
@@ -6,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.apiserver.registry import Context, validator
+from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.meta import finalizer_name_causes
 from reference_impl.errors import Cause
 
@@ -26,3 +27,13 @@ def validate_namespace(ns: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     for f in finalizers:
         causes += finalizer_name_causes("" if f is None else str(f), "spec.finalizers")
     return causes
+
+
+@defaulter("Namespace")
+def default_namespace(ns: Obj, ctx: Context) -> None:
+    """New namespaces carry the ``kubernetes`` finalizer and are Active."""
+    ns.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    ns.setdefault("status", {}).setdefault("phase", "Active")
+    ns["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = ns["metadata"].get(
+        "name", ""
+    )
