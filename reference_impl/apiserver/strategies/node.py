@@ -7,6 +7,7 @@ import re
 from typing import Any, Final
 
 from reference_impl.api.meta import label_key_errors, label_value_errors, parse_quantity
+from reference_impl.api.resource_names import is_extended_resource_name
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.core import TAINT_EFFECTS
 from reference_impl.apiserver.validation import fielderr as fe
@@ -112,13 +113,8 @@ def resource_quantity_causes(name: str, value: Any, path: str) -> list[Cause]:
 
 
 def _integer_resource(name: str) -> bool:
-    # IsIntegerResourceName: the standard object counts, and any extended resource (a
-    # name with a domain outside kubernetes.io that is not requests.-prefixed).
-    if name in _INTEGER_RESOURCES:
-        return True
-    domain = name.split("/", 1)[0] if "/" in name else ""
-    native = not domain or domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
-    return not native and not name.startswith("requests.")
+    # IsIntegerResourceName: the standard object counts and every extended resource.
+    return name in _INTEGER_RESOURCES or is_extended_resource_name(name)
 
 
 @defaulter("Node")

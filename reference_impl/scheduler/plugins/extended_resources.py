@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
+from reference_impl.api.resource_names import is_extended_resource_name
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.scheduler.framework.types import NodeInfo
@@ -44,15 +45,6 @@ API: Final = "resource.k8s.io/v1"
 ANNOTATION: Final = "resource.kubernetes.io/extended-resource-claim"
 SPECIAL_CLAIM: Final = "<extended-resources>"  # in-memory name, never a valid object name
 DEVICE_CLASS_PREFIX: Final = "deviceclass.resource.kubernetes.io/"
-_NATIVE: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pods", "storage"})
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """``IsExtendedResourceName``: domain-qualified and outside ``kubernetes.io``."""
-    if name in _NATIVE or name.startswith(("hugepages-", "requests.")) or "/" not in name:
-        return False
-    domain = name.split("/", 1)[0]
-    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
 
 
 def is_dra_extended_resource_name(name: str) -> bool:
