@@ -48,6 +48,12 @@ def _port_causes(sp: Obj, path: str, require_name: bool, names: set[str]) -> lis
     return causes
 
 
+def _externally_accessible(spec: Obj, kind: str) -> bool:
+    """``service.ExternallyAccessible``: a NodePort or LoadBalancer, or a ClusterIP with
+    external IPs."""
+    return kind in ("NodePort", "LoadBalancer") or (kind == "ClusterIP" and bool(spec.get("externalIPs")))
+
+
 @defaulter("Service")
 def default_service(svc: Obj, ctx: Context) -> None:
     """``SetDefaults_Service``: session affinity, type, each port's protocol and target
@@ -60,11 +66,10 @@ def default_service(svc: Obj, ctx: Context) -> None:
     if spec["sessionAffinity"] == "None":
         spec.pop("sessionAffinityConfig", None)
     elif spec["sessionAffinity"] == "ClientIP":
-        cfg = spec.setdefault("sessionAffinityConfig", {}) or {}
-        spec["sessionAffinityConfig"] = cfg
-        client = cfg.setdefault("clientIP", {}) or {}
-        cfg["clientIP"] = client
+        cfg = spec.get("sessionAffinityConfig") or {}
+        client = cfg.get("clientIP") or {}
         client.setdefault("timeoutSeconds", 10800)
+        spec["sessionAffinityConfig"] = {**cfg, "clientIP": client}
     if not spec.get("type"):
         spec["type"] = "ClusterIP"
     for sp in spec.get("ports") or []:
@@ -75,8 +80,7 @@ def default_service(svc: Obj, ctx: Context) -> None:
         if sp.get("targetPort") in (None, 0, "") and sp.get("port") is not None:
             sp["targetPort"] = sp["port"]
     kind = spec["type"]
-    exposed = kind in ("NodePort", "LoadBalancer") or (kind == "ClusterIP" and bool(spec.get("externalIPs")))
-    if exposed and not spec.get("externalTrafficPolicy"):
+    if _externally_accessible(spec, kind) and not spec.get("externalTrafficPolicy"):
         spec["externalTrafficPolicy"] = "Cluster"
     if spec.get("internalTrafficPolicy") is None and kind in ("NodePort", "LoadBalancer", "ClusterIP"):
         spec["internalTrafficPolicy"] = "Cluster"
@@ -132,8 +136,7 @@ def _external_traffic_causes(spec: Obj, kind: str) -> list[Cause]:
     """``validateServiceExternalTrafficPolicy``'s policy half (the health-check node port
     is the allocator's)."""
     etp = spec.get("externalTrafficPolicy") or ""
-    exposed = kind in ("NodePort", "LoadBalancer") or (kind == "ClusterIP" and bool(spec.get("externalIPs")))
-    if not exposed:
+    if not _externally_accessible(spec, kind):
         if etp:
             return [fe.invalid("spec.externalTrafficPolicy", etp, "may only be set for externally-accessible services")]
         return []
