@@ -24,7 +24,7 @@ from reference_impl.scheduler.framework.placement import (
     run_placement_generate_plugins,
     run_placement_score_plugins,
 )
-from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
+from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 
 if TYPE_CHECKING:
     from reference_impl.scheduler.scheduler import Scheduler
@@ -44,12 +44,12 @@ class GroupAttempt:
 
 
 # A feasible candidate: its nodes (None = every node) and the (pod, node) pairs it proposed.
-Option = tuple[Sequence[NodeInfo] | None, tuple[tuple[Obj, str], ...]]
+Option = tuple[Sequence[NodeInfo] | None, tuple[tuple[PodInfo, str], ...]]
 
 
-def proposed(*attempts: GroupAttempt) -> tuple[tuple[Obj, str], ...]:
+def proposed(*attempts: GroupAttempt) -> tuple[tuple[PodInfo, str], ...]:
     """The (pod, node) assignments of ``attempts``."""
-    return tuple((p.pod, node) for att in attempts for _, p, node in att.placed)
+    return tuple((p.info, node) for att in attempts for _, p, node in att.placed)
 
 
 class GroupPlacer:

@@ -22,7 +22,7 @@ from reference_impl.scheduler.framework.interface import (
     Plugin,
     Status,
 )
-from reference_impl.scheduler.framework.types import NodeInfo
+from reference_impl.scheduler.framework.types import NodeInfo, PodInfo
 
 __all__ = [
     "Placement",
@@ -58,7 +58,7 @@ class PodGroupAssignments:
     """``fwk.PodGroupAssignments``: a feasible placement and the pods it would bind where."""
 
     placement: Placement
-    proposed: tuple[tuple[Obj, str], ...]  # (pod, node name)
+    proposed: tuple[tuple[PodInfo, str], ...]  # (the pod, with its requests; node name)
 
 
 @runtime_checkable

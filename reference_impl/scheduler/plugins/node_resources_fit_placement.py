@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from reference_impl.scheduler.framework.interface import MAX_NODE_SCORE
 from reference_impl.scheduler.framework.placement import PodGroupAssignments
-from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, is_scalar_resource_name
+from reference_impl.scheduler.framework.types import NodeInfo, is_scalar_resource_name
 
 __all__ = ["most_allocated_placement_score"]
 
@@ -34,7 +34,7 @@ def most_allocated_placement_score(
     resources: Sequence[tuple[str, int]], assignments: PodGroupAssignments
 ) -> int:
     """The weighted MostAllocated score of the placement with its proposed pods on it."""
-    pods = [PodInfo(pod).non_zero for pod, _ in assignments.proposed]
+    pods = [info.non_zero for info, _ in assignments.proposed]
     total = weight_sum = 0
     for name, weight in resources:
         requested = sum(p.amount(name) for p in pods)

@@ -109,7 +109,7 @@ def test_no_generator_means_one_placement_of_every_node() -> None:
 
 
 def _assign(n: int, nodes: list[NodeInfo] = NODES[:1], cpu: str = "1") -> PodGroupAssignments:
-    pods = tuple((make_pod(f"p{i}").req(cpu=cpu).build(), nodes[0].name) for i in range(n))
+    pods = tuple((PodInfo(make_pod(f"p{i}").req(cpu=cpu).build()), nodes[0].name) for i in range(n))
     return PodGroupAssignments(Placement("x", nodes), pods)
 
 
