@@ -135,11 +135,14 @@ class Cluster:
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        self.pod_metrics: dict[tuple[str, str, str], float] = {}
         ctx = ComponentContext(
             self.api, self.informers, self.clock, self.rng, self.feature_gates, self.trace
         )
         self.context = ctx
-        self.controllers: list[Controller] = start_controllers(ctx, self.external_metrics)
+        self.controllers: list[Controller] = start_controllers(
+            ctx, self.external_metrics, self.pod_metrics
+        )
         self.scheduler = Scheduler(ctx)
         self.scheduler.start()
         self.kubelet = Kubelet(ctx, self.config.kubelet)
@@ -295,6 +298,10 @@ class Cluster:
     ) -> None:
         """Set an external metric as an external-metrics adapter would serve it."""
         self.external_metrics[(name, tuple(sorted((labels or {}).items())))] = float(value)
+
+    def set_pod_metric(self, namespace: str, pod: str, name: str, value: float) -> None:
+        """Set a pod's custom metric as a custom-metrics adapter would serve it."""
+        self.pod_metrics[(namespace, pod, name)] = float(value)
 
     # -- internals ----------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from reference_impl.controllers.disruption import DisruptionController
 from reference_impl.controllers.fake_provisioner import FakeProvisioner
 from reference_impl.controllers.garbagecollector import GarbageCollector
 from reference_impl.controllers.hpa import HorizontalController
-from reference_impl.controllers.hpa.replica_calculator import ExternalMetrics
+from reference_impl.controllers.hpa.replica_calculator import ExternalMetrics, PodMetrics
 from reference_impl.controllers.job import JobController
 from reference_impl.controllers.namespace import NamespaceController
 from reference_impl.controllers.pod_gc import PodGCController
@@ -61,7 +61,9 @@ class Controller(Protocol):
 
 
 def start_controllers(
-    ctx: ComponentContext, external_metrics: ExternalMetrics | None = None
+    ctx: ComponentContext,
+    external_metrics: ExternalMetrics | None = None,
+    pod_metrics: PodMetrics | None = None,
 ) -> list[Controller]:
     """Build and start every controller, in kube-controller-manager's registration order."""
     controllers: list[Controller] = [
@@ -72,7 +74,7 @@ def start_controllers(
         JobController(ctx),
         ResourceClaimController(ctx),
         DeviceTaintEvictionController(ctx),
-        HorizontalController(ctx, external_metrics),
+        HorizontalController(ctx, external_metrics, pod_metrics=pod_metrics),
         FakeProvisioner(ctx),
         PodCertificateSignerController(ctx),
         PodCertificateRequestCleaner(ctx),

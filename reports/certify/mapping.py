@@ -23,8 +23,8 @@ REQUIREMENT_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "gang_scheduling": (
         _SCHED + "test_gang.py", _SCHED + "test_gang_job.py", _SCHED + "test_gang_composite.py",
     ),
-    # HPA on external metrics, to and from zero.
-    "pod_autoscaling": (_AUTO + "test_hpa_scale_to_zero.py",),
+    # HPA on a per-pod custom metric of GPU pods, and on external metrics to and from zero.
+    "pod_autoscaling": (_AUTO + "test_hpa_accelerator_pods_metric.py", _AUTO + "test_hpa_scale_to_zero.py"),
     # No evidence: the autoscaler suites test garhwal's own autoscaler model (marker model,
     # suites/model/autoscaling) and no upstream cluster-autoscaler runs on the local
     # cluster, so the item is left for manual attestation.

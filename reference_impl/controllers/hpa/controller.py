@@ -34,6 +34,7 @@ from reference_impl.controllers.hpa.behavior import Stabilizer
 from reference_impl.controllers.hpa.replica_calculator import (
     ExternalMetrics,
     MetricResult,
+    PodMetrics,
     ReplicaCalculator,
 )
 from reference_impl.controllers.hpa.selectors import HPASelectors, format_label_selector
@@ -57,10 +58,13 @@ class HorizontalController:
         ctx: ComponentContext,
         external_metrics: ExternalMetrics | None = None,
         sync_period_s: float = SYNC_PERIOD_S,
+        pod_metrics: PodMetrics | None = None,
     ) -> None:
         self._ctx = ctx
         self._server = ctx.server
-        self._calc = ReplicaCalculator(external_metrics if external_metrics is not None else {})
+        self._calc = ReplicaCalculator(
+            external_metrics if external_metrics is not None else {}, pod_metrics=pod_metrics
+        )
         self._period = Duration(seconds(sync_period_s))
         self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
         self._stab = Stabilizer()

@@ -5,7 +5,9 @@ Metric values come from the simulated cluster instead of the metrics APIs:
 * **External**: the series served through ``Cluster.set_external_metric(name, value,
   labels)``; the values of every series whose labels match ``metric.selector`` are summed.
 * **Object**: annotation ``garhwal.dev/metric-<metric name>`` on the described object.
-* **Pods**: annotation ``garhwal.dev/metric-<metric name>`` on each pod, averaged.
+* **Pods**: the per-pod values served through ``Cluster.set_pod_metric`` (else annotation
+  ``garhwal.dev/metric-<metric name>`` on the pod), as upstream ``calcPlainMetricReplicas``
+  weighs them: pending pods unready, pods without a value missing.
 * **Resource**: annotation ``garhwal.dev/usage-<resource>`` (a quantity, e.g. ``250m``)
   on each pod, against the pods' container requests.
 
@@ -29,11 +31,14 @@ __all__ = [
     "DEFAULT_TOLERANCE",
     "ExternalMetrics",
     "MetricResult",
+    "PodMetrics",
     "ReplicaCalculator",
 ]
 
 Obj = dict[str, Any]
 ExternalMetrics = Mapping[tuple[str, tuple[tuple[str, str], ...]], float]
+# (namespace, pod name, metric name) -> value, as a custom-metrics adapter serves them.
+PodMetrics = Mapping[tuple[str, str, str], float]
 ANN_METRIC_PREFIX: Final = "garhwal.dev/metric-"
 ANN_USAGE_PREFIX: Final = "garhwal.dev/usage-"
 # --horizontal-pod-autoscaler-tolerance
@@ -58,6 +63,22 @@ def _ann(obj: Mapping[str, Any], key: str) -> str | None:
     return str(value) if value is not None else None
 
 
+def _milli(value: object) -> int:
+    # Quantity.MilliValue rounds up.
+    return math.ceil((value if isinstance(value, Decimal) else parse_quantity(value)) * 1000)
+
+
+def _milli_str(milli: int) -> str:
+    # resource.NewMilliQuantity(v, DecimalSI).String() for the values metrics carry.
+    return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+
+
+def _usage_ratio(metrics: Mapping[str, int], target: int) -> tuple[float, int]:
+    """``GetMetricUsageRatio``: integer average over the pods, and its ratio to the target."""
+    usage = sum(metrics.values()) // len(metrics)
+    return usage / target, usage
+
+
 def _quantity_str(value: float) -> str:
     milli = round(value * 1000)
     return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
@@ -66,8 +87,12 @@ def _quantity_str(value: float) -> str:
 class ReplicaCalculator:
     """Turns one ``MetricSpec`` plus the current pods into a replica proposal."""
 
-    def __init__(self, external: ExternalMetrics, tolerance: float = DEFAULT_TOLERANCE) -> None:
+    def __init__(
+        self, external: ExternalMetrics, tolerance: float = DEFAULT_TOLERANCE,
+        pod_metrics: PodMetrics | None = None,
+    ) -> None:
         self._external = external
+        self._pod_metrics: PodMetrics = pod_metrics if pod_metrics is not None else {}
         self.tolerance = tolerance
 
     def _within(self, ratio: float) -> bool:
@@ -146,21 +171,68 @@ class ReplicaCalculator:
     def pods(
         self, spec: Mapping[str, Any], pods: Sequence[Obj], current: int
     ) -> MetricResult | None:
-        """A Pods metric: the average of per-pod annotation values against the target."""
+        """A Pods metric (``GetMetricReplicas``): the pods' average against the target."""
         metric, target = spec.get("metric") or {}, spec.get("target") or {}
-        key = ANN_METRIC_PREFIX + str(metric.get("name"))
-        vals = [float(parse_quantity(v)) for p in pods if (v := _ann(p, key)) is not None]
-        if not vals:
+        name = str(metric.get("name"))
+        values = {
+            str(p["metadata"]["name"]): _milli(v) for p in pods if (v := self._pod_value(p, name)) is not None
+        }
+        if not values or not pods:  # upstream: no metrics returned / no pods returned
             return None
-        per_pod = _target_value(target, "averageValue")
-        ratio = (sum(vals) / len(vals)) / per_pod if per_pod > 0 else 1.0
-        replicas = current if self._within(ratio) else math.ceil(ratio * len(vals))
-        avg = _quantity_str(sum(vals) / len(vals))
+        planned = self._plain_replicas(values, pods, current, _milli(target.get("averageValue", 0)))
+        if planned is None:
+            return None
+        replicas, usage = planned
         status = {
             "type": "Pods",
-            "pods": {"metric": dict(metric), "current": {"averageValue": avg}},
+            "pods": {"metric": dict(metric), "current": {"averageValue": _milli_str(usage)}},
         }
-        return MetricResult(replicas, sum(vals), status)
+        return MetricResult(replicas, usage / 1000, status)
+
+    def _pod_value(self, pod: Obj, metric: str) -> Decimal | None:
+        meta = pod["metadata"]
+        served = self._pod_metrics.get((str(meta.get("namespace")), str(meta["name"]), metric))
+        if served is not None:
+            return Decimal(str(served))
+        raw = _ann(pod, ANN_METRIC_PREFIX + metric)
+        return parse_quantity(raw) if raw is not None else None
+
+    def _plain_replicas(
+        self, values: dict[str, int], pods: Sequence[Obj], current: int, target: int
+    ) -> tuple[int, int] | None:
+        """``calcPlainMetricReplicas`` on milli-values: (replicas, average usage), None when
+        every pod with a value is unready or ignored."""
+        metrics, unready, missing, ready = dict(values), set(), set(), 0
+        for p in pods:
+            pod_name = str(p["metadata"]["name"])
+            if p["metadata"].get("deletionTimestamp") or (p.get("status") or {}).get("phase") == "Failed":
+                metrics.pop(pod_name, None)
+            elif (p.get("status") or {}).get("phase") == "Pending":
+                unready.add(pod_name)
+                metrics.pop(pod_name, None)
+            elif pod_name not in metrics:
+                missing.add(pod_name)
+            else:
+                ready += 1
+        if not metrics or target <= 0:
+            return None
+        ratio, usage = _usage_ratio(metrics, target)
+        scale_up_with_unready = bool(unready) and ratio > 1.0
+        if not scale_up_with_unready and not missing:
+            return (current if self._within(ratio) else math.ceil(ratio * ready)), usage
+        # Missing pods count as the target on a scale-down, as 0 on a scale-up; unready
+        # pods as 0 on a scale-up.
+        if ratio != 1.0:
+            metrics.update(dict.fromkeys(missing, target if ratio < 1.0 else 0))
+        if scale_up_with_unready:
+            metrics.update(dict.fromkeys(unready, 0))
+        new_ratio, _ = _usage_ratio(metrics, target)
+        if self._within(new_ratio) or (ratio < 1.0 < new_ratio) or (ratio > 1.0 > new_ratio):
+            return current, usage
+        replicas = math.ceil(new_ratio * len(metrics))
+        if (new_ratio < 1.0 and replicas > current) or (new_ratio > 1.0 and replicas < current):
+            return current, usage
+        return replicas, usage
 
     def resource(
         self, spec: Mapping[str, Any], pods: Sequence[Obj], current: int
