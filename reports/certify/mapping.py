@@ -29,6 +29,9 @@ REQUIREMENT_TESTS: Final[dict[str, tuple[str, ...]]] = {
     # suites/model/autoscaling) and no upstream cluster-autoscaler runs on the local
     # cluster, so the item is left for manual attestation.
     "cluster_autoscaling": (),
+    # garhwal's sample operator (TrainingRun CRD and controller) through churn, kill -9
+    # restarts and racing writers.
+    "robust_controller": ("suites/conformance/operator/test_robust_controller.py",),
     # Declared by the tests that prove them (GPU metrics, device isolation, driver version).
     "accelerator_metrics": (),
     "secure_accelerator_access": (),
