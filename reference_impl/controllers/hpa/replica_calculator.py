@@ -80,8 +80,7 @@ def _usage_ratio(metrics: Mapping[str, int], target: int) -> tuple[float, int]:
 
 
 def _quantity_str(value: float) -> str:
-    milli = round(value * 1000)
-    return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+    return _milli_str(round(value * 1000))
 
 
 class ReplicaCalculator:
@@ -177,7 +176,7 @@ class ReplicaCalculator:
         values = {
             str(p["metadata"]["name"]): _milli(v) for p in pods if (v := self._pod_value(p, name)) is not None
         }
-        if not values or not pods:  # upstream: no metrics returned / no pods returned
+        if not values:  # upstream: "no metrics returned from custom metrics API"
             return None
         planned = self._plain_replicas(values, pods, current, _milli(target.get("averageValue", 0)))
         if planned is None:
