@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_impl.apiserver.conversion import autoscaling_v1 as hv1
+from reference_impl.apiserver.conversion import autoscaling_v1_metrics as m1
 
 Obj = dict[str, Any]
 
@@ -260,3 +261,30 @@ def test_v2_round_trips_through_v1(
     back = hv1.to_v2(v1)
     back.pop("status", None)
     assert back == stored
+
+
+def test_v1_metric_shapes_follow_the_go_structs() -> None:
+    """Only the v1 struct's fields travel, and non-omitempty ones carry Go's zero value."""
+    status = {
+        "type": "Resource",
+        "resource": {"name": "cpu", "current": {"averageValue": "1"}, "container": "x"},
+    }
+    # v1 ResourceMetricStatus has no container field
+    assert m1.status_to_v1(status) == {
+        "type": "Resource",
+        "resource": {"name": "cpu", "currentAverageValue": "1"},
+    }
+    unnamed = {"type": "ContainerResource", "containerResource": {"targetAverageUtilization": 5}}
+    assert m1.spec_to_v2(unnamed) == {
+        "type": "ContainerResource",
+        "containerResource": {
+            "name": "",
+            "target": {"type": "Utilization", "averageUtilization": 5},
+            "container": "",
+        },
+    }
+    pods = {"type": "Pods", "pods": {"metric": {"name": "m"}, "target": {"type": "AverageValue"}}}
+    assert json.dumps(m1.spec_to_v1(pods), separators=(",", ":")) == (
+        '{"type":"Pods","pods":{"metricName":"m","targetAverageValue":"0"}}'
+    )
+    assert m1.spec_to_v1({"type": "Bogus", "bogus": {}}) == {"type": "Bogus"}
