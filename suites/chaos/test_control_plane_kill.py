@@ -15,13 +15,12 @@ from typing import Any
 
 import pytest
 
-from fixtures import Target
+from fixtures import Target, pause
 from fixtures.chaos import Scope
 from fixtures.chaos.faults import ProcessKill, inject
 from fixtures.helpers.chaos_probes import Background, BindingRecorder
 from fixtures.targets.extensions import process_control_of
 from reference_impl.api import make_pod_group, make_pool_pod
-from reference_impl.errors import Timeout
 
 pytestmark = [pytest.mark.disruptive, pytest.mark.feature("KEP-4671")]
 
@@ -43,11 +42,6 @@ def _bound(target: Target, namespace: str, prefix: str) -> int:
                if p["metadata"]["name"].startswith(f"{prefix}-") and p["spec"].get("nodeName"))  # fmt: skip
 
 
-def _pause(target: Target, seconds: float) -> None:
-    with pytest.raises(Timeout):
-        target.wait_until(lambda: False, timeout=seconds, what=f"{seconds:g}s")
-
-
 def _kill_cycle(target: Target, namespace: str, component: str,
                 pool_nodes: Callable[..., Obj]) -> BindingRecorder:  # fmt: skip
     if component not in (getattr(process_control_of(target), "components", ()) or ()):
@@ -64,10 +58,10 @@ def _kill_cycle(target: Target, namespace: str, component: str,
         if component == "kube-scheduler":
             assert _bound(target, namespace, "g") == 0
             _pods(target, namespace, "late", PLAIN)  # created while no scheduler runs
-            _pause(target, 2)
+            pause(target, 2)
             assert _bound(target, namespace, "late") == 0
         else:  # no API to ask while it is down
-            _pause(target, 2)
+            pause(target, 2)
     rec.observe()
     if component == "kube-apiserver":
         _pods(target, namespace, "late", PLAIN)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from fixtures import Capability, Target
+from fixtures import Capability, Target, pause
 from fixtures.chaos import Scope
 from fixtures.chaos.faults import EtcdKill, inject
 from fixtures.helpers.apiserver_metrics import apiserver_metrics
@@ -31,7 +31,7 @@ from fixtures.helpers.chaos_probes import (
     ledger_value,
 )
 from reference_impl.api import make_configmap
-from reference_impl.errors import ApiError, Timeout
+from reference_impl.errors import ApiError
 
 pytestmark = [pytest.mark.disruptive, pytest.mark.requires(Capability.ETCD_CONTROL)]
 
@@ -50,11 +50,6 @@ def _received(target: Target) -> float:
     return apiserver_metrics(target).value(
         "apiserver_watch_cache_events_received_total", group="", resource="configmaps"
     )
-
-
-def _pause(target: Target, seconds: float) -> None:
-    with pytest.raises(Timeout):
-        target.wait_until(lambda: False, timeout=seconds, what=f"{seconds:g}s of outage")
 
 
 def test_etcd_kill_loses_no_acknowledged_write_and_watchers_resume_or_relist(
@@ -87,7 +82,7 @@ def test_etcd_kill_loses_no_acknowledged_write_and_watchers_resume_or_relist(
         killed = clock()
         if live:  # they hang until the apiserver's request deadline (~34 s here) ends them
             during = during_outage(target, ledger.write, range(BEFORE, BEFORE + DURING))
-            _pause(target, OUTAGE_S)
+            pause(target, OUTAGE_S)
         else:
             for i in range(DURING):
                 ledger.write(BEFORE + i)

@@ -7,15 +7,8 @@ from typing import Any
 
 import pytest
 
-from fixtures import Target
-from reference_impl.api import (
-    DRA_API,
-    make_device_class,
-    make_pool_node,
-    make_pool_pod,
-    make_resource_claim,
-    make_resource_slice,
-)
+from fixtures import DraEnv, Target, pause
+from reference_impl.api import DRA_API, make_resource_claim
 from reference_impl.errors import NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-4381")]
@@ -25,60 +18,30 @@ DEVICE: Obj = {"name": "fabric-0", "bindingConditions": ["Attached"],
                "bindingFailureConditions": ["AttachFailed"], "bindsToNode": True}
 
 
-class Env:
+class Env(DraEnv):
     """A private node, and a fabric-attached device reachable from every node."""
 
-    def __init__(self, target: Target, ns: str) -> None:
-        self.target, self.ns = target, ns
-        self.node = f"dra-bind-{ns}"[:63]
-        self.name = f"dra-bind-{ns}"[:63]
-
     def setup(self) -> None:
-        self.target.apply(make_pool_node(self.node, self.ns).build())
-        self.target.apply(make_device_class(self.name).selector(f'device.driver == "{DRIVER}"').build())
-        sl = make_resource_slice(self.name, DRIVER, self.name).all_nodes().device(dict(DEVICE))
-        self.target.apply(sl.build())
-        self.target.apply(make_resource_claim("c", self.ns).request("dev", self.name).build())
-        self.target.apply(make_pool_pod("p", self.ns, cpu="100m").claim("dev", claim="c").build())
-
-    def claim(self) -> Obj:
-        return self.target.get(DRA_API, "ResourceClaim", "c", self.ns)
-
-    def bound(self) -> bool:
-        return bool(self.target.get("v1", "Pod", "p", self.ns)["spec"].get("nodeName"))
-
-    def allocated(self) -> bool:
-        return bool((self.claim().get("status") or {}).get("allocation"))
+        self.node()
+        self.device_class()
+        self.slice([dict(DEVICE)], all_nodes=True)
+        self.run("p", make_resource_claim("c", self.ns).request("dev", self.name).build())
+        # Removed before the device: the pod may still wait on its binding conditions.
+        self.track(DRA_API, "ResourceClaim", "c", self.ns)
+        self.track("v1", "Pod", "p", self.ns)
 
     def set_condition(self, kind: str) -> None:
-        claim = self.claim()
+        claim = self.claim("c")
         cond = {"type": kind, "status": "True", "reason": "Test", "message": f"{kind} by the test",
                 "lastTransitionTime": claim["metadata"]["creationTimestamp"]}
         dev = {"driver": DRIVER, "pool": self.name, "device": DEVICE["name"], "conditions": [cond]}
         self.target.patch_status({**claim, "status": {**claim["status"], "devices": [dev]}})
 
-    def cleanup(self) -> None:
-        for api, kind, name, ns in (("v1", "Pod", "p", self.ns), (DRA_API, "ResourceClaim", "c", self.ns),
-                                    (DRA_API, "ResourceSlice", self.name, None),
-                                    (DRA_API, "DeviceClass", self.name, None), ("v1", "Node", self.node, None)):
-            try:
-                self.target.delete(api, kind, name, ns)
-            except NotFound:
-                pass
-
 
 @pytest.fixture
 def env(target: Target, namespace: str) -> Iterator[Env]:
-    e = Env(target, namespace)
-    try:
+    with Env(target, namespace, "dra-bind", DRIVER) as e:
         yield e
-    finally:
-        e.cleanup()
-
-
-def _pause(target: Target, seconds: float) -> None:
-    with pytest.raises(Exception, match="timed out"):
-        target.wait_until(lambda: False, timeout=seconds, what="time to pass")
 
 
 def test_binding_waits_for_the_binding_conditions(target: Target, env: Env) -> None:
@@ -91,19 +54,19 @@ def test_binding_waits_for_the_binding_conditions(target: Target, env: Env) -> N
     condition True in status.devices, and the pod MUST then be bound.
     """
     env.setup()
-    target.wait_until(env.allocated, timeout=30, what="claim allocated")
-    alloc = env.claim()["status"]["allocation"]
+    target.wait_until(lambda: env.allocation("c") is not None, timeout=30, what="claim allocated")
+    alloc = env.claim("c")["status"]["allocation"]
     (result,) = alloc["devices"]["results"]
     assert result["bindingConditions"] == ["Attached"]
     assert result["bindingFailureConditions"] == ["AttachFailed"]
     assert alloc.get("allocationTimestamp")
     assert alloc["nodeSelector"] == {"nodeSelectorTerms": [{"matchFields": [
-        {"key": "metadata.name", "operator": "In", "values": [env.node]}]}]}
-    assert [r["name"] for r in env.claim()["status"]["reservedFor"]] == ["p"]
-    _pause(target, 8)
-    assert not env.bound()
+        {"key": "metadata.name", "operator": "In", "values": [env.name]}]}]}
+    assert [r["name"] for r in env.claim("c")["status"]["reservedFor"]] == ["p"]
+    pause(target, 8)
+    assert not env.bound("p")
     env.set_condition("Attached")
-    target.wait_until(env.bound, timeout=30, what="pod bound after the binding condition")
+    target.wait_until(lambda: env.bound("p"), timeout=30, what="pod bound after the binding condition")
 
 
 def test_a_binding_failure_deallocates_and_retries(target: Target, env: Env) -> None:
@@ -114,17 +77,17 @@ def test_a_binding_failure_deallocates_and_retries(target: Target, env: Env) -> 
     MUST be bound once the binding conditions of the new allocation are True.
     """
     env.setup()
-    target.wait_until(env.allocated, timeout=30, what="claim allocated")
+    target.wait_until(lambda: env.allocation("c") is not None, timeout=30, what="claim allocated")
     env.set_condition("AttachFailed")
 
     def reallocated() -> bool:
-        st = env.claim().get("status") or {}
+        st = env.claim("c").get("status") or {}
         return bool(st.get("allocation")) and not st.get("devices")
 
     target.wait_until(reallocated, timeout=60, what="claim deallocated and allocated again")
-    assert not env.bound()
+    assert not env.bound("p")
     env.set_condition("Attached")
-    target.wait_until(env.bound, timeout=30, what="pod bound after the retry")
+    target.wait_until(lambda: env.bound("p"), timeout=30, what="pod bound after the retry")
 
 
 @pytest.mark.feature_gates(DRADeviceBindingConditions=False)
@@ -138,8 +101,8 @@ def test_gate_off_drops_the_binding_fields(target: Target, env: Env) -> None:
     env.setup()
     dev = target.get(DRA_API, "ResourceSlice", env.name)["spec"]["devices"][0]
     assert not {"bindingConditions", "bindingFailureConditions", "bindsToNode"} & set(dev)
-    target.wait_until(env.bound, timeout=30, what="pod bound")
-    (result,) = env.claim()["status"]["allocation"]["devices"]["results"]
+    target.wait_until(lambda: env.bound("p"), timeout=30, what="pod bound")
+    (result,) = env.claim("c")["status"]["allocation"]["devices"]["results"]
     assert "bindingConditions" not in result
 
 

@@ -13,16 +13,9 @@ from typing import Any
 
 import pytest
 
-from fixtures import Target
-from reference_impl.api import (
-    DRA_API,
-    make_device_class,
-    make_pool_node,
-    make_pool_pod,
-    make_resource_claim,
-    make_resource_slice,
-)
-from reference_impl.errors import Invalid, NotFound
+from fixtures import DraEnv, Target
+from reference_impl.api import make_resource_claim
+from reference_impl.errors import Invalid
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-4381")]
 Obj = dict[str, Any]
@@ -37,64 +30,16 @@ DEVICES = {  # device -> driverVersion
 }
 
 
-class Env:
-    """A private node with one slice of versioned GPUs; classes are made per test."""
-
-    def __init__(self, target: Target, ns: str) -> None:
-        self.target, self.ns = target, ns
-        self.name = f"dra-semver-{ns}"[:63]
-        self.classes: list[str] = []
-        self.slices: list[str] = [self.name]
-
-    def setup(self) -> None:
-        self.target.apply(make_pool_node(self.name, self.ns).build())
-        sl = make_resource_slice(self.name, DRIVER, self.name, self.name)
-        for dev, version in DEVICES.items():
-            sl.device({"name": dev, "attributes": {"driverVersion": {"version": version}}})
-        self.target.apply(sl.build())
-
-    def device_class(self, suffix: str, selector: str, driver: str = DRIVER) -> str:
-        name = f"{self.name}-{suffix}"[:63]
-        self.target.apply(make_device_class(name).selector(f'device.driver == "{driver}"')
-                          .selector(selector).build())
-        self.classes.append(name)
-        return name
-
-    def run(self, name: str, device_class: str, **request: Any) -> None:
-        self.target.apply(make_resource_claim(name, self.ns).request("gpu", device_class, **request).build())
-        self.target.apply(make_pool_pod(name, self.ns, cpu="100m").claim("c", claim=name).build())
-
-    def devices(self, name: str) -> list[str] | None:
-        alloc = (self.target.get(DRA_API, "ResourceClaim", name, self.ns).get("status") or {}).get("allocation")
-        return None if not alloc else sorted(r["device"] for r in alloc["devices"]["results"])
-
-    def scheduled(self, name: str) -> Obj | None:
-        """The pod's PodScheduled condition, once it has one."""
-        pod = self.target.get("v1", "Pod", name, self.ns)
-        conds = (pod.get("status") or {}).get("conditions") or ()
-        return next((c for c in conds if c["type"] == "PodScheduled"), None)
-
-    def cleanup(self) -> None:
-        gone = [(DRA_API, "DeviceClass", c) for c in self.classes]
-        slices = [(DRA_API, "ResourceSlice", s) for s in self.slices]
-        for api, kind, name in [*slices, *gone, ("v1", "Node", self.name)]:
-            try:
-                self.target.delete(api, kind, name)
-            except NotFound:
-                pass
-
-
 @pytest.fixture
-def env(target: Target, namespace: str) -> Iterator[Env]:
-    e = Env(target, namespace)
-    try:
-        e.setup()
+def env(target: Target, namespace: str) -> Iterator[DraEnv]:
+    """The env's node and a slice of versioned GPUs; classes are made per test."""
+    with DraEnv(target, namespace, "dra-semver", DRIVER) as e:
+        e.node()
+        e.slice({"name": dev, "attributes": {"driverVersion": {"version": v}}} for dev, v in DEVICES.items())
         yield e
-    finally:
-        e.cleanup()
 
 
-def test_is_greater_than_selects_only_newer_drivers(target: Target, env: Env) -> None:
+def test_is_greater_than_selects_only_newer_drivers(target: Target, env: DraEnv) -> None:
     """DRA-CORE, semver isGreaterThan.
 
     A ``version`` attribute MUST be a semver value in CEL, so a DeviceClass selector
@@ -103,12 +48,12 @@ def test_is_greater_than_selects_only_newer_drivers(target: Target, env: Env) ->
     including a pre-release of a newer version.
     """
     cls = env.device_class("gt", f'{DV}.isGreaterThan(semver("550.0.0"))')
-    env.run("newer", cls, all_devices=True)
+    env.run_class("newer", cls, all_devices=True)
     target.wait_until(lambda: env.devices("newer") is not None, timeout=60, what="claim allocated")
     assert env.devices("newer") == ["gpu-mid", "gpu-new", "gpu-rc"]
 
 
-def test_precedence_orders_prereleases_and_ignores_build(target: Target, env: Env) -> None:
+def test_precedence_orders_prereleases_and_ignores_build(target: Target, env: DraEnv) -> None:
     """DRA-CORE, semver precedence in selectors.
 
     A pre-release MUST rank below its release (``isLessThan``), ``compareTo`` MUST
@@ -116,15 +61,15 @@ def test_precedence_orders_prereleases_and_ignores_build(target: Target, env: En
     ignored, so ``semver("560.28.3").compareTo(v) == 0`` holds for "560.28.3+cuda.12.6".
     """
     cls = env.device_class("prec", f'{DV}.isLessThan(semver("550.54.15")) && {DV}.major() == 550')
-    env.run("rc", cls, count=1)
+    env.run_class("rc", cls, count=1)
     same = env.device_class("build", f'semver("560.28.3").compareTo({DV}) == 0')
-    env.run("build", same, count=1)
+    env.run_class("build", same, count=1)
     target.wait_until(lambda: env.devices("rc") is not None and env.devices("build") is not None,
                       timeout=60, what="claims allocated")
     assert (env.devices("rc"), env.devices("build")) == (["gpu-rc"], ["gpu-new"])
 
 
-def test_equality_with_semver_literal(target: Target, env: Env) -> None:
+def test_equality_with_semver_literal(target: Target, env: DraEnv) -> None:
     """DRA-CORE, semver equality.
 
     ``driverVersion == semver("550.54.15")`` MUST match exactly the device with that
@@ -132,7 +77,7 @@ def test_equality_with_semver_literal(target: Target, env: Env) -> None:
     ``semver("v550.54.15", true)`` MUST give the same value.
     """
     cls = env.device_class("eq", f'{DV} == semver("550.54.15") && {DV} == semver("v550.54.15", true)')
-    env.run("eq", cls, all_devices=True)
+    env.run_class("eq", cls, all_devices=True)
     target.wait_until(lambda: env.devices("eq") is not None, timeout=60, what="claim allocated")
     assert env.devices("eq") == ["gpu-mid"]
 
@@ -141,7 +86,7 @@ def test_equality_with_semver_literal(target: Target, env: Env) -> None:
     (f'{DV}.isGreaterThan(semver("550.54"))', "No Major.Minor.Patch elements found"),
     (f'{DV} == "550.54.15"', "no such overload"),
 ])
-def test_invalid_semver_literal_fails_allocation(target: Target, env: Env, selector: str, message: str) -> None:
+def test_invalid_semver_literal_fails_allocation(target: Target, env: DraEnv, selector: str, message: str) -> None:
     """DRA-CORE, invalid semver at runtime.
 
     A selector with an invalid ``semver("550.54")`` literal (no patch number) MUST be
@@ -151,7 +96,7 @@ def test_invalid_semver_literal_fails_allocation(target: Target, env: Env, selec
     be a runtime error ("no such overload"), since the attribute is no string.
     """
     cls = env.device_class("bad", selector)
-    env.run("bad", cls, count=1)
+    env.run_class("bad", cls, count=1)
 
     def failed() -> bool:
         cond = env.scheduled("bad")
@@ -165,30 +110,29 @@ def test_invalid_semver_literal_fails_allocation(target: Target, env: Env, selec
 
 
 @pytest.mark.feature_gates(DRAListTypeAttributes=True)
-def test_version_lists_hold_semver_values(target: Target, env: Env) -> None:
+def test_version_lists_hold_semver_values(target: Target, env: DraEnv) -> None:
     """DRA-CORE, list-type ``versions`` attributes (DRAListTypeAttributes).
 
     Each element of a ``versions`` attribute MUST be a semver value: ``in`` and
     ``includes`` MUST compare by precedence (build metadata ignored) and
     ``exists(v, v.isGreaterThan(...))`` MUST work on the elements.
     """
-    sl = make_resource_slice(f"{env.name}-fw", FW_DRIVER, f"{env.name}-fw", env.name)
-    for dev, fw in (("fw-a", ["1.0.0", "2.1.0-beta.1"]), ("fw-b", ["1.0.0+old", "1.4.2"]), ("fw-c", ["0.9.0"])):
-        sl.device({"name": dev, "attributes": {"kind": {"string": "fw"}, "fw": {"versions": fw}}})
-    target.apply(sl.build())
-    env.slices.append(f"{env.name}-fw")
+    firmware = (("fw-a", ["1.0.0", "2.1.0-beta.1"]), ("fw-b", ["1.0.0+old", "1.4.2"]), ("fw-c", ["0.9.0"]))
+    env.slice(({"name": dev, "attributes": {"kind": {"string": "fw"}, "fw": {"versions": fw}}}
+               for dev, fw in firmware), "fw", driver=FW_DRIVER)
     fw = f'device.attributes["{FW_DRIVER}"].fw'
-    has_one = env.device_class("in", f'semver("1.0.0") in {fw} && {fw}.includes(semver("1.4.2+new"))', FW_DRIVER)
-    env.run("in", has_one, all_devices=True)
-    newer = env.device_class("exists", f'{fw}.exists(v, v.isGreaterThan(semver("2.0.0")))', FW_DRIVER)
-    env.run("exists", newer, all_devices=True)
+    has_one = env.device_class("in", f'semver("1.0.0") in {fw} && {fw}.includes(semver("1.4.2+new"))',
+                               driver=FW_DRIVER)
+    env.run_class("in", has_one, all_devices=True)
+    newer = env.device_class("exists", f'{fw}.exists(v, v.isGreaterThan(semver("2.0.0")))', driver=FW_DRIVER)
+    env.run_class("exists", newer, all_devices=True)
     target.wait_until(lambda: env.devices("in") is not None and env.devices("exists") is not None,
                       timeout=60, what="claims allocated")
     assert (env.devices("in"), env.devices("exists")) == (["fw-b"], ["fw-a"])
 
 
 @pytest.mark.feature_gates(DRADerivedAttributes=True)
-def test_derived_attribute_may_be_a_semver(target: Target, env: Env) -> None:
+def test_derived_attribute_may_be_a_semver(target: Target, env: DraEnv) -> None:
     """DRA-CORE, semver-valued derived attributes (DRADerivedAttributes).
 
     A derived attribute MAY evaluate to a semver; upstream stores its String() form as
@@ -196,36 +140,30 @@ def test_derived_attribute_may_be_a_semver(target: Target, env: Env) -> None:
     550.54.15 with the NIC whose normalized ``semver("v550.54.15", true)`` is the same,
     and not the 550.54.15-rc.2 pre-release.
     """
-    sl = make_resource_slice(f"{env.name}-nic", FW_DRIVER, f"{env.name}-nic", env.name)
-    sl.device({"name": "nic-0", "attributes": {"fw": {"string": "v550.54.15"}}})
-    target.apply(sl.build())
-    env.slices.append(f"{env.name}-nic")
+    env.slice([{"name": "nic-0", "attributes": {"fw": {"string": "v550.54.15"}}}], "nic", driver=FW_DRIVER)
     gpu = env.device_class("dgpu", f'{DV}.major() == 550')
-    nic = env.device_class("dnic", "true", FW_DRIVER)
+    nic = env.device_class("dnic", driver=FW_DRIVER)
     ver = "derived/driverVersion"
     claim = make_resource_claim("d", env.ns).request("gpu", gpu).request("nic", nic).build()
     gpu_req, nic_req = (r["exactly"] for r in claim["spec"]["devices"]["requests"])
     gpu_req["derivedAttributes"] = [{"name": ver, "expression": DV}]
     nic_req["derivedAttributes"] = [{"name": ver, "expression": f'semver(device.attributes["{FW_DRIVER}"].fw, true)'}]
     claim["spec"]["devices"]["constraints"] = [{"matchAttribute": ver}]
-    target.apply(claim)
-    target.apply(make_pool_pod("d", env.ns, cpu="100m").claim("c", claim="d").build())
+    env.run("d", claim)
     target.wait_until(lambda: env.devices("d") is not None, timeout=60, what="claim allocated")
     assert env.devices("d") == ["gpu-mid", "nic-0"]
 
 
-def test_non_semver_version_values_are_rejected(target: Target, env: Env) -> None:
+def test_non_semver_version_values_are_rejected(target: Target, env: DraEnv) -> None:
     """DRA-CORE, version attribute validation.
 
     A ResourceSlice whose ``version`` attribute is no SemVer 2.0.0 string ("550.54",
     "v1.0.0", leading zeros) MUST be rejected at spec.devices[i].attributes[name].version,
     and a valid one with pre-release and build metadata MUST be accepted.
     """
-    sl = make_resource_slice(f"{env.name}-bad", DRIVER, f"{env.name}-bad", env.name)
-    for i, v in enumerate(["550.54", "v1.0.0", "01.2.3", "1.2.3-rc.1+b.7"]):
-        sl.device({"name": f"d{i}", "attributes": {"driverVersion": {"version": v}}})
-    env.slices.append(f"{env.name}-bad")  # removed should it be wrongly accepted
+    versions = ["550.54", "v1.0.0", "01.2.3", "1.2.3-rc.1+b.7"]
     with pytest.raises(Invalid) as e:
-        target.apply(sl.build())
+        env.slice(({"name": f"d{i}", "attributes": {"driverVersion": {"version": v}}}
+                   for i, v in enumerate(versions)), "bad")
     assert set(e.value.fields) == {f"spec.devices[{i}].attributes[driverVersion].version" for i in range(3)}
     assert "must be a string compatible with semver.org spec 2.0.0" in str(e.value)

@@ -7,13 +7,11 @@ from typing import Any
 
 import pytest
 
-from fixtures import FakeDriver, Target
+from fixtures import DraEnv, Target
 from reference_impl.api import (
     DRA_API,
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
     condition,
-    make_device_class,
-    make_pool_node,
     make_pool_pod,
 )
 from reference_impl.errors import NotFound
@@ -23,38 +21,25 @@ Obj = dict[str, Any]
 DRIVER = "ext.garhwal.dev"
 
 
-class Env:
+class Env(DraEnv):
     """Private nodes, a driver pool of GPUs and DeviceClasses serving one extended resource."""
 
     def __init__(self, target: Target, ns: str) -> None:
-        self.target, self.ns = target, ns
+        super().__init__(target, ns, "dra-ext", DRIVER)
         self.resource = f"{ns}.garhwal.dev/gpu"  # unique per test: classes are cluster-scoped
-        self.drv = FakeDriver(target, driver=DRIVER, prefix="dra")
-        self.nodes: list[str] = []
-        self.classes: list[str] = []
 
-    def node(self, suffix: str, gpus: int = 0, advertised: str | None = None) -> str:
-        name = f"dra-ext-{self.ns}-{suffix}"[:63]
-        b = make_pool_node(name, self.ns)
-        if advertised:
-            b.resource(self.resource, advertised)
-        self.target.apply(b.build())
-        self.nodes.append(name)
+    def gpu_node(self, suffix: str, gpus: int = 0, advertised: str | None = None) -> str:
+        name = self.node(suffix, {self.resource: advertised} if advertised else None)
         if gpus:
-            self.drv.publish([name], gpus=gpus)
+            self.fake.publish([name], gpus=gpus)
         return name
 
-    def device_class(self, suffix: str, index: int | None = None, explicit: bool = True) -> Obj:
+    def gpu_class(self, suffix: str, index: int | None = None, explicit: bool = True) -> str:
         """A class for the driver's devices; ``explicit``: naming ``self.resource``."""
-        name = f"dra-ext-{self.ns}-{suffix}"[:63]
-        expr = f'device.driver == "{DRIVER}"'
-        if index is not None:
-            expr += f' && device.attributes["{DRIVER}"].index == {index}'
-        self.classes.append(name)
-        b = make_device_class(name).selector(expr)
-        return self.target.apply((b.extended_resource(self.resource) if explicit else b).build())
+        sel = () if index is None else (f'device.attributes["{DRIVER}"].index == {index}',)
+        return self.device_class(suffix, *sel, extended_resource=self.resource if explicit else None)
 
-    def pod(self, name: str, *per_container: int, node: str | None = None, resource: str = "") -> None:
+    def ext_pod(self, name: str, *per_container: int, node: str | None = None, resource: str = "") -> None:
         """A pool pod whose containers request (and limit) ``per_container`` of the
         resource (``self.resource`` unless another is named)."""
         pod = make_pool_pod(name, self.ns, cpu="100m")
@@ -72,9 +57,6 @@ class Env:
     def get_pod(self, name: str) -> Obj:
         return self.target.get("v1", "Pod", name, self.ns)
 
-    def bound(self, name: str) -> bool:
-        return bool(self.get_pod(name)["spec"].get("nodeName"))
-
     def ext_status(self, name: str) -> Obj | None:
         status: Obj | None = (self.get_pod(name).get("status") or {}).get("extendedResourceClaimStatus")
         return status
@@ -82,33 +64,17 @@ class Env:
     def ext_claim(self, name: str) -> Obj:
         status = self.ext_status(name)
         assert status is not None, f"pod {name} has no extendedResourceClaimStatus"
-        return self.target.get(DRA_API, "ResourceClaim", status["resourceClaimName"], self.ns)
+        return self.claim(status["resourceClaimName"])
 
     def claims(self) -> list[Obj]:
         return self.target.list(DRA_API, "ResourceClaim", self.ns)
-
-    def cleanup(self) -> None:
-        for name in self.classes:
-            try:
-                self.target.delete(DRA_API, "DeviceClass", name)
-            except NotFound:
-                pass
-        self.drv.cleanup()
-        for name in self.nodes:
-            try:
-                self.target.delete("v1", "Node", name)
-            except NotFound:
-                pass
 
 
 @pytest.fixture
 def env(target: Target, namespace: str) -> Iterator[Env]:
     """Private nodes and classes for one test; removed afterwards."""
-    e = Env(target, namespace)
-    try:
+    with Env(target, namespace) as e:
         yield e
-    finally:
-        e.cleanup()
 
 
 def _bound_with_status(target: Target, env: Env, name: str) -> None:
@@ -126,9 +92,9 @@ def test_extended_resource_request_is_served_through_a_special_claim(target: Tar
     one ExactCount request of 2 from that class, allocated and reserved for the pod, and
     MUST record it in pod.status.extendedResourceClaimStatus with its request mapping.
     """
-    node = env.node("dra", gpus=4)
-    cls = env.device_class("gpu")["metadata"]["name"]
-    env.pod("p", 2)
+    node = env.gpu_node("dra", gpus=4)
+    cls = env.gpu_class("gpu")
+    env.ext_pod("p", 2)
     _bound_with_status(target, env, "p")
     pod = env.get_pod("p")
     assert pod["spec"]["nodeName"] == node
@@ -159,9 +125,9 @@ def test_each_container_gets_its_own_request(target: Target, env: Env) -> None:
     container (container-<i>-request-<j>) and requestMappings MUST map each container to
     its request.
     """
-    env.node("dra", gpus=4)
-    env.device_class("gpu")
-    env.pod("p", 1, 1)
+    env.gpu_node("dra", gpus=4)
+    env.gpu_class("gpu")
+    env.ext_pod("p", 1, 1)
     _bound_with_status(target, env, "p")
     claim = env.ext_claim("p")
     names = [r["name"] for r in claim["spec"]["devices"]["requests"]]
@@ -178,15 +144,15 @@ def test_newest_device_class_wins(target: Target, env: Env) -> None:
     When two DeviceClasses name the same extendedResourceName, a pod scheduled after both
     exist MUST be served by the one created later, even when its name sorts after the other.
     """
-    env.node("dra", gpus=4)
-    older = env.device_class("a")
-    env.pod("first", 1)
+    env.gpu_node("dra", gpus=4)
+    older = target.get(DRA_API, "DeviceClass", env.gpu_class("a"))
+    env.ext_pod("first", 1)
     target.wait_until(lambda: (env.get_pod("first").get("status") or {}).get("phase") == "Running",
                       timeout=60, what="first pod running")
-    newer = env.device_class("b")
+    newer = target.get(DRA_API, "DeviceClass", env.gpu_class("b"))
     assert newer["metadata"]["creationTimestamp"] > older["metadata"]["creationTimestamp"]
     assert env.ext_claim("first")["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] == older["metadata"]["name"]
-    env.pod("second", 1)
+    env.ext_pod("second", 1)
     _bound_with_status(target, env, "second")
     served = env.ext_claim("second")["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"]
     assert served == newer["metadata"]["name"]
@@ -200,12 +166,12 @@ def test_device_plugin_allocatable_keeps_working_side_by_side(target: Target, en
     request above that allocatable MUST stay Pending, while on a node without it the same
     resource MUST still be served through DRA.
     """
-    plugin = env.node("dp", advertised="4")
-    dra = env.node("dra", gpus=2)
-    env.device_class("gpu")
-    env.pod("dp", 2, node=plugin)
-    env.pod("toobig", 8, node=plugin)
-    env.pod("viadra", 2, node=dra)
+    plugin = env.gpu_node("dp", advertised="4")
+    dra = env.gpu_node("dra", gpus=2)
+    env.gpu_class("gpu")
+    env.ext_pod("dp", 2, node=plugin)
+    env.ext_pod("toobig", 8, node=plugin)
+    env.ext_pod("viadra", 2, node=dra)
     target.wait_until(lambda: env.bound("dp"), timeout=60, what="device-plugin pod bound")
     _bound_with_status(target, env, "viadra")
     assert env.ext_status("dp") is None
@@ -223,9 +189,9 @@ def test_too_few_devices_leave_the_pod_pending_without_a_claim(target: Target, e
     A pod asking for more devices than any node has MUST stay Pending with
     PodScheduled=False, and no special claim MUST be written for it.
     """
-    env.node("dra", gpus=2)
-    env.device_class("gpu")
-    env.pod("p", 3)
+    env.gpu_node("dra", gpus=2)
+    env.gpu_class("gpu")
+    env.ext_pod("p", 3)
     target.wait_until(
         lambda: (condition(env.get_pod("p"), "PodScheduled") or {}).get("status") == "False",
         timeout=60, what="pod unschedulable")
@@ -240,12 +206,12 @@ def test_special_claim_is_deleted_with_its_pod(target: Target, env: Env) -> None
     Deleting the pod MUST garbage-collect its special claim, freeing the devices for the
     next pod asking for the same extended resource.
     """
-    env.node("dra", gpus=2)
-    env.device_class("gpu")
-    env.pod("p", 2)
+    env.gpu_node("dra", gpus=2)
+    env.gpu_class("gpu")
+    env.ext_pod("p", 2)
     _bound_with_status(target, env, "p")
     name = env.ext_claim("p")["metadata"]["name"]
-    env.pod("next", 2)
+    env.ext_pod("next", 2)
     target.delete("v1", "Pod", "p", env.ns)
 
     def claim_gone() -> bool:
@@ -278,10 +244,10 @@ def test_implicit_device_class_resource_name_is_served(
     1 from that class, whether or not the class sets an extendedResourceName; the
     requestMappings MUST name the implicit resource.
     """
-    node = env.node("dra", gpus=2)
-    cls = env.device_class("gpu", explicit=explicit)["metadata"]["name"]
+    node = env.gpu_node("dra", gpus=2)
+    cls = env.gpu_class("gpu", explicit=explicit)
     implicit = f"{IMPLICIT_PREFIX}{cls}"
-    env.pod("p", 1, resource=implicit)
+    env.ext_pod("p", 1, resource=implicit)
     _bound_with_status(target, env, "p")
     assert env.get_pod("p")["spec"]["nodeName"] == node
     claim = env.ext_claim("p")
@@ -303,10 +269,10 @@ def test_implicit_name_of_a_missing_class_is_insufficient_and_not_preemptible(
     resource and end with "Preemption is not helpful for scheduling." (no node has any
     of it, so no victim could make room).
     """
-    env.node("dra", gpus=2)
-    env.device_class("gpu")
+    env.gpu_node("dra", gpus=2)
+    env.gpu_class("gpu")
     missing = f"{IMPLICIT_PREFIX}dra-ext-{env.ns}-none"
-    env.pod("p", 1, resource=missing)
+    env.ext_pod("p", 1, resource=missing)
     # Until the new node is Ready its not-ready taint may be the reason; then Insufficient.
     target.wait_until(lambda: f"1 Insufficient {missing}" in _unschedulable_message(env, "p"),
                       timeout=60, what="pod unschedulable for the missing resource")

@@ -7,16 +7,9 @@ from typing import Any
 
 import pytest
 
-from fixtures import Target
-from reference_impl.api import (
-    DRA_API,
-    make_device_class,
-    make_pool_node,
-    make_pool_pod,
-    make_resource_claim,
-    make_resource_slice,
-)
-from reference_impl.errors import Invalid, NotFound
+from fixtures import DraEnv, Target
+from reference_impl.api import make_resource_claim
+from reference_impl.errors import Invalid
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-4381")]
 Obj = dict[str, Any]
@@ -24,53 +17,23 @@ DRIVER = "list.garhwal.dev"
 LISTS_ON = pytest.mark.feature_gates(DRAListTypeAttributes=True)
 
 
-class Env:
-    """A private node with one slice of ``devices`` and a class for the driver."""
-
-    def __init__(self, target: Target, ns: str) -> None:
-        self.target, self.ns = target, ns
-        self.name = f"dra-list-{ns}"[:63]
-        self.claims: list[str] = []
-
-    def setup(self, *devices: Obj) -> Obj:
-        self.target.apply(make_pool_node(self.name, self.ns).build())
-        self.target.apply(make_device_class(self.name).selector(f'device.driver == "{DRIVER}"').build())
-        sl = make_resource_slice(self.name, DRIVER, self.name, self.name)
-        for d in devices:
-            sl.device(d)
-        return self.target.apply(sl.build())
-
-    def run(self, name: str, claim: Obj) -> None:
-        self.target.apply(claim)
-        self.target.apply(make_pool_pod(name, self.ns, cpu="100m").claim("c", claim=name).build())
-
-    def devices(self, name: str) -> list[str] | None:
-        alloc = (self.target.get(DRA_API, "ResourceClaim", name, self.ns).get("status") or {}).get("allocation")
-        return None if not alloc else sorted(r["device"] for r in alloc["devices"]["results"])
-
-    def cleanup(self) -> None:
-        for api, kind, name in ((DRA_API, "ResourceSlice", self.name), (DRA_API, "DeviceClass", self.name),
-                                ("v1", "Node", self.name)):
-            try:
-                self.target.delete(api, kind, name)
-            except NotFound:
-                pass
-
-
 @pytest.fixture
-def env(target: Target, namespace: str) -> Iterator[Env]:
-    e = Env(target, namespace)
-    try:
+def env(target: Target, namespace: str) -> Iterator[DraEnv]:
+    with DraEnv(target, namespace, "dra-list", DRIVER) as e:
         yield e
-    finally:
-        e.cleanup()
 
 
 def _dev(name: str, **attrs: Obj) -> Obj:
     return {"name": name, "attributes": attrs}
 
 
-def _pair(env: Env, name: str, constraint: Obj) -> Obj:
+def _setup(env: DraEnv, *devices: Obj) -> None:
+    env.node()
+    env.device_class()
+    env.slice(devices)
+
+
+def _pair(env: DraEnv, name: str, constraint: Obj) -> Obj:
     b = make_resource_claim(name, env.ns).request("a", env.name, selectors=(
         f'device.attributes["{DRIVER}"].kind == "gpu"',)).request("b", env.name, selectors=(
             f'device.attributes["{DRIVER}"].kind == "nic"',))
@@ -79,20 +42,15 @@ def _pair(env: Env, name: str, constraint: Obj) -> Obj:
     return claim
 
 
-def _pause(target: Target, seconds: float) -> None:
-    with pytest.raises(Exception, match="timed out"):
-        target.wait_until(lambda: False, timeout=seconds, what="time to pass")
-
-
 @LISTS_ON
-def test_match_attribute_needs_a_common_list_value(target: Target, env: Env) -> None:
+def test_match_attribute_needs_a_common_list_value(target: Target, env: DraEnv) -> None:
     """DRA-CORE, list attributes in matchAttribute.
 
     With DRAListTypeAttributes a list attribute is a set: matchAttribute MUST accept
     devices whose values share an element (ints [0, 1] with int 1) and MUST NOT pair
     devices with no common element, nor an int with a string of the same digits.
     """
-    env.setup(_dev("gpu-0", kind={"string": "gpu"}, numa={"ints": [0, 1]}),
+    _setup(env, _dev("gpu-0", kind={"string": "gpu"}, numa={"ints": [0, 1]}),
               _dev("nic-0", kind={"string": "nic"}, numa={"int": 1}),
               _dev("nic-1", kind={"string": "nic"}, numa={"string": "0"}))
     env.run("c", _pair(env, "c", {"matchAttribute": f"{DRIVER}/numa"}))
@@ -101,13 +59,13 @@ def test_match_attribute_needs_a_common_list_value(target: Target, env: Env) -> 
 
 
 @LISTS_ON
-def test_distinct_attribute_needs_disjoint_lists(target: Target, env: Env) -> None:
+def test_distinct_attribute_needs_disjoint_lists(target: Target, env: DraEnv) -> None:
     """DRA-CORE, list attributes in distinctAttribute.
 
     distinctAttribute MUST reject devices whose list values overlap and MUST accept
     devices whose lists are disjoint.
     """
-    env.setup(_dev("gpu-0", kind={"string": "gpu"}, links={"strings": ["x", "y"]}),
+    _setup(env, _dev("gpu-0", kind={"string": "gpu"}, links={"strings": ["x", "y"]}),
               _dev("nic-0", kind={"string": "nic"}, links={"strings": ["y"]}),
               _dev("nic-1", kind={"string": "nic"}, links={"strings": ["z"]}))
     env.run("c", _pair(env, "c", {"distinctAttribute": f"{DRIVER}/links"}))
@@ -116,13 +74,13 @@ def test_distinct_attribute_needs_disjoint_lists(target: Target, env: Env) -> No
 
 
 @LISTS_ON
-def test_includes_selects_on_list_and_scalar_attributes(target: Target, env: Env) -> None:
+def test_includes_selects_on_list_and_scalar_attributes(target: Target, env: DraEnv) -> None:
     """DRA-CORE, CEL includes.
 
     With DRAListTypeAttributes, ``x.includes(v)`` MUST be true when list x holds v, or
     when scalar x equals v, so a selector picks exactly such devices.
     """
-    env.setup(_dev("d0", models={"strings": ["a100", "h100"]}),
+    _setup(env, _dev("d0", models={"strings": ["a100", "h100"]}),
               _dev("d1", models={"strings": ["l4"]}),
               _dev("d2", models={"string": "h100"}))
     sel = f'device.attributes["{DRIVER}"].models.includes("h100")'
@@ -132,7 +90,7 @@ def test_includes_selects_on_list_and_scalar_attributes(target: Target, env: Env
 
 
 @pytest.mark.feature_gates(DRAListTypeAttributes=False)
-def test_gate_off_list_values_and_includes_are_rejected(target: Target, env: Env) -> None:
+def test_gate_off_list_values_and_includes_are_rejected(target: Target, env: DraEnv) -> None:
     """DRA-CORE, list attributes gate off.
 
     With DRAListTypeAttributes disabled the apiserver MUST drop list values from a new
@@ -141,7 +99,7 @@ def test_gate_off_list_values_and_includes_are_rejected(target: Target, env: Env
     rejected at its cel.expression, since the function is not declared.
     """
     with pytest.raises(Invalid) as e:
-        env.setup(_dev("d0", numa={"ints": [0, 1]}))
+        _setup(env, _dev("d0", numa={"ints": [0, 1]}))
     assert "spec.devices[0].attributes[numa]" in {c.field for c in e.value.causes}
     claim = make_resource_claim("c", env.ns).request("c", "any", selectors=(
         f'device.attributes["{DRIVER}"].numa.includes(1)',)).build()

@@ -8,92 +8,41 @@ from typing import Any
 
 import pytest
 
-from fixtures import FakeDriver, Target
-from reference_impl.api import (
-    DRA_API,
-    condition,
-    make_device_taint_rule,
-    make_pool_node,
-    make_pool_pod,
-    make_resource_claim,
-    timestamp_seconds,
-)
-from reference_impl.errors import NotFound
+from fixtures import DraEnv, Target, pause
+from reference_impl.api import DRA_API, condition, make_device_taint_rule, timestamp_seconds
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5055")]
 Obj = dict[str, Any]
 DRIVER = "taint.garhwal.dev"
 
 
-class Env:
+class Env(DraEnv):
     """A private node with one driver pool, a GPU class and the rules a test creates."""
 
-    def __init__(self, target: Target, ns: str) -> None:
-        self.target, self.ns = target, ns
-        self.node = f"dra-taint-{ns}"[:63]
-        self.drv = FakeDriver(target, driver=DRIVER, prefix="dra")
-        self.cls = f"dra-taint-{ns}"[:63]
-        self.rules: list[str] = []
-
     def setup(self, gpus: int = 2, taints: tuple[Obj, ...] = ()) -> None:
-        self.target.apply(make_pool_node(self.node, self.ns).build())
-        self.drv.install_class(self.cls)
-        self.drv.publish([self.node], gpus=gpus, taints=taints)
+        self.node()
+        self.fake.install_class(self.name)
+        self.fake.publish([self.name], gpus=gpus, taints=taints)
 
     def rule(self, suffix: str, key: str, effect: str, **selector: str | None) -> Obj:
-        name = f"dra-taint-{self.ns}-{suffix}"[:63]
-        b = make_device_taint_rule(name, key, effect)
+        b = make_device_taint_rule(self.named(suffix), key, effect)
         if selector.pop("_missing", None) is None:
             b.selector(**selector)
-        self.rules.append(name)
-        return self.target.apply(b.build())
+        return self.keep(b.build())
 
     def claim_pod(self, name: str, *, device: str | None = None, tolerations: tuple[Obj, ...] = ()) -> None:
         sel = (f'device.attributes["{DRIVER}"].index == {device[-1]}',) if device else ()
-        self.target.apply(make_resource_claim(name, self.ns).request(
-            "gpu", self.cls, selectors=sel, tolerations=tolerations).build())
-        self.target.apply(make_pool_pod(name, self.ns, cpu="100m").claim("gpu", claim=name).build())
-
-    def pod(self, name: str) -> Obj | None:
-        try:
-            return self.target.get("v1", "Pod", name, self.ns)
-        except NotFound:
-            return None
-
-    def claim(self, name: str) -> Obj:
-        return self.target.get(DRA_API, "ResourceClaim", name, self.ns)
-
-    def bound(self, name: str) -> bool:
-        return bool((self.pod(name) or {}).get("spec", {}).get("nodeName"))
-
-    def gone(self, name: str) -> bool:
-        pod = self.pod(name)
-        return pod is None or bool(pod["metadata"].get("deletionTimestamp"))
+        self.run_class(name, self.name, selectors=sel, tolerations=tolerations)
 
     def rule_condition(self, name: str) -> Obj | None:
         return condition(self.target.get(DRA_API, "DeviceTaintRule", name), "EvictionInProgress")
-
-    def cleanup(self) -> None:
-        for name in self.rules:
-            try:
-                self.target.delete(DRA_API, "DeviceTaintRule", name)
-            except NotFound:
-                pass
-        self.drv.cleanup()
-        try:
-            self.target.delete("v1", "Node", self.node)
-        except NotFound:
-            pass
 
 
 @pytest.fixture
 def env(target: Target, namespace: str) -> Iterator[Env]:
     """A private tainted node with a driver pool; everything it made is removed afterwards."""
-    e = Env(target, namespace)
-    try:
+    with Env(target, namespace, "dra-taint", DRIVER) as e:
         yield e
-    finally:
-        e.cleanup()
 
 
 def _disruption(target: Target, ns: str, name: str, since: str) -> Obj | None:
@@ -155,7 +104,7 @@ def test_no_execute_rule_evicts_only_pods_on_the_tainted_device(target: Target, 
     env.claim_pod("spared", device="gpu-1")
     target.wait_until(lambda: env.bound("hit") and env.bound("spared"), timeout=60, what="both pods bound")
     since = env.pod("hit")["metadata"]["resourceVersion"]  # type: ignore[index]
-    env.rule("gpu0", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.node, device="gpu-0")
+    env.rule("gpu0", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.name, device="gpu-0")
     target.wait_until(lambda: env.pod("hit") is None, timeout=90, what="pod on tainted device deleted")
     cond = _disruption(target, env.ns, "hit", since)
     assert cond is not None and cond["status"] == "True"
@@ -200,7 +149,7 @@ def test_toleration_seconds_delay_eviction(target: Target, env: Env) -> None:
     env.claim_pod("p", tolerations=({**NO_EXEC, "tolerationSeconds": 8},))
     target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
     since = env.pod("p")["metadata"]["resourceVersion"]  # type: ignore[index]
-    rule = env.rule("delay", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.node)
+    rule = env.rule("delay", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.name)
     added = timestamp_seconds(rule["spec"]["taint"]["timeAdded"])
     assert not env.gone("p")
     target.wait_until(lambda: env.pod("p") is None, timeout=60, what="pod evicted")
@@ -218,7 +167,7 @@ def test_no_execute_rule_reports_pods_pending_eviction(target: Target, env: Env)
     env.setup(gpus=1)
     env.claim_pod("p", tolerations=({**NO_EXEC, "tolerationSeconds": 3600},))
     target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
-    name = env.rule("pending", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.node)["metadata"]["name"]
+    name = env.rule("pending", "dra-taint/broken", "NoExecute", driver=DRIVER, pool=env.name)["metadata"]["name"]
     target.wait_until(lambda: (env.rule_condition(name) or {}).get("status") == "True",
                       timeout=60, what="EvictionInProgress=True")
     cond = env.rule_condition(name)
@@ -238,7 +187,7 @@ def test_none_effect_rule_reports_a_dry_run(target: Target, env: Env) -> None:
     env.setup(gpus=2)
     env.claim_pod("p", device="gpu-0")
     target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
-    name = env.rule("dry", "dra-taint/probe", "None", driver=DRIVER, pool=env.node)["metadata"]["name"]
+    name = env.rule("dry", "dra-taint/probe", "None", driver=DRIVER, pool=env.name)["metadata"]["name"]
     target.wait_until(lambda: env.rule_condition(name) is not None, timeout=60, what="dry-run status")
     cond = env.rule_condition(name)
     assert cond is not None and cond["status"] == "False"
@@ -275,12 +224,6 @@ def test_empty_selector_matches_every_device_and_missing_selector_none(target: T
     assert not env.gone("p")
 
 
-def _pause(target: Target, seconds: float) -> None:
-    # Let time pass on either target: wait for something that never happens.
-    with pytest.raises(Exception, match="timed out"):
-        target.wait_until(lambda: False, timeout=seconds, what="time to pass")
-
-
 def _edit_rule(target: Target, rule: Obj, **taint: str) -> Obj:
     # The controller keeps writing the rule's status: replace the spec without a
     # resourceVersion precondition (the target retries on the fresh one).
@@ -301,7 +244,7 @@ def test_rule_time_added_resets_only_when_the_effect_changes(target: Target, env
     created = timestamp_seconds(rule["metadata"]["creationTimestamp"])
     first = timestamp_seconds(rule["spec"]["taint"]["timeAdded"])
     assert 0 <= first - created <= 1
-    _pause(target, 3)
+    pause(target, 3)
     rule = _edit_rule(target, rule, key="dra-taint/b")
     assert timestamp_seconds(rule["spec"]["taint"]["timeAdded"]) == first
     rule = _edit_rule(target, rule, effect="NoSchedule")
@@ -318,13 +261,13 @@ def test_slice_taint_time_added_is_the_time_of_the_write(target: Target, env: En
     """
     taint = {"key": "dra-taint/flaky", "effect": "NoSchedule"}
     env.setup(gpus=1, taints=(taint,))
-    first = env.drv.publish([env.node], gpus=1, taints=(taint,))[0]
+    first = env.fake.publish([env.name], gpus=1, taints=(taint,))[0]
     t0 = timestamp_seconds(first["spec"]["devices"][0]["taints"][0]["timeAdded"])
     assert t0 - timestamp_seconds(first["metadata"]["creationTimestamp"]) <= 1
-    _pause(target, 3)
-    kept = env.drv.publish([env.node], gpus=1, taints=(first["spec"]["devices"][0]["taints"][0],))[0]
+    pause(target, 3)
+    kept = env.fake.publish([env.name], gpus=1, taints=(first["spec"]["devices"][0]["taints"][0],))[0]
     assert timestamp_seconds(kept["spec"]["devices"][0]["taints"][0]["timeAdded"]) == t0
-    again = env.drv.publish([env.node], gpus=1, taints=(taint,))[0]
+    again = env.fake.publish([env.name], gpus=1, taints=(taint,))[0]
     assert timestamp_seconds(again["spec"]["devices"][0]["taints"][0]["timeAdded"]) - t0 >= 3
 
 
@@ -340,8 +283,8 @@ def test_toleration_seconds_count_from_the_effect_change(target: Target, env: En
     env.claim_pod("p", tolerations=({**NO_EXEC, "tolerationSeconds": 20},))
     target.wait_until(lambda: env.bound("p"), timeout=60, what="pod bound")
     rule = env.rule("later", "dra-taint/broken", "None", driver=DRIVER)
-    _pause(target, 15)
+    pause(target, 15)
     _edit_rule(target, rule, effect="NoExecute")
-    _pause(target, 10)
+    pause(target, 10)
     assert not env.gone("p")
     target.wait_until(lambda: env.gone("p"), timeout=40, what="pod evicted")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fixtures import pause
 from fixtures.gpu.faults import RowRemapFailure, ThermalSlowdown, Xid
 from fixtures.plugin.gpu_fleet import GpuFleet
 from fixtures.targets.base import Target
@@ -74,11 +75,6 @@ def gpus(target: Target, gpu_fleet: GpuFleet, namespace: str) -> Iterator[Gpus]:
     yield Gpus(target, gpu_fleet, namespace)
 
 
-def _pause(target: Target, seconds: float) -> None:
-    with pytest.raises(Exception, match="timed out"):
-        target.wait_until(lambda: False, timeout=seconds, what="time to pass")
-
-
 def test_xid79_evicts_only_pods_on_the_lost_gpu(target: Target, gpus: Gpus) -> None:
     """GPU-HEALTH, Xid 79.
 
@@ -118,7 +114,7 @@ def test_tolerating_pod_stays_and_recovery_makes_the_gpu_allocatable(target: Tar
     target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
     gpus.pod("blocked", 0)
     target.wait_until(lambda: gpus.unschedulable("blocked"), timeout=60, what="claim for the faulty GPU rejected")
-    _pause(target, 5)
+    pause(target, 5)
     tolerant = gpus.get("tolerant")
     assert tolerant is not None and not tolerant["metadata"].get("deletionTimestamp")
     target.delete("v1", "Pod", "tolerant", gpus.ns)
@@ -164,7 +160,7 @@ def test_contained_ecc_xid94_is_visible_but_keeps_the_gpu_in_service(target: Tar
     target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
     (taint,) = gpus.fleet.slice_taints(gpus.node, "gpu-0")
     assert (taint["value"], taint["effect"]) == ("94", "None")
-    _pause(target, 5)
+    pause(target, 5)
     assert not (gpus.get("running") or {"metadata": {"deletionTimestamp": "gone"}})["metadata"].get("deletionTimestamp")
     gpus.target.delete("v1", "Pod", "running", gpus.ns)  # frees the GPU (not the taint)
     target.wait_until(lambda: gpus.get("running") is None, timeout=60, what="the first pod gone")
