@@ -112,95 +112,107 @@ class HorizontalController:
         hpa = self._hpas.get(key)
         if hpa is None:
             return
-        spec, ns = hpa["spec"], hpa["metadata"]["namespace"]
+        spec = hpa["spec"]
+        status: Obj = copy.deepcopy(hpa.get("status") or {})
+        target = self._scale_target(spec, hpa["metadata"]["namespace"], status)
+        if target is None:
+            self._write_status(hpa, status)
+            return
+        current = int((target.get("spec") or {}).get("replicas", 1))
+        self._stab.record_initial(key, self._ctx.clock.now(), current)
+        lo, hi = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
+        scaled_to_zero = (condition({"status": status}, SCALED_TO_ZERO) or {}).get("status") == "True"
+        results: list[tuple[str, MetricResult | None]] | None = None
+        # shouldComputeMetricsForZeroReplicas: only an HPA that put the target at zero (and
+        # may leave it: minReplicas raised, or an Object/External metric) scales it.
+        if current == 0 and not (scaled_to_zero and (lo != 0 or _object_or_external(spec))):
+            self._cond(status, "ScalingActive", "False", "ScalingDisabled",
+                       "scaling is disabled since the replica count of the target is zero")
+            desired = current
+        elif current > hi or 0 < current < lo:
+            desired = self._rescale(key, spec, target, status, current, hi if current > hi else lo)
+        else:
+            proposal = self._from_metrics(key, hpa, target, status, current, scaled_to_zero)
+            if proposal is None:
+                return  # the metrics failed: status is written, the old desired count kept
+            desired, results = proposal
+            if desired != current:
+                self._rescale(key, spec, target, status, current, desired)
+        self._write_status(hpa, self._status(hpa, status, current, desired, results))
+
+    def _cond(self, status: Obj, ctype: str, value: str, reason: str, message: str) -> None:
+        set_condition(status, _cond(ctype, value, reason, message), rfc3339(self._ctx.clock.now()))
+
+    def _scale_target(self, spec: Obj, ns: str, status: Obj) -> Obj | None:
+        """The scale target, with AbleToScale saying whether it could be read."""
         ref = spec.get("scaleTargetRef") or {}
         kind, name = str(ref.get("kind")), str(ref.get("name"))
         api_version = ref.get("apiVersion") or _SCALABLE.get(kind, "")
         target = self._server.try_get(api_version, kind, name, ns) if kind in _SCALABLE else None
-        status: Obj = copy.deepcopy(hpa.get("status") or {})
-        now = rfc3339(self._ctx.clock.now())
-
-        def cond(ctype: str, value: str, reason: str, message: str) -> None:
-            set_condition(status, _cond(ctype, value, reason, message), now)
-
         if target is None:
             what = f'{kind.lower()}s.apps "{name}" not found' if kind in _SCALABLE else f'no matches for kind "{kind}"'
-            cond("AbleToScale", "False", "FailedGetScale",
-                 f"the HPA controller was unable to get the target's current scale: {what}")
-            self._write_status(hpa, status)
-            return
-        cond("AbleToScale", "True", "SucceededGetScale",
-             "the HPA controller was able to get the target's current scale")
-        current = int((target.get("spec") or {}).get("replicas", 1))
-        clock_now = self._ctx.clock.now()
-        self._stab.record_initial(key, clock_now, current)
-        lo, hi = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
-        metrics = spec.get("metrics") or []
-        object_or_external = any(m.get("type") in ("Object", "External") for m in metrics)
-        scaled_to_zero = (condition({"status": status}, SCALED_TO_ZERO) or {}).get("status") == "True"
-        desired, rescale, compute = 0, True, True
-        results: list[tuple[str, MetricResult | None]] = []
-        if current == 0:
-            # shouldComputeMetricsForZeroReplicas: only an HPA that put the target at zero
-            # (and may leave it: minReplicas raised, or an Object/External metric) scales it.
-            compute = (lo != 0 and scaled_to_zero) or (scaled_to_zero and object_or_external)
-            if not compute:
-                rescale = False
-                cond("ScalingActive", "False", "ScalingDisabled",
-                     "scaling is disabled since the replica count of the target is zero")
-        elif current > hi:
-            desired, compute = hi, False
-        elif current < lo:
-            desired, compute = lo, False
-        if compute:
-            invalid = self._invalid_selector(key, ns, target)
-            if invalid:
-                cond("ScalingActive", "False", *invalid)
-                self._write_status(hpa, self._status(hpa, status, current, int(status.get("desiredReplicas", 0)), None))
-                return
-            results = self._compute(metrics, self._target_pods(target, ns), current, ns)
-            best_name, best = "", None
-            for n, r in results:  # "replicas == 0 || proposal > replicas"
-                if r is not None and (best is None or best.replicas == 0 or r.replicas > best.replicas):
-                    best_name, best = n, r
-            failed = [(m, n) for m, (n, r) in zip(metrics, results, strict=True) if r is None]
-            # All metrics invalid, or some invalid while the others would scale down.
-            if failed and (best is None or best.replicas < current):
-                m, _ = failed[0]
-                cond("ScalingActive", "False", f"FailedGet{m.get('type')}Metric",
-                     f"the HPA was unable to compute the replica count: {_metric_error(m, ns)}")
-                # setCurrentReplicasAndMetricsInStatus: the old desired count is kept.
-                self._write_status(hpa, self._status(hpa, status, current, int(status.get("desiredReplicas", 0)), results))
-                return
-            assert best is not None
-            cond("ScalingActive", "True", "ValidMetricFound",
-                 f"the HPA was able to successfully calculate a replica count from {best_name}")
-            desired = max(desired, best.replicas)
-            norm = (self._stab.normalize_with_behaviors(key, clock_now, spec["behavior"], current, desired, lo, hi)
-                    if spec.get("behavior") is not None
-                    else self._stab.normalize_without_behavior(key, clock_now, current, desired, lo, hi))
-            cond("AbleToScale", "True", norm.able_reason, norm.able_message)
-            cond("ScalingLimited", "True" if norm.limited else "False", norm.limited_reason, norm.limited_message)
-            desired = norm.replicas
-            if current == 0 and lo != 0 and scaled_to_zero and desired < lo:
-                desired = lo  # leaving zero after minReplicas was raised
-            rescale = desired != current
-        if rescale:
-            self._scale(target, desired)
-            cond("AbleToScale", "True", "SucceededRescale",
-                 f"the HPA controller was able to update the target scale to {desired}")
-            if spec.get("behavior") is not None:
-                self._stab.record(key, clock_now, desired - current)
-            # ScaledToZero is set on every rescale, so it is never stale.
-            if current > 0 and desired == 0 and lo == 0 and object_or_external:
-                cond(SCALED_TO_ZERO, "True", "ScaledToZero", "the HPA controller scaled the workload to zero")
-            else:
-                cond(SCALED_TO_ZERO, "False", "NotScaledToZero",
-                     "the HPA controller did not scale the workload to zero")
-            status["lastScaleTime"] = now
+            self._cond(status, "AbleToScale", "False", "FailedGetScale",
+                       f"the HPA controller was unable to get the target's current scale: {what}")
         else:
-            desired = current
-        self._write_status(hpa, self._status(hpa, status, current, desired, results if compute else None))
+            self._cond(status, "AbleToScale", "True", "SucceededGetScale",
+                       "the HPA controller was able to get the target's current scale")
+        return target
+
+    def _from_metrics(
+        self, key: str, hpa: Obj, target: Obj, status: Obj, current: int, scaled_to_zero: bool
+    ) -> tuple[int, list[tuple[str, MetricResult | None]]] | None:
+        """``computeReplicasForMetrics`` then ``normalizeDesiredReplicas``: the desired
+        count and the per-metric results; None when the HPA cannot scale (status written)."""
+        spec, ns = hpa["spec"], hpa["metadata"]["namespace"]
+        kept = int(status.get("desiredReplicas", 0))
+        invalid = self._invalid_selector(key, ns, target)
+        if invalid:
+            self._cond(status, "ScalingActive", "False", *invalid)
+            self._write_status(hpa, self._status(hpa, status, current, kept, None))
+            return None
+        metrics = spec.get("metrics") or []
+        results = self._compute(metrics, self._target_pods(target, ns), current, ns)
+        best_name, best = "", None
+        for n, r in results:  # "replicas == 0 || proposal > replicas"
+            if r is not None and (best is None or best.replicas == 0 or r.replicas > best.replicas):
+                best_name, best = n, r
+        failed = [m for m, (_, r) in zip(metrics, results, strict=True) if r is None]
+        # All metrics invalid, or some invalid while the others would scale down.
+        if failed and (best is None or best.replicas < current):
+            self._cond(status, "ScalingActive", "False", f"FailedGet{failed[0].get('type')}Metric",
+                       f"the HPA was unable to compute the replica count: {_metric_error(failed[0], ns)}")
+            # setCurrentReplicasAndMetricsInStatus: the old desired count is kept.
+            self._write_status(hpa, self._status(hpa, status, current, kept, results))
+            return None
+        assert best is not None
+        self._cond(status, "ScalingActive", "True", "ValidMetricFound",
+                   f"the HPA was able to successfully calculate a replica count from {best_name}")
+        lo, hi, now = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"]), self._ctx.clock.now()
+        norm = (self._stab.normalize_with_behaviors(key, now, spec["behavior"], current, best.replicas, lo, hi)
+                if spec.get("behavior") is not None
+                else self._stab.normalize_without_behavior(key, now, current, best.replicas, lo, hi))
+        self._cond(status, "AbleToScale", "True", norm.able_reason, norm.able_message)
+        self._cond(status, "ScalingLimited", "True" if norm.limited else "False",
+                   norm.limited_reason, norm.limited_message)
+        if current == 0 and lo != 0 and scaled_to_zero and norm.replicas < lo:
+            return lo, results  # leaving zero after minReplicas was raised
+        return norm.replicas, results
+
+    def _rescale(self, key: str, spec: Obj, target: Obj, status: Obj, current: int, desired: int) -> int:
+        """Write the target's new scale and the conditions and times that record it."""
+        self._scale(target, desired)
+        self._cond(status, "AbleToScale", "True", "SucceededRescale",
+                   f"the HPA controller was able to update the target scale to {desired}")
+        if spec.get("behavior") is not None:
+            self._stab.record(key, self._ctx.clock.now(), desired - current)
+        # ScaledToZero is set on every rescale, so it is never stale.
+        if current > 0 and desired == 0 and int(spec.get("minReplicas", 1)) == 0 and _object_or_external(spec):
+            self._cond(status, SCALED_TO_ZERO, "True", "ScaledToZero", "the HPA controller scaled the workload to zero")
+        else:
+            self._cond(status, SCALED_TO_ZERO, "False", "NotScaledToZero",
+                       "the HPA controller did not scale the workload to zero")
+        status["lastScaleTime"] = rfc3339(self._ctx.clock.now())
+        return desired
 
     def _invalid_selector(self, key: str, ns: str, target: Obj) -> tuple[str, str] | None:
         """``validateAndParseSelector``: (reason, message) when the target's pods cannot be
@@ -292,6 +304,11 @@ class HorizontalController:
 
 def _cond(ctype: str, status: str, reason: str, message: str) -> Obj:
     return {"type": ctype, "status": status, "reason": reason, "message": message}
+
+
+def _object_or_external(spec: Obj) -> bool:
+    """Whether a metric can scale the target up from zero (it is not measured on pods)."""
+    return any(m.get("type") in ("Object", "External") for m in spec.get("metrics") or [])
 
 
 def _go_selector(sel: Obj | None) -> str:

@@ -97,6 +97,24 @@ def test_a_target_above_max_replicas_is_scaled_down_to_it(target: Target, namesp
     assert h["status"]["currentReplicas"] == 4
 
 
+def test_a_target_below_min_replicas_is_scaled_up_without_its_metrics(target: Target, namespace: str) -> None:
+    """HPA and a target below minReplicas.
+
+    A Deployment with fewer replicas than the HPA's ``minReplicas`` MUST be scaled up to
+    ``minReplicas`` before any metric is read: even when its only metric has no value,
+    the HPA MUST rescale (``AbleToScale=True/SucceededRescale``) and record
+    ``desiredReplicas`` equal to ``minReplicas``.
+    """
+    target.apply(make_deployment("under", namespace, replicas=1).build())
+    hpa = make_hpa("under", namespace, target="under").replicas(3, 5)
+    target.apply(hpa.external("under_never_served", average_value="10", selector={"queue": "under"}).build())
+    target.wait_until(lambda: _replicas(target, namespace, "under") == 3, timeout=120,
+                      what="scaled up to minReplicas")
+    h = _hpa(target, namespace, "under")
+    assert h["status"]["desiredReplicas"] == 3
+    assert (condition(h, "AbleToScale") or {}).get("status") == "True"
+
+
 def test_a_metric_above_target_limits_scaling_at_max_replicas(target: Target, namespace: str) -> None:
     """HPA ScalingLimited.
 
