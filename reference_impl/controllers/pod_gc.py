@@ -32,7 +32,7 @@ QUARANTINE_S: Final = 40.0
 class PodGCController:
     """Force-deletes pods of missing nodes and terminating pods of out-of-service nodes."""
 
-    name: Final = "pod-garbage-collector"
+    name: Final = "pod-garbage-collector-controller"  # kube-controller-manager's name
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
