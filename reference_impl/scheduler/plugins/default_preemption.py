@@ -25,7 +25,7 @@ from typing import Any, Final, final
 
 from reference_impl.api.meta import set_condition
 from reference_impl.clock import rfc3339
-from reference_impl.errors import ApiError
+from reference_impl.errors import Conflict, NotFound
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError, NodeToStatus
 from reference_impl.scheduler.framework.interface import (
@@ -268,7 +268,7 @@ class DefaultPreemption:
                     _mark(server, latest, msg, now)
                     try:
                         server.delete("v1", "Pod", meta["name"], meta.get("namespace"))
-                    except ApiError:
+                    except NotFound:
                         pass  # already gone
             self._h.ctx.trace.record("scheduler", "Preempted", u.name, preemptor)
 
@@ -286,8 +286,8 @@ def _nominate(server: Any, nominations: dict[str, str]) -> None:
             server.update_status(
                 {**pod, "status": {**(pod.get("status") or {}), "nominatedNodeName": node}}
             )
-        except ApiError:
-            pass  # changed meanwhile: its next failed cycle nominates again
+        except (NotFound, Conflict):
+            pass  # changed or gone meanwhile: its next failed cycle nominates again
 
 
 def _mark(server: Any, obj: Obj, message: str, now: str) -> None:
@@ -298,8 +298,8 @@ def _mark(server: Any, obj: Obj, message: str, now: str) -> None:
     if set_condition(st, cond, now):
         try:
             server.update_status({**obj, "status": st})
-        except ApiError:
-            pass
+        except (NotFound, Conflict):
+            pass  # gone or changed meanwhile: the deletion that follows still counts
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
