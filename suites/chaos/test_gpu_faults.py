@@ -11,43 +11,34 @@ from typing import Any
 
 import pytest
 
+from fixtures import DraEnv
 from fixtures.chaos.faults import DeviceTaintRuleFault, GpuFaultInjector, inject
 from fixtures.chaos.injector import Scope
 from fixtures.plugin.gpu_fleet import GpuFleet
 from fixtures.targets.base import Target
-from reference_impl.api import DRA_API, condition, make_pool_pod, make_resource_claim
+from reference_impl.api import DRA_API, condition
 from reference_impl.errors import BadRequest, NotFound
 
 Obj = dict[str, Any]
 
 
-class _Gpus:
+class _Gpus(DraEnv):
+    """One private GPU node (named like its class) and pods that each claim one GPU."""
+
     def __init__(self, target: Target, fleet: GpuFleet, ns: str, gpus: int = 3) -> None:
-        self.target, self.fleet, self.ns = target, fleet, ns
-        self.node = self.cls = f"chaos-gpu-{ns}"[:63]
-        self.gpu_node = fleet.add_node(self.node, gpus=gpus, device_class=self.cls)
+        super().__init__(target, ns, "chaos-gpu", "gpu.garhwal.dev")
+        self.fleet = fleet
+        self.gpu_node = fleet.add_node(self.name, gpus=gpus, device_class=self.name)
 
-    def pod(self, name: str, index: int) -> None:
-        sel = (f'device.attributes["gpu.garhwal.dev"].index == {index}',)
-        claim = make_resource_claim(name, self.ns).request("gpu", self.cls, selectors=sel)
-        self.target.apply(claim.build())
-        self.target.apply(make_pool_pod(name, self.ns, cpu="100m").claim("gpu", claim=name).build())
-
-    def pod_obj(self, name: str) -> Obj | None:
-        try:
-            return self.target.get("v1", "Pod", name, self.ns)
-        except NotFound:
-            return None
-
-    def bound(self, name: str) -> bool:
-        return bool(((self.pod_obj(name) or {}).get("spec") or {}).get("nodeName"))
+    def claim_pod(self, name: str, index: int) -> None:
+        self.run_class(name, self.name, selectors=(f'device.attributes["{self.driver}"].index == {index}',))
 
     def taints(self, index: int) -> list[Obj]:
-        return self.fleet.slice_taints(self.node, f"gpu-{index}")
+        return self.fleet.slice_taints(self.name, f"gpu-{index}")
 
     def scope(self, device: Any, fault: Any) -> Scope:
         params = {"node_dir": str(self.gpu_node.dir), "device": device, "fault": fault}
-        return Scope(nodes=(self.node,), params=params)
+        return Scope(nodes=(self.name,), params=params)
 
 
 def test_an_xid79_fault_evicts_only_the_lost_gpus_pod_and_revert_brings_it_back(
@@ -61,26 +52,26 @@ def test_an_xid79_fault_evicts_only_the_lost_gpus_pod_and_revert_brings_it_back(
     allocated it again.
     """
     gpus = _Gpus(target, gpu_fleet, namespace)
-    gpus.pod("hit", 0)
-    gpus.pod("spared", 1)
+    gpus.claim_pod("hit", 0)
+    gpus.claim_pod("spared", 1)
     target.wait_until(
         lambda: gpus.bound("hit") and gpus.bound("spared"), timeout=60, what="pods bound"
     )
     with inject(target, GpuFaultInjector(), gpus.scope(0, "xid:79")):
-        gpu_fleet.pump(gpus.node)
+        gpu_fleet.pump(gpus.name)
         target.wait_until(lambda: bool(gpus.taints(0)), timeout=30, what="gpu-0 tainted")
         assert [(t["key"], t["effect"]) for t in gpus.taints(0)] == [
             ("gpu.garhwal.dev/xid", "NoExecute")
         ]
         target.wait_until(
-            lambda: gpus.pod_obj("hit") is None, timeout=90, what="pod on the lost GPU gone"
+            lambda: gpus.pod("hit") is None, timeout=90, what="pod on the lost GPU gone"
         )
-        spared = gpus.pod_obj("spared")
+        spared = gpus.pod("spared")
         assert spared is not None and not spared["metadata"].get("deletionTimestamp")
         assert gpus.taints(1) == [] and gpus.taints(2) == []
-    gpu_fleet.pump(gpus.node)
+    gpu_fleet.pump(gpus.name)
     target.wait_until(lambda: not gpus.taints(0), timeout=30, what="taint removed after revert")
-    gpus.pod("again", 0)
+    gpus.claim_pod("again", 0)
     target.wait_until(lambda: gpus.bound("again"), timeout=90, what="the recovered GPU allocated")
 
 
@@ -94,10 +85,10 @@ def test_a_device_taint_rule_fault_evicts_through_the_rule_and_revert_deletes_it
     revert MUST delete the rule.
     """
     gpus = _Gpus(target, gpu_fleet, namespace, gpus=2)
-    gpus.pod("victim", 1)
+    gpus.claim_pod("victim", 1)
     target.wait_until(lambda: gpus.bound("victim"), timeout=60, what="pod bound")
     slices = [
-        s for s in target.list(DRA_API, "ResourceSlice") if s["spec"].get("nodeName") == gpus.node
+        s for s in target.list(DRA_API, "ResourceSlice") if s["spec"].get("nodeName") == gpus.name
     ]
     (slice_,) = slices
     params = {
@@ -107,7 +98,7 @@ def test_a_device_taint_rule_fault_evicts_through_the_rule_and_revert_deletes_it
     }
     with inject(target, DeviceTaintRuleFault(), Scope(params=params)) as rollback:
         name = rollback.undo["rule"]["metadata"]["name"]
-        target.wait_until(lambda: gpus.pod_obj("victim") is None, timeout=90, what="pod evicted")
+        target.wait_until(lambda: gpus.pod("victim") is None, timeout=90, what="pod evicted")
 
         def cond() -> Obj | None:
             return condition(target.get(DRA_API, "DeviceTaintRule", name), "EvictionInProgress")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fixtures import pause
+from fixtures import DraEnv, pause
 from fixtures.gpu.faults import RowRemapFailure, ThermalSlowdown, Xid
 from fixtures.plugin.gpu_fleet import GpuFleet
 from fixtures.targets.base import Target
@@ -23,7 +23,6 @@ from reference_impl.api import (
     make_pool_pod,
     make_resource_claim,
 )
-from reference_impl.errors import NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5055")]
 Obj = dict[str, Any]
@@ -31,43 +30,31 @@ DRIVER = "gpu.garhwal.dev"
 XID_NOEXEC = {"key": "gpu.garhwal.dev/xid", "operator": "Exists", "effect": "NoExecute"}
 
 
-class Gpus:
+class Gpus(DraEnv):
     """One private GPU node, its class, and pods that each claim one GPU."""
 
     def __init__(self, target: Target, fleet: GpuFleet, ns: str) -> None:
-        self.target, self.fleet, self.ns = target, fleet, ns
-        self.node = f"gpu-{ns}"[:63]
-        self.cls = f"gpu-{ns}"[:63]
+        super().__init__(target, ns, "gpu", DRIVER)
+        self.fleet = fleet
+        self.cls = self.name  # the node and its class share the env name
 
     def setup(self, publish: str = "slice", gpus: int = 4) -> None:
-        self.fleet.add_node(self.node, gpus=gpus, publish=publish, device_class=self.cls)
+        self.fleet.add_node(self.name, gpus=gpus, publish=publish, device_class=self.cls)
 
-    def pod(self, name: str, index: int | None = None, tolerations: tuple[Obj, ...] = ()) -> None:
+    def claim_pod(self, name: str, index: int | None = None, tolerations: tuple[Obj, ...] = ()) -> None:
         sel = (f'device.attributes["{DRIVER}"].index == {index}',) if index is not None else ()
-        self.target.apply(make_resource_claim(name, self.ns).request(
-            "gpu", self.cls, selectors=sel, tolerations=tolerations).build())
-        self.target.apply(make_pool_pod(name, self.ns, cpu="100m").claim("gpu", claim=name).build())
-
-    def get(self, name: str) -> Obj | None:
-        try:
-            return self.target.get("v1", "Pod", name, self.ns)
-        except NotFound:
-            return None
-
-    def bound(self, name: str) -> bool:
-        return bool((self.get(name) or {}).get("spec", {}).get("nodeName"))
+        self.run_class(name, self.cls, selectors=sel, tolerations=tolerations)
 
     def device(self, name: str) -> str | None:
-        claim = self.target.get(DRA_API, "ResourceClaim", name, self.ns)
-        results = (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []
-        return str(results[0]["device"]) if results else None
+        devices = self.devices(name)
+        return devices[0] if devices else None
 
     def unschedulable(self, name: str) -> bool:
-        cond = condition(self.get(name) or {}, "PodScheduled")
+        cond = self.scheduled(name)
         return cond is not None and cond.get("status") == "False"
 
     def tainted(self, index: int, key: str) -> bool:
-        return any(t["key"] == key for t in self.fleet.slice_taints(self.node, f"gpu-{index}"))
+        return any(t["key"] == key for t in self.fleet.slice_taints(self.name, f"gpu-{index}"))
 
 
 @pytest.fixture
@@ -83,21 +70,21 @@ def test_xid79_evicts_only_pods_on_the_lost_gpu(target: Target, gpus: Gpus) -> N
     MUST stay, and a new claim MUST be allocated a healthy GPU, never the lost one.
     """
     gpus.setup()
-    gpus.pod("hit", 0)
-    gpus.pod("spared", 1)
+    gpus.claim_pod("hit", 0)
+    gpus.claim_pod("spared", 1)
     target.wait_until(lambda: gpus.bound("hit") and gpus.bound("spared"), timeout=60, what="both pods bound")
-    gpus.fleet.inject(gpus.node, 0, Xid(79))
+    gpus.fleet.inject(gpus.name, 0, Xid(79))
     target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
-    (taint,) = gpus.fleet.slice_taints(gpus.node, "gpu-0")
+    (taint,) = gpus.fleet.slice_taints(gpus.name, "gpu-0")
     assert (taint["value"], taint["effect"]) == ("79", "NoExecute")
-    target.wait_until(lambda: gpus.get("hit") is None, timeout=90, what="pod on the lost GPU deleted")
-    spared = gpus.get("spared")
+    target.wait_until(lambda: gpus.pod("hit") is None, timeout=90, what="pod on the lost GPU deleted")
+    spared = gpus.pod("spared")
     assert spared is not None and not spared["metadata"].get("deletionTimestamp")
     assert gpus.device("spared") == "gpu-1"
-    gpus.pod("fresh")
+    gpus.claim_pod("fresh")
     target.wait_until(lambda: gpus.bound("fresh"), timeout=60, what="a new pod bound")
     assert gpus.device("fresh") in {"gpu-2", "gpu-3"}
-    assert all(gpus.fleet.slice_taints(gpus.node, f"gpu-{i}") == [] for i in (1, 2, 3))
+    assert all(gpus.fleet.slice_taints(gpus.name, f"gpu-{i}") == [] for i in (1, 2, 3))
 
 
 def test_tolerating_pod_stays_and_recovery_makes_the_gpu_allocatable(target: Target, gpus: Gpus) -> None:
@@ -108,18 +95,18 @@ def test_tolerating_pod_stays_and_recovery_makes_the_gpu_allocatable(target: Tar
     and a claim asking for that exact GPU MUST be allocated it.
     """
     gpus.setup(gpus=2)
-    gpus.pod("tolerant", 0, tolerations=(XID_NOEXEC,))
+    gpus.claim_pod("tolerant", 0, tolerations=(XID_NOEXEC,))
     target.wait_until(lambda: gpus.bound("tolerant"), timeout=60, what="tolerating pod bound")
-    rb = gpus.fleet.inject(gpus.node, 0, Xid(95))
+    rb = gpus.fleet.inject(gpus.name, 0, Xid(95))
     target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
-    gpus.pod("blocked", 0)
+    gpus.claim_pod("blocked", 0)
     target.wait_until(lambda: gpus.unschedulable("blocked"), timeout=60, what="claim for the faulty GPU rejected")
     pause(target, 5)
-    tolerant = gpus.get("tolerant")
+    tolerant = gpus.pod("tolerant")
     assert tolerant is not None and not tolerant["metadata"].get("deletionTimestamp")
     target.delete("v1", "Pod", "tolerant", gpus.ns)
-    target.wait_until(lambda: gpus.get("tolerant") is None, timeout=60, what="tolerating pod removed")
-    gpus.fleet.recover(gpus.node, rb)
+    target.wait_until(lambda: gpus.pod("tolerant") is None, timeout=60, what="tolerating pod removed")
+    gpus.fleet.recover(gpus.name, rb)
     target.wait_until(lambda: not gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="taint removed")
     target.wait_until(lambda: gpus.bound("blocked"), timeout=90, what="claim for the recovered GPU allocated")
     assert gpus.device("blocked") == "gpu-0"
@@ -132,18 +119,18 @@ def test_thermal_slowdown_stops_new_work_but_keeps_running_work(target: Target, 
     a claim asking for it MUST stay unallocated, and a claim for any GPU MUST get another.
     """
     gpus.setup(gpus=2)
-    gpus.pod("running", 1)
+    gpus.claim_pod("running", 1)
     target.wait_until(lambda: gpus.bound("running"), timeout=60, what="pod bound")
-    gpus.fleet.inject(gpus.node, 1, ThermalSlowdown())
+    gpus.fleet.inject(gpus.name, 1, ThermalSlowdown())
     target.wait_until(lambda: gpus.tainted(1, "gpu.garhwal.dev/thermal"), timeout=30, what="gpu-1 tainted")
-    (taint,) = gpus.fleet.slice_taints(gpus.node, "gpu-1")
+    (taint,) = gpus.fleet.slice_taints(gpus.name, "gpu-1")
     assert (taint["value"], taint["effect"]) == ("hw-slowdown", "NoSchedule")
-    gpus.pod("wants-1", 1)
+    gpus.claim_pod("wants-1", 1)
     target.wait_until(lambda: gpus.unschedulable("wants-1"), timeout=60, what="claim for the hot GPU rejected")
-    gpus.pod("any")
+    gpus.claim_pod("any")
     target.wait_until(lambda: gpus.bound("any"), timeout=60, what="claim for any GPU bound")
     assert gpus.device("any") == "gpu-0"
-    assert gpus.bound("running") and not (gpus.get("running") or {})["metadata"].get("deletionTimestamp")
+    assert gpus.bound("running") and not (gpus.pod("running") or {})["metadata"].get("deletionTimestamp")
 
 
 def test_contained_ecc_xid94_is_visible_but_keeps_the_gpu_in_service(target: Target, gpus: Gpus) -> None:
@@ -154,19 +141,19 @@ def test_contained_ecc_xid94_is_visible_but_keeps_the_gpu_in_service(target: Tar
     a claim asking for that GPU MUST still be allocated it.
     """
     gpus.setup(gpus=1)
-    gpus.pod("running", 0)
+    gpus.claim_pod("running", 0)
     target.wait_until(lambda: gpus.bound("running"), timeout=60, what="pod bound")
-    gpus.fleet.inject(gpus.node, 0, Xid(94))
+    gpus.fleet.inject(gpus.name, 0, Xid(94))
     target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/xid"), timeout=30, what="gpu-0 tainted")
-    (taint,) = gpus.fleet.slice_taints(gpus.node, "gpu-0")
+    (taint,) = gpus.fleet.slice_taints(gpus.name, "gpu-0")
     assert (taint["value"], taint["effect"]) == ("94", "None")
     pause(target, 5)
-    assert not (gpus.get("running") or {"metadata": {"deletionTimestamp": "gone"}})["metadata"].get("deletionTimestamp")
+    assert not (gpus.pod("running") or {"metadata": {"deletionTimestamp": "gone"}})["metadata"].get("deletionTimestamp")
     gpus.target.delete("v1", "Pod", "running", gpus.ns)  # frees the GPU (not the taint)
-    target.wait_until(lambda: gpus.get("running") is None, timeout=60, what="the first pod gone")
-    gpus.pod("new", 0)
+    target.wait_until(lambda: gpus.pod("running") is None, timeout=60, what="the first pod gone")
+    gpus.claim_pod("new", 0)
     target.wait_until(lambda: gpus.bound("new"), timeout=90, what="a new claim allocated the GPU")
-    assert gpus.fleet.slice_taints(gpus.node, "gpu-0")[0]["effect"] == "None"
+    assert gpus.fleet.slice_taints(gpus.name, "gpu-0")[0]["effect"] == "None"
 
 
 @pytest.mark.runtime_config("scheduling.k8s.io/v1beta1=true")
@@ -188,14 +175,14 @@ def test_xid79_under_a_pod_group_claim_evicts_the_whole_gang(target: Target, gpu
     members = ("m0", "m1", "m2")
     for m in members:
         target.apply(make_pool_pod(m, gpus.ns, cpu="100m").pod_group("gang").claim("gpu", claim="shared").build())
-    gpus.pod("outside", 1)
+    gpus.claim_pod("outside", 1)
     target.wait_until(lambda: all(gpus.bound(n) for n in (*members, "outside")), timeout=90, what="pods bound")
     reserved = target.get(DRA_API, "ResourceClaim", "shared", gpus.ns)["status"]["reservedFor"]
     assert [r["resource"] for r in reserved] == ["podgroups"]
-    gpus.fleet.inject(gpus.node, 0, Xid(79))
-    target.wait_until(lambda: all(gpus.get(m) is None for m in members), timeout=90,
+    gpus.fleet.inject(gpus.name, 0, Xid(79))
+    target.wait_until(lambda: all(gpus.pod(m) is None for m in members), timeout=90,
                       what="every pod of the gang evicted")
-    outside = gpus.get("outside")
+    outside = gpus.pod("outside")
     assert outside is not None and not outside["metadata"].get("deletionTimestamp")
 
 
@@ -207,12 +194,12 @@ def test_row_remap_failure_is_no_schedule_pending_reset(target: Target, gpus: Gp
     MUST be allocated it.
     """
     gpus.setup(gpus=1)
-    rb = gpus.fleet.inject(gpus.node, 0, RowRemapFailure())
+    rb = gpus.fleet.inject(gpus.name, 0, RowRemapFailure())
     target.wait_until(lambda: gpus.tainted(0, "gpu.garhwal.dev/row-remap"), timeout=30, what="gpu-0 tainted")
-    assert gpus.fleet.slice_taints(gpus.node, "gpu-0")[0]["value"] == "failed-reset-pending"
-    gpus.pod("p", 0)
+    assert gpus.fleet.slice_taints(gpus.name, "gpu-0")[0]["value"] == "failed-reset-pending"
+    gpus.claim_pod("p", 0)
     target.wait_until(lambda: gpus.unschedulable("p"), timeout=60, what="claim rejected")
-    gpus.fleet.recover(gpus.node, rb)
+    gpus.fleet.recover(gpus.name, rb)
     target.wait_until(lambda: gpus.bound("p"), timeout=90, what="claim allocated after the reset")
 
 
@@ -226,19 +213,19 @@ def test_rule_mode_evicts_and_reports_eviction_in_progress(target: Target, gpus:
     healthy GPU MUST stay; recovery MUST delete the rule and leave the tolerating pod bound.
     """
     gpus.setup(publish="rule", gpus=3)
-    gpus.pod("hit", 0)
-    gpus.pod("pending", 1, tolerations=({**XID_NOEXEC, "tolerationSeconds": 3600},))
-    gpus.pod("spared", 2)
+    gpus.claim_pod("hit", 0)
+    gpus.claim_pod("pending", 1, tolerations=({**XID_NOEXEC, "tolerationSeconds": 3600},))
+    gpus.claim_pod("spared", 2)
     target.wait_until(lambda: all(gpus.bound(p) for p in ("hit", "pending", "spared")), timeout=60,
                       what="three pods bound")
-    gpus.fleet.inject(gpus.node, 0, Xid(48))
-    rb = gpus.fleet.inject(gpus.node, 1, Xid(95))
-    target.wait_until(lambda: len(gpus.fleet.rules(gpus.node)) == 2, timeout=30, what="two rules created")
-    rules = {r["spec"]["deviceSelector"]["device"]: r for r in gpus.fleet.rules(gpus.node)}
-    assert rules["gpu-0"]["spec"]["deviceSelector"] == {"driver": DRIVER, "pool": gpus.node, "device": "gpu-0"}
+    gpus.fleet.inject(gpus.name, 0, Xid(48))
+    rb = gpus.fleet.inject(gpus.name, 1, Xid(95))
+    target.wait_until(lambda: len(gpus.fleet.rules(gpus.name)) == 2, timeout=30, what="two rules created")
+    rules = {r["spec"]["deviceSelector"]["device"]: r for r in gpus.fleet.rules(gpus.name)}
+    assert rules["gpu-0"]["spec"]["deviceSelector"] == {"driver": DRIVER, "pool": gpus.name, "device": "gpu-0"}
     assert {d: (r["spec"]["taint"]["value"], r["spec"]["taint"]["effect"]) for d, r in rules.items()} == {
         "gpu-0": ("48", "NoExecute"), "gpu-1": ("95", "NoExecute")}
-    target.wait_until(lambda: gpus.get("hit") is None, timeout=90, what="pod on the Xid 48 GPU deleted")
+    target.wait_until(lambda: gpus.pod("hit") is None, timeout=90, what="pod on the Xid 48 GPU deleted")
     name = rules["gpu-1"]["metadata"]["name"]
 
     def pending() -> Obj | None:
@@ -247,9 +234,9 @@ def test_rule_mode_evicts_and_reports_eviction_in_progress(target: Target, gpus:
     target.wait_until(lambda: (pending() or {}).get("status") == "True", timeout=60, what="EvictionInProgress=True")
     assert (pending() or {})["reason"] == "PodsPendingEviction"
     for p in ("pending", "spared"):
-        pod = gpus.get(p)
+        pod = gpus.pod(p)
         assert pod is not None and not pod["metadata"].get("deletionTimestamp")
-    assert gpus.fleet.slice_taints(gpus.node, "gpu-0") == []
-    gpus.fleet.recover(gpus.node, rb)
-    target.wait_until(lambda: len(gpus.fleet.rules(gpus.node)) == 1, timeout=30, what="gpu-1's rule deleted")
+    assert gpus.fleet.slice_taints(gpus.name, "gpu-0") == []
+    gpus.fleet.recover(gpus.name, rb)
+    target.wait_until(lambda: len(gpus.fleet.rules(gpus.name)) == 1, timeout=30, what="gpu-1's rule deleted")
     assert gpus.bound("pending")
