@@ -12,35 +12,20 @@ reference, or side by side with upstream's scheduler_perf with ``--against upstr
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Final
 
-from fixtures.cli import main as garhwal
+from benchmarks.scheduling import thin_caller
 
 FILE: Final = Path(__file__).resolve().parents[1] / "scheduler_perf/dra/performance-config.yaml"
-
-
-def args_for(ns: argparse.Namespace) -> list[str]:
-    """The ``garhwal bench`` command line for these options."""
-    argv = ["bench", str(FILE), "--case", "SchedulingWithResourceClaimTemplate",
-            "--workload", "5000pods_500nodes", "--param", f"nodesWithDRA={ns.nodes}",
-            "--param", f"measurePods={ns.pods}", "--param", f"initClaims={ns.init_claims}"]  # fmt: skip
-    if ns.against:
-        argv += ["--against", ns.against, "--repeat", str(ns.repeat)]
-    return argv + (["--out", str(ns.out)] if ns.out else [])
+PARAMS: Final[tuple[thin_caller.Param, ...]] = (
+    ("--nodes", "nodesWithDRA", 500), ("--pods", "measurePods", 2500), ("--init-claims", "initClaims", 2500)
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; garhwal bench's exit status."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nodes", type=int, default=500)
-    ap.add_argument("--pods", type=int, default=2500)
-    ap.add_argument("--init-claims", type=int, default=2500)
-    ap.add_argument("--against", choices=["upstream"])
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--out", type=Path)
-    return garhwal(args_for(ap.parse_args(argv)))
+    return thin_caller.main(argv, __doc__ or "", FILE, "SchedulingWithResourceClaimTemplate", "5000pods_500nodes", PARAMS)
 
 
 if __name__ == "__main__":

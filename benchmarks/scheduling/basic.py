@@ -11,35 +11,20 @@ The result is garhwal bench's (results-bench.json, or results-bench-upstream.jso
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Final
 
-from fixtures.cli import main as garhwal
+from benchmarks.scheduling import thin_caller
 
 FILE: Final = Path(__file__).resolve().parents[1] / "scheduler_perf/misc/performance-config.yaml"
-
-
-def args_for(ns: argparse.Namespace) -> list[str]:
-    """The ``garhwal bench`` command line for these options."""
-    argv = ["bench", str(FILE), "--case", "SchedulingBasic", "--workload", "5000Nodes_10000Pods",
-            "--param", f"initNodes={ns.nodes}", "--param", f"initPods={ns.init_pods}",
-            "--param", f"measurePods={ns.pods}"]  # fmt: skip
-    if ns.against:
-        argv += ["--against", ns.against, "--repeat", str(ns.repeat)]
-    return argv + (["--out", str(ns.out)] if ns.out else [])
+PARAMS: Final[tuple[thin_caller.Param, ...]] = (
+    ("--nodes", "initNodes", 5000), ("--init-pods", "initPods", 1000), ("--pods", "measurePods", 10000)
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; garhwal bench's exit status."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nodes", type=int, default=5000)
-    ap.add_argument("--pods", type=int, default=10000)
-    ap.add_argument("--init-pods", type=int, default=1000)
-    ap.add_argument("--against", choices=["upstream"])
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--out", type=Path)
-    return garhwal(args_for(ap.parse_args(argv)))
+    return thin_caller.main(argv, __doc__ or "", FILE, "SchedulingBasic", "5000Nodes_10000Pods", PARAMS)
 
 
 if __name__ == "__main__":
