@@ -266,36 +266,24 @@ def _template(labels: dict[str, str], pod: PodBuilder | None) -> Obj:
     return {"metadata": meta, "spec": built["spec"]}
 
 
+def _replicated(kind: str, name: str, namespace: str | None, replicas: int, pod: PodBuilder | None) -> ManifestBuilder:
+    labels = {"app": name}
+    spec = {"replicas": replicas, "selector": {"matchLabels": labels}, "template": _template(labels, pod)}
+    return ManifestBuilder("apps/v1", kind, name, namespace).set("spec", spec)
+
+
 def make_deployment(
     name: str, namespace: str | None = None, replicas: int = 1, pod: PodBuilder | None = None
 ) -> ManifestBuilder:
     """An apps/v1 Deployment selecting ``app=<name>``."""
-    b = ManifestBuilder("apps/v1", "Deployment", name, namespace)
-    labels = {"app": name}
-    return b.set(
-        "spec",
-        {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": _template(labels, pod),
-        },
-    )
+    return _replicated("Deployment", name, namespace, replicas, pod)
 
 
 def make_replicaset(
     name: str, namespace: str | None = None, replicas: int = 1, pod: PodBuilder | None = None
 ) -> ManifestBuilder:
     """An apps/v1 ReplicaSet selecting ``app=<name>``."""
-    b = ManifestBuilder("apps/v1", "ReplicaSet", name, namespace)
-    labels = {"app": name}
-    return b.set(
-        "spec",
-        {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": _template(labels, pod),
-        },
-    )
+    return _replicated("ReplicaSet", name, namespace, replicas, pod)
 
 
 def make_job(
