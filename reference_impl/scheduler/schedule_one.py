@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Final
 
 from reference_impl.rng import Rng
@@ -95,7 +97,9 @@ class PodScheduler:
 
     def _select_host(self, nodes: Sequence[NodeInfo], totals: list[int]) -> str:
         best = max(totals)
-        top = sorted([nodes[i].name for i, t in enumerate(totals) if t == best])
+        if totals.count(best) == 1:
+            return nodes[totals.index(best)].name
+        top: list[str] = sorted(compress(map(_NAME, nodes), map(best.__eq__, totals)))
         # Upstream reservoir-samples among equal top scores; a seeded choice keeps replays exact.
         return top[0] if len(top) == 1 else self._rng.choice(top)
 
@@ -197,6 +201,9 @@ class PodScheduler:
     def _filter_error(self, s: Status, fn: Callable[..., Status]) -> Status:
         name = self._plugin_name(fn)
         return Status(Code.ERROR, (f'running Filter plugin "{name}": {s.message()}',), name)
+
+
+_NAME: Final = attrgetter("name")
 
 
 def _rotated(nodes: Sequence[NodeInfo], at: int, count: int) -> list[NodeInfo]:

@@ -9,6 +9,8 @@ at Filter, SKIP disables a plugin for the cycle, Bind stops at the first non-SKI
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from itertools import repeat
+from operator import add, mul
 from typing import TYPE_CHECKING, Any
 
 from reference_impl.clock import Duration
@@ -304,7 +306,9 @@ class Framework:
                      f"range of [0, {MAX_NODE_SCORE}] after normalizing",),
                     name,
                 )
-            totals = [t + v * weight for t, v in zip(totals, values, strict=True)]
+            # C-level map: this runs once per score plugin over every feasible node.
+            weighted = values if weight == 1 else map(mul, values, repeat(weight, len(values)))
+            totals = list(map(add, totals, weighted))
         return totals, OK
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:

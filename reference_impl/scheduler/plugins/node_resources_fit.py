@@ -65,6 +65,7 @@ class _State:
 
 
 _PRE_FILTER: Final = StateKey[_State]("PreFilter" + NAME)
+_MEMO_LIMIT: Final = 200_000  # NodeInfos remembered; reset beyond (deleted nodes linger)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +127,12 @@ class NodeResourcesFit:
         self._req = Resource()
         self._nz_cpu = self._nz_mem = 0
         self._dra = dra  # DRA-EXT: extended resources backed by DeviceClasses
+        # NodeInfo -> (generation, verdict) for the requests in the key: between two
+        # cycles of same-sized pods only the node that took the last pod changes.
+        self._fits: dict[NodeInfo, tuple[int, bool]] = {}
+        self._fits_key: tuple[int, int, int] = (-1, -1, -1)
+        self._scores: dict[NodeInfo, tuple[int, int]] = {}
+        self._scores_key: tuple[int, int] = (-1, -1)
 
     def name(self) -> str:
         """The plugin name."""
@@ -176,17 +183,30 @@ class NodeResourcesFit:
         req = self._req if self._cycle is state else self._requests(state)
         if req.scalar:
             return None
-        cpu, mem, eph = req.milli_cpu, req.memory, req.ephemeral_storage
-        return {
-            i
-            for i, ni in enumerate(nodes)
-            if not (
-                len(ni.pods) < (a := ni.allocatable).allowed_pod_number
-                and cpu <= a.milli_cpu - (u := ni.requested).milli_cpu
-                and mem <= a.memory - u.memory
-                and eph <= a.ephemeral_storage - u.ephemeral_storage
-            )
-        }
+        key = (req.milli_cpu, req.memory, req.ephemeral_storage)
+        if key != self._fits_key or len(self._fits) > _MEMO_LIMIT:
+            self._fits, self._fits_key = {}, key
+        cpu, mem, eph = key
+        memo = self._fits
+        get = memo.get
+        out: set[int] = set()
+        for i, ni in enumerate(nodes):
+            gen = ni.generation
+            m = get(ni)
+            if m is not None and m[0] == gen:
+                fits = m[1]
+            else:
+                a, u = ni.allocatable, ni.requested
+                fits = (
+                    len(ni.pods) < a.allowed_pod_number
+                    and cpu <= a.milli_cpu - u.milli_cpu
+                    and mem <= a.memory - u.memory
+                    and eph <= a.ephemeral_storage - u.ephemeral_storage
+                )
+                memo[ni] = (gen, fits)
+            if not fits:
+                out.add(i)
+        return out
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """Scoring reuses the PreFilter requests; recompute only if PreFilter did not run."""
@@ -227,15 +247,26 @@ class NodeResourcesFit:
         if self._cycle is not state:
             self._requests(state)
         nz_c, nz_m, top = self._nz_cpu, self._nz_mem, MAX_NODE_SCORE
+        if (nz_c, nz_m) != self._scores_key or len(self._scores) > _MEMO_LIMIT:
+            self._scores, self._scores_key = {}, (nz_c, nz_m)
+        memo = self._scores
+        get = memo.get
         out: list[int] = []
         append = out.append
         for ni in nodes:
+            gen = ni.generation
+            m = get(ni)
+            if m is not None and m[0] == gen:
+                append(m[1])
+                continue
             alloc, used = ni.allocatable, ni.non_zero_requested
             cap_c, cap_m = alloc.milli_cpu, alloc.memory
             want_c, want_m = used.milli_cpu + nz_c, used.memory + nz_m
             c = (cap_c - want_c) * top // cap_c if 0 < cap_c and want_c <= cap_c else 0
-            m = (cap_m - want_m) * top // cap_m if 0 < cap_m and want_m <= cap_m else 0
-            append((c + m) // 2)
+            m_ = (cap_m - want_m) * top // cap_m if 0 < cap_m and want_m <= cap_m else 0
+            v = (c + m_) // 2
+            memo[ni] = (gen, v)
+            append(v)
         return out
 
     def score_extensions(self) -> ScoreExtensions | None:
