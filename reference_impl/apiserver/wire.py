@@ -24,6 +24,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any, Final
 
 from reference_impl.apiserver import schema
@@ -127,6 +128,30 @@ def _short(def_name: str) -> str:
     return f"{parts[3]}.{parts[-1]}" if def_name.startswith("io.k8s.api.") and len(parts) > 5 else ""
 
 
+(_K_FREE, _K_QUANTITY, _K_INTSTR, _K_TIME, _K_MICROTIME, _K_OBJECT, _K_ARRAY, _K_STRING,
+ _K_INTEGER, _K_NUMBER, _K_BOOLEAN) = range(11)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    node: Any  # the schema node planned (kept, so its id stays its own)
+    kind: int
+    name: str  # the definition it resolves to, "" if inline
+    schema: dict[str, Any]  # the resolved schema
+    byte: bool  # format: byte
+    int_format: str  # the Go integer type named in errors
+    lo: int
+    hi: int
+
+
+_PLANS: Final[dict[int, _Plan]] = {}  # by id() of schema nodes, which live for the process
+
+
+@cache
+def _embedded(def_name: str) -> tuple[str, frozenset[str]] | None:
+    return _EMBEDDED.get(_short(def_name))
+
+
 class _Walker:
     def __init__(self) -> None:
         self.out = WireErrors()
@@ -160,58 +185,95 @@ class _Walker:
             f"json: cannot unmarshal {_go_kind(value)} into Go struct field {go_path} of type {want}",
         )
 
+    def plan(self, node: Any) -> _Plan:
+        """How a value at ``node`` is decoded, worked out once per schema node."""
+        hit = _PLANS.get(id(node))
+        if hit is not None and hit.node is node:
+            return hit
+        name, r = self.resolve(node)
+        t = r.get("type")
+        types = {t} if isinstance(t, str) else set(t) - {"null"} if isinstance(t, list) else set()
+        if name in _FREE or (not r and not name):
+            kind = _K_FREE
+        elif name.endswith("resource.Quantity"):
+            kind = _K_QUANTITY
+        elif name.endswith("intstr.IntOrString"):
+            kind = _K_INTSTR
+        elif name.endswith("meta.v1.Time"):
+            kind = _K_TIME
+        elif name.endswith("meta.v1.MicroTime"):
+            kind = _K_MICROTIME
+        elif "object" in types or (not types and "properties" in r):
+            kind = _K_OBJECT
+        elif "array" in types:
+            kind = _K_ARRAY
+        elif "string" in types:
+            kind = _K_STRING
+        elif "integer" in types:
+            kind = _K_INTEGER
+        elif "number" in types:
+            kind = _K_NUMBER
+        elif "boolean" in types:
+            kind = _K_BOOLEAN
+        else:
+            kind = _K_FREE
+        fmt = str(r.get("format") or "")
+        lo, hi = _INT_RANGE.get(fmt, _INT_RANGE["int64"])
+        out = _Plan(node, kind, name, r, fmt == "byte", fmt or "int64", lo, hi)
+        _PLANS[id(node)] = out  # holds ``node``, so its id is not reused while cached
+        return out
+
     def value(self, v: Any, node: Any, go_path: str, strict: str) -> None:
         if v is None:
             return  # a null leaves the Go value as it is
-        name, r = self.resolve(node)
-        if name in _FREE or (not r and not name):
-            return
-        if name.endswith("resource.Quantity"):
-            return self.quantity(v)
-        if name.endswith("intstr.IntOrString"):
-            return self.int_or_string(v, go_path)
-        if name.endswith("meta.v1.Time") or name.endswith("meta.v1.MicroTime"):
-            return self.time(v, go_path, micro=name.endswith("MicroTime"))
-        t = r.get("type")
-        types = {t} if isinstance(t, str) else set(t) - {"null"} if isinstance(t, list) else set()
-        if "object" in types or (not types and "properties" in r):
+        p = self.plan(node)
+        kind = p.kind
+        if kind == _K_OBJECT:
             if not isinstance(v, dict):
-                return self.type_error(go_path, v, name.rsplit(".", 1)[-1] or "map")
-            self.obj(v, r, name, go_path, strict)
-        elif "array" in types:
-            if isinstance(v, str) and r.get("format") == "byte":
-                return self.byte_string(v)
-            if not isinstance(v, list):
-                return self.type_error(go_path, v, "slice")
-            for i, item in enumerate(v):
-                self.value(item, r.get("items"), go_path, f"{strict}[{i}]")
-        elif "string" in types:
-            if isinstance(v, list) and r.get("format") == "byte":
+                return self.type_error(go_path, v, p.name.rsplit(".", 1)[-1] or "map")
+            self.obj(v, p.schema, p.name, go_path, strict)
+        elif kind == _K_STRING:
+            if isinstance(v, list) and p.byte:
                 return self.byte_list(v, go_path)
             if not isinstance(v, str):
                 return self.type_error(go_path, v, "string")
-            if r.get("format") == "byte":
+            if p.byte:
                 self.byte_string(v)
-        elif "integer" in types:
-            lo, hi = _INT_RANGE.get(str(r.get("format")), _INT_RANGE["int64"])
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        elif kind == _K_FREE:
+            return None
+        elif kind == _K_ARRAY:
+            if isinstance(v, str) and p.byte:
+                return self.byte_string(v)
+            if not isinstance(v, list):
+                return self.type_error(go_path, v, "slice")
+            items = p.schema.get("items")
+            for i, item in enumerate(v):
+                self.value(item, items, go_path, f"{strict}[{i}]")
+        elif kind == _K_INTEGER:
+            if isinstance(v, bool) or not isinstance(v, int) or not p.lo <= v <= p.hi:
                 if isinstance(v, int | float) and not isinstance(v, bool):
                     # Go names the literal: "number 2147483648", "number 1.5".
                     msg = f"json: cannot unmarshal number {json.dumps(v)} into Go struct field {go_path}"
                     return self.save(go_path, msg)
-                return self.type_error(go_path, v, str(r.get("format") or "int64"))
-        elif "number" in types:
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                return self.type_error(go_path, v, "float64")
-        elif "boolean" in types:
+                return self.type_error(go_path, v, p.int_format)
+        elif kind == _K_QUANTITY:
+            return self.quantity(v)
+        elif kind == _K_BOOLEAN:
             if not isinstance(v, bool):
                 return self.type_error(go_path, v, "bool")
+        elif kind == _K_NUMBER:
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                return self.type_error(go_path, v, "float64")
+        elif kind == _K_INTSTR:
+            return self.int_or_string(v, go_path)
+        elif kind in (_K_TIME, _K_MICROTIME):
+            return self.time(v, go_path, micro=kind == _K_MICROTIME)
         return None
 
     def obj(self, v: dict[str, Any], r: dict[str, Any], name: str, go_path: str, strict: str) -> None:
         props = r.get("properties")
         if isinstance(props, dict) and props:
-            embedded = _EMBEDDED.get(_short(name))
+            embedded = _embedded(name)
             for k, item in v.items():
                 sub_strict = f"{strict}.{k}" if strict else k
                 if k not in props:
