@@ -42,6 +42,10 @@ def normalize_nulls(obj: dict[str, Any], api_version: str, kind: str) -> None:
         _walk_object(obj, root)
 
 
+# Schema nodes (which live for the process) by id(), with what they resolve to.
+_RESOLVED: Final[dict[int, tuple[Any, Node | None]]] = {}
+
+
 def _resolve(node: Any) -> Node | None:
     if not isinstance(node, dict):
         return None
@@ -83,7 +87,14 @@ def _zero(node: Any) -> Any:
 
 
 def _walk(value: Any, node: Any) -> None:
-    r = _resolve(node)
+    if not isinstance(value, dict | list):
+        return  # a scalar holds no nulls to rewrite
+    hit = _RESOLVED.get(id(node))
+    if hit is not None and hit[0] is node:
+        r = hit[1]
+    else:
+        r = _resolve(node)
+        _RESOLVED[id(node)] = (node, r)  # holds ``node``, so its id is not reused
     if r is None:
         return
     if isinstance(value, dict):
