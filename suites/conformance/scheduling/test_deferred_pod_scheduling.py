@@ -141,3 +141,34 @@ def test_a_node_that_disables_resize_preemption_is_preempted_on_only_once_it_re_
         if ev.object["metadata"]["name"] == "low"
     }
     assert "PreemptionByScheduler" in reasons
+
+
+def test_a_deferred_resize_preempts_on_its_own_node_only(
+    target: Target, namespace: str, pool: Callable[..., str], classes: tuple[str, str]
+) -> None:
+    """Preemption for a deferred resize stays on the pod's node.
+
+    With the resizing pod's node full and a lower-priority pod on another node with room
+    to spare, the scheduler MUST evict the lower-priority pod on the resizing pod's node,
+    MUST NOT evict the one elsewhere, and MUST NOT move or nominate the resizing pod.
+    """
+    low, high = classes
+    a, b = pool(cpu="4"), pool(cpu="8")
+    target.apply(_pod("high", namespace, a, "2", high))
+    _running(target, namespace, "high")
+    _as_kubelet(target, namespace, "high", "2", defer=False)
+    pod = _get(target, namespace, "high")
+    target.apply(_pod("low-a", namespace, a, "2", low))
+    target.apply(_pod("low-b", namespace, b, "2", low))
+    _running(target, namespace, "low-a")
+    _running(target, namespace, "low-b")
+    target.resize(resized(pod, cpu="3"))
+    _as_kubelet(target, namespace, "high", "2", defer=True)
+    target.wait_until(
+        lambda: _gone_or_going(target, namespace, "low-a"), timeout=60, what="low-a preempted"
+    )
+    pause(target, 3)
+    assert not _gone_or_going(target, namespace, "low-b")
+    pod = _get(target, namespace, "high")
+    assert pod["spec"]["nodeName"] == a
+    assert not (pod.get("status") or {}).get("nominatedNodeName")
