@@ -73,7 +73,9 @@ _PRE_FILTER: Final = StateKey[_State]("PreFilter" + NAME)
 class PodTopologySpread:
     """Hard (Filter) and soft (Score) topology spread constraints."""
 
-    def __init__(self, handle: Handle, args: PodTopologySpreadArgs, resize_preemption: bool = False) -> None:
+    def __init__(
+        self, handle: Handle, args: PodTopologySpreadArgs, resize_preemption: bool = False
+    ) -> None:
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
         self._resize_preemption = resize_preemption
         self._h = handle
