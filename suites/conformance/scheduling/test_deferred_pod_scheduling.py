@@ -172,3 +172,45 @@ def test_a_deferred_resize_preempts_on_its_own_node_only(
     pod = _get(target, namespace, "high")
     assert pod["spec"]["nodeName"] == a
     assert not (pod.get("status") or {}).get("nominatedNodeName")
+
+
+def test_a_deferred_resize_preempts_on_a_node_cordoned_and_tainted_since_its_pod_started(
+    target: Target, namespace: str, pool: Callable[..., str], classes: tuple[str, str]
+) -> None:
+    """The filters a running pod already passed are skipped.
+
+    After the node is cordoned and given a NoSchedule taint the resizing pod does not
+    tolerate, a deferred resize of a higher-priority pod MUST still evict the
+    lower-priority pod on that node (NodeUnschedulable and TaintToleration skip a deferred
+    resize), and the resizing pod MUST stay on its node.
+    """
+    low, high = classes
+    node = pool(cpu="4")
+    target.apply(_pod("high", namespace, node, "2", high))
+    _running(target, namespace, "high")
+    _as_kubelet(target, namespace, "high", "2", defer=False)
+    pod = _get(target, namespace, "high")
+    target.apply(_pod("low", namespace, node, "2", low))
+    _running(target, namespace, "low")
+    _cordon(target, node)
+    target.resize(resized(pod, cpu="3"))
+    _as_kubelet(target, namespace, "high", "2", defer=True)
+    target.wait_until(
+        lambda: _gone_or_going(target, namespace, "low"), timeout=60, what="low preempted"
+    )
+    assert _get(target, namespace, "high")["spec"]["nodeName"] == node
+
+
+def _cordon(target: Target, node: str) -> None:
+    taint = {"key": "garhwal.dev/drain", "value": "true", "effect": "NoSchedule"}
+    for _ in range(5):
+        n = target.get("v1", "Node", node)
+        spec = dict(n.get("spec") or {})
+        spec["unschedulable"] = True
+        spec["taints"] = [*(spec.get("taints") or ()), taint]
+        try:
+            target.apply({**n, "spec": spec})
+            return
+        except Conflict:
+            continue
+    raise AssertionError(f"could not cordon {node}")
