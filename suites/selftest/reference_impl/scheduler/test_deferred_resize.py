@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.api import make_node, make_pod
+from reference_impl.api import make_node, make_pod, make_pod_group
 from reference_impl.features import FeatureGates
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.events import node_update_events, pod_update_events
@@ -248,3 +248,30 @@ def test_a_deferred_resize_that_fits_errors_at_assume_and_backs_off(
     assert errors and errors[0].detail == want
     assert h.scheduler.queue.where("default/high") == "backoff"
     assert h.scheduled_condition("high") is None
+
+
+def test_a_deferred_pod_of_a_gang_is_scheduled_alone(harness_factory: HarnessFactory) -> None:
+    # isPodGroupMember is false for a deferred resize: its own cycle, not its gang's.
+    h = harness_factory(gates={**GATE, "GenericWorkload": True})
+    h.create(make_node("a").capacity(cpu="4").build(), make_node("b").capacity(cpu="4").build())
+    h.create(make_pod_group("g", "default", min_count=2))
+    for name, node, cpu in (("high", "a", "3"), ("mate", "b", "1")):
+        member = make_pod(name).req(cpu=cpu).node(node).set("spec.priority", 1000)
+        h.create(member.pod_group("g").build())
+    _bound(h, "low", "a", "2", 10)
+    _defer(h, "high", "2")
+    h.advance(1)
+    assert _alive(h) == {"high", "mate"}
+
+
+def test_a_deferred_resize_that_fits_stays_accounted_on_its_node(
+    harness_factory: HarnessFactory,
+) -> None:
+    h = harness_factory(gates=GATE)
+    h.create(make_node("a").capacity(cpu="4").build())
+    _bound(h, "high", "a", "3", 1000)
+    _defer(h, "high", "2")
+    h.advance(5)  # a few failed cycles
+    h.create(make_pod("newcomer").req(cpu="2").build())
+    h.advance(5)
+    assert h.node_of("newcomer") == ""
