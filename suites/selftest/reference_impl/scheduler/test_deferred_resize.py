@@ -11,6 +11,7 @@ from typing import Any
 from reference_impl.api import make_node, make_pod, make_pod_group
 from reference_impl.features import FeatureGates
 from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.diagnosis import NodeToStatus
 from reference_impl.scheduler.framework.events import node_update_events, pod_update_events
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -275,3 +276,17 @@ def test_a_deferred_resize_that_fits_stays_accounted_on_its_node(
     h.create(make_pod("newcomer").req(cpu="2").build())
     h.advance(5)
     assert h.node_of("newcomer") == ""
+
+
+def test_post_filter_for_a_deferred_pod_is_preemption_alone(
+    harness_factory: HarnessFactory,
+) -> None:
+    # TestScheduler_DeferredResizePostFilterPluginSkipping, gate on: DynamicResources
+    # adds nothing, DefaultPreemption fails with its one "preemption: " reason.
+    h = harness_factory(gates=GATE)
+    h.create(make_node("node1").build())
+    pod = _bound(h, "pod1", "node1", "100m", 0)
+    fw = h.scheduler.framework
+    _, status = fw.run_post_filter_plugins(CycleState(), _deferred(pod), NodeToStatus())
+    assert status.code is Code.UNSCHEDULABLE
+    assert len(status.reasons) == 1 and status.reasons[0].startswith("preemption: ")
