@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.decode import schema_causes
 from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.clock import rfc3339
 from reference_impl.errors import Cause, Conflict, Invalid, MethodNotAllowed, NotFound
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.server import APIServer
 
-__all__ = ["bind", "resize"]
+__all__ = ["MIRROR_ANNOTATION", "bind", "resize"]
 
 Obj = dict[str, Any]
+MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
 
 
 def _qos(containers: dict[str, Obj]) -> str:
@@ -34,6 +36,24 @@ def _non_resizable(old: Obj | None, new: Obj | None) -> bool:
     return False
 
 
+def _unresizable(pod: Obj) -> Cause | None:
+    """``ValidatePodResize``'s early refusals: static (mirror) and Windows pods."""
+    if MIRROR_ANNOTATION in (pod["metadata"].get("annotations") or {}):
+        return fe.forbidden("", "static pods cannot be resized")
+    if ((pod["spec"].get("os") or {}).get("name")) == "windows":
+        return fe.forbidden("", "windows pods cannot be resized")
+    return None
+
+
+def _node_supports_resize(pod: Obj) -> bool:
+    """``isPodResizeRequestSupported``: the first running container reports resources (a
+    kubelet without in-place resize does not); with none running, assume it does."""
+    for c in (pod.get("status") or {}).get("containerStatuses") or ():
+        if (c.get("state") or {}).get("running") is not None:
+            return c.get("resources") is not None
+    return True
+
+
 def resize(srv: APIServer, manifest: Obj) -> Obj:
     """``APIServer.resize``: only container resources and resizePolicy may change."""
     d = srv._decode(manifest)
@@ -42,6 +62,9 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
     obj = d.obj
     meta = obj["metadata"]
     key, old = srv._current(d.info, meta)
+    refused = _unresizable(old)
+    if refused is not None:
+        raise Invalid("Pod", meta.get("name", ""), [refused])
     new = copy.deepcopy(old)
     causes: list[Cause] = []
     new_cs = {c["name"]: c for c in new["spec"].get("containers") or []}
@@ -63,6 +86,8 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
     if qos not in (None, _qos(new_cs)):
         msg = f'Invalid value: "{qos}": Pod QOS Class may not change as a result of resizing'
         causes.append(Cause("spec", "FieldValueInvalid", msg))
+    if not _node_supports_resize(old):
+        causes.append(fe.forbidden("spec", "Pod running on node without support for resize"))
     new["spec"]["containers"] = [new_cs[c["name"]] for c in old["spec"]["containers"]]
     for i, c in enumerate(new["spec"]["containers"]):
         causes += resize_policy_causes(c, f"spec.containers[{i}]")

@@ -88,6 +88,14 @@ class SchedulerCache:
         """Whether a pod is assumed but not yet confirmed by the informer."""
         return key in self._assumed
 
+    def unassumable(self, key: str) -> str:
+        """Why ``AssumePod`` would refuse ``key`` (the cache already holds it), or ""."""
+        if key not in self._pods:
+            return ""
+        info = self._pods[key]
+        uid = info.pod["metadata"].get("uid", "")
+        return f"pod {uid}({key}) is in the cache, so can't be assumed"
+
     def assume_pod(self, info: PodInfo, node_name: str) -> None:
         """Account for a pod on ``node_name`` before its binding is confirmed."""
         self._place(info.on_node(node_name))

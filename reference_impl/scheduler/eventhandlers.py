@@ -2,6 +2,8 @@
 
 Handlers run synchronously inside apiserver writes, so they only update the cache and
 move pods between sub-queues; scheduling itself always happens on a later clock event.
+With InPlacePodVerticalScalingSchedulerPreemption a bound pod whose resize is deferred is
+queued too (``addPod``/``updatePod``/``deletePod``); events about it stay AssignedPod ones.
 """
 
 from __future__ import annotations
@@ -69,15 +71,34 @@ class EventHandlers:
             assert new is not None
             if not _assigned(old):
                 self._unassigned_gone(old or new)
+            self._deferred_changed(old if _assigned(old) else None, new)
             self._assigned_changed(old if _assigned(old) else None, new)
         elif _assigned(old):
             assert old is not None
             self._assigned_gone(old)
+            self._deferred_changed(old, None)
         elif new is None:
             assert old is not None
             self._unassigned_gone(old)
         else:
             self._unassigned_changed(old, new)
+
+    def _deferred_changed(self, old: Obj | None, new: Obj | None) -> None:
+        """KEP-5836: a bound pod is queued while its resize is deferred, and only then."""
+        features, queue = self._s.features, self._s.queue
+        pod = new if new is not None else old
+        assert pod is not None
+        if pod["spec"].get("schedulerName") != self._s.profile.scheduler_name:
+            return
+        was = old is not None and features.defers(old)
+        now = new is not None and features.defers(new)
+        if now and not was:
+            queue.add(pod)
+        elif was and not now:
+            queue.delete(pod)
+        elif was and now:
+            assert old is not None
+            queue.update(old, pod, pod_update_events(EventResource.ASSIGNED_POD, old, pod))
 
     def _assigned_changed(self, old: Obj | None, new: Obj) -> None:
         cache, queue = self._s.cache, self._s.queue

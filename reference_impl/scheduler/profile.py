@@ -6,8 +6,10 @@ NodeDeclaredFeatures (GA) is appended, DynamicResources (GA, weight 2) goes befo
 DefaultPreemption, GangScheduling is appended, then TopologyPlacementGenerator and
 PodGroupPodsCount (weight 1). Those three follow their gates (GenericWorkload,
 TopologyAwareWorkloadScheduling) in the plugins and the pod-group cycle here, so the list
-is fixed. Not modelled: DeferredPodScheduling (alpha
-InPlacePodVerticalScalingSchedulerPreemption; ``resize_preemption.py`` instead).
+is fixed. DeferredPodScheduling follows its gate here (``default_profile``): with alpha
+InPlacePodVerticalScalingSchedulerPreemption on it goes right before NodeResourcesFit,
+so a node that disables resize preemption fails there first and its queueing hint
+applies, as ``applyDeferredPodScheduling`` does.
 """
 
 from __future__ import annotations
@@ -15,9 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+from reference_impl.features import FeatureGates
 from reference_impl.scheduler.plugins import names
 
-__all__ = ["DEFAULT_PLUGINS", "DEFAULT_SCHEDULER_NAME", "PluginConfig", "Profile"]
+__all__ = [
+    "DEFAULT_PLUGINS",
+    "DEFAULT_SCHEDULER_NAME",
+    "PluginConfig",
+    "Profile",
+    "default_profile",
+]
 
 DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
 
@@ -76,3 +85,12 @@ class Profile:
     def without(self, *plugin_names: str) -> Profile:
         """A copy with the named plugins disabled."""
         return replace(self, plugins=tuple(p for p in self.plugins if p.name not in plugin_names))
+
+
+def default_profile(gates: FeatureGates) -> Profile:
+    """The default profile after ``applyFeatureGates`` for the gates that change its list."""
+    profile = Profile()
+    if gates.get("InPlacePodVerticalScalingSchedulerPreemption", False):
+        deferred = PluginConfig(names.DEFERRED_POD_SCHEDULING)
+        profile = profile.with_plugins(deferred, before=names.NODE_RESOURCES_FIT)
+    return profile

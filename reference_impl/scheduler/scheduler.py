@@ -15,7 +15,6 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, rfc3339
 from reference_impl.errors import ApiError
-from reference_impl.scheduler import resize_preemption
 from reference_impl.scheduler.cache import SchedulerCache
 from reference_impl.scheduler.eventhandlers import EventHandlers
 from reference_impl.scheduler.framework.cycle_state import CycleState
@@ -30,7 +29,7 @@ from reference_impl.scheduler.framework.types import QueuedPodInfo
 from reference_impl.scheduler.framework.waiting_pods import WaitingPod
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.plugins.registry import in_tree_registry
-from reference_impl.scheduler.profile import Profile
+from reference_impl.scheduler.profile import Profile, default_profile
 from reference_impl.scheduler.schedule_one import PodScheduler
 from reference_impl.scheduler.workload_cycle import WorkloadCycle
 
@@ -47,7 +46,7 @@ class Scheduler:
         self, ctx: ComponentContext, profile: Profile | None = None, registry: Registry | None = None
     ) -> None:
         self.ctx = ctx
-        self.profile = profile or Profile()
+        self.profile = profile or default_profile(ctx.gates)
         self.features = SchedulerFeatures.from_gates(ctx.gates)
         self.cache = SchedulerCache()
         self.framework = Framework(
@@ -79,8 +78,6 @@ class Scheduler:
             if hasattr(pl, "use_nominator"):
                 pl.use_nominator(self.nominator)
         self.workload.start()
-        if self.ctx.gates.get(resize_preemption.GATE, False):
-            resize_preemption.ResizePreemption(self).start()
         for plugin in self.framework.plugins:  # DRA: claim/slice/class events requeue pods
             hook = getattr(plugin, "start_events", None)
             if hook is not None:
@@ -125,13 +122,15 @@ class Scheduler:
         """One scheduling cycle, then (unless Permit waits) the binding cycle."""
         self.attempts += 1
         latest = self._latest(pinfo.key)
-        if latest is None or latest["spec"].get("nodeName") or latest["metadata"].get(
-            "deletionTimestamp"
+        deferred = self.features.defers(pinfo.pod)
+        if latest is None or latest["metadata"].get("deletionTimestamp") or (
+            latest["spec"].get("nodeName") and not deferred
         ):
             self.queue.done(pinfo.key)  # skipPodSchedule: deleted or bound meanwhile
             return
         pod = pinfo.pod
-        group = self.workload.group_of(latest)
+        # A deferred resize is queued alone, never as a pod-group member (isPodGroupMember).
+        group = None if deferred else self.workload.group_of(latest)
         if group is not None:
             self.workload.schedule_group(pinfo, group)  # the pod-group cycle
             return
@@ -161,6 +160,12 @@ class Scheduler:
 
     def _assume_and_permit(self, state: CycleState, pinfo: QueuedPodInfo, node: str) -> None:
         pod = pinfo.pod
+        why = self.cache.unassumable(pinfo.key)
+        if why:
+            # A deferred resize that fits lands here: upstream's AssumePod refuses a pod the
+            # cache already holds, so the cycle errors before Reserve and Permit.
+            self._handle_failure(pinfo, Status(Code.ERROR, (why,)), Diagnosis())
+            return
         self.cache.assume_pod(pinfo.info, node)
         status = self.framework.run_reserve_plugins_reserve(state, pod, node)
         if not status.is_success():
@@ -250,9 +255,14 @@ class Scheduler:
         return self.ctx.informers.informer("v1", "Pod").get(key)
 
     def _handle_failure(self, pinfo: QueuedPodInfo, status: Status, diagnosis: Diagnosis) -> None:
-        """``handleSchedulingFailure``: requeue, trace, and set PodScheduled=False."""
+        """``handleSchedulingFailure``: requeue, trace, and set PodScheduled=False.
+
+        A deferred resize is only requeued: it is bound and running, so it gets no
+        PodScheduled=False, no FailedScheduling and no nomination.
+        """
         latest = self._latest(pinfo.key)
-        if latest is None or latest["spec"].get("nodeName"):
+        deferred = self.features.defers(pinfo.pod)
+        if latest is None or (latest["spec"].get("nodeName") and not deferred):
             self.queue.done(pinfo.key)
             return
         pinfo.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
@@ -261,7 +271,8 @@ class Scheduler:
         reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
         message = status.message()
         self.ctx.trace.record(COMPONENT, reason, pinfo.key, message)
-        self._set_pod_scheduled_false(latest, reason, message)
+        if not deferred:
+            self._set_pod_scheduled_false(latest, reason, message)
 
     def _set_pod_scheduled_false(self, latest: Obj, reason: str, message: str) -> None:
         old_status = latest.get("status") or {}

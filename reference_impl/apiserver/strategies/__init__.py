@@ -18,6 +18,7 @@ from reference_impl.apiserver.strategies import (
     namespace,  # Namespace defaults and spec.finalizers
     node,  # Node taints, quantities, declared features
     node_cidrs,  # Node podCIDRs
+    node_preemption,  # Node spec.podPreemptionPolicy (KEP-5836)
     pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
     resource,  # DRA (resource.k8s.io)
@@ -49,6 +50,7 @@ __all__ = [
     "namespace",
     "node",
     "node_cidrs",
+    "node_preemption",
     "pod_containers",
     "policy",
     "resource",

@@ -63,6 +63,9 @@ def node_update_events(old: Obj, new: Obj) -> list[ClusterEvent]:
          _conditions(old) != _conditions(new)),
         (ActionType.UPDATE_NODE_ANNOTATION, "UpdateNodeAnnotation",
          _meta(old).get("annotations") != _meta(new).get("annotations")),
+        # Absent and null are the same policy (equality.Semantic over the pointer).
+        (ActionType.UPDATE_NODE_PREEMPTION_POLICY, "UpdateNodePreemptionPolicy",
+         _spec(old).get("podPreemptionPolicy") != _spec(new).get("podPreemptionPolicy")),
     )
     return [ClusterEvent(EventResource.NODE, a, label) for a, label, changed in checks if changed]
 
@@ -86,8 +89,11 @@ def pod_update_events(resource: EventResource, old: Obj, new: Obj) -> list[Clust
                 "UpdatePodSchedulingGatesEliminated",
             )
         )
-    if _scaled_down(old, new):
+    down, up = _scaled(old, new)
+    if down:
         out.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_DOWN, "UpdatePodScaleDown"))
+    if up:
+        out.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_UP, "UpdatePodScaleUp"))
     if _status(old).get("resourceClaimStatuses") != _status(new).get("resourceClaimStatuses"):
         out.append(
             ClusterEvent(
@@ -103,11 +109,12 @@ def pod_update_events(resource: EventResource, old: Obj, new: Obj) -> list[Clust
 _REQUEST_STATUS: Final = ("containerStatuses", "initContainerStatuses", "conditions")
 
 
-def _scaled_down(old: Obj, new: Obj) -> bool:
-    # Any resource whose effective request dropped frees room (in-place resize, KEP-1287).
+def _scaled(old: Obj, new: Obj) -> tuple[bool, bool]:
+    """Whether any effective request dropped (frees room, KEP-1287) or grew (KEP-5836)."""
     if _spec(old) == _spec(new) and all(
         _status(old).get(f) == _status(new).get(f) for f in _REQUEST_STATUS
     ):
-        return False  # pod_requests reads only these: nothing can have dropped
+        return False, False  # pod_requests reads only these: nothing can have changed
     before, after = pod_requests(old), pod_requests(new)
-    return any(after.get(k, 0) < v for k, v in before.items())
+    down = any(after.get(k, 0) < v for k, v in before.items())
+    return down, any(v > before.get(k, 0) for k, v in after.items())

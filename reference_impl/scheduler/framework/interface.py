@@ -193,8 +193,10 @@ class ActionType(IntFlag):
     UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 10
     UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 11
     UPDATE_OTHER = 1 << 12  # any other update (objects without fine-grained kinds)
-    UPDATE = (1 << 13) - 4  # every update kind
-    ALL = (1 << 13) - 1
+    UPDATE_POD_SCALE_UP = 1 << 13
+    UPDATE_NODE_PREEMPTION_POLICY = 1 << 14
+    UPDATE = (1 << 15) - 4  # every update kind
+    ALL = (1 << 15) - 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,13 @@ from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
 
-__all__ = ["DEFAULT_MEMORY_REQUEST", "DEFAULT_MILLI_CPU_REQUEST", "pod_requests", "to_int"]
+__all__ = [
+    "DEFAULT_MEMORY_REQUEST",
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "is_pod_resize_deferred",
+    "pod_requests",
+    "to_int",
+]
 
 Obj = dict[str, Any]
 Requests = dict[str, int]
@@ -54,6 +60,17 @@ def _resize_infeasible(pod: Obj) -> bool:
     for c in (pod.get("status") or {}).get("conditions") or ():
         if c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible":
             return True
+    return False
+
+
+def is_pod_resize_deferred(pod: Obj) -> bool:
+    """``IsPodResizeDeferred``: the first PodResizePending condition has reason Deferred.
+
+    As upstream, the condition's status is not read.
+    """
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "PodResizePending":
+            return bool(c.get("reason") == "Deferred")
     return False
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from reference_impl.features import FeatureGates
 from reference_impl.scheduler.framework.interface import Plugin
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.types import NodeIndex, NodeInfo
 
 if TYPE_CHECKING:
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from reference_impl.scheduler.framework.waiting_pods import WaitingPod
 
 __all__ = ["Handle", "PluginFactory", "Registry", "SchedulerFeatures", "SharedLister"]
+
+Obj = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,7 @@ class SchedulerFeatures:
     enable_generic_workload: bool = False
     enable_topology_aware_workload_scheduling: bool = False
     enable_composite_pod_group: bool = False
+    enable_in_place_pod_vertical_scaling_scheduler_preemption: bool = False
 
     @classmethod
     def from_gates(cls, gates: FeatureGates) -> SchedulerFeatures:
@@ -45,6 +49,15 @@ class SchedulerFeatures:
                 "TopologyAwareWorkloadScheduling", False
             ),
             enable_composite_pod_group=gates.get("CompositePodGroup", False),
+            enable_in_place_pod_vertical_scaling_scheduler_preemption=gates.get(
+                "InPlacePodVerticalScalingSchedulerPreemption", False
+            ),
+        )
+
+    def defers(self, pod: Obj) -> bool:
+        """Whether ``pod`` is a deferred resize the scheduler handles (KEP-5836)."""
+        return self.enable_in_place_pod_vertical_scaling_scheduler_preemption and (
+            is_pod_resize_deferred(pod)
         )
 
 

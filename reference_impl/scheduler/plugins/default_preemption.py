@@ -12,10 +12,11 @@ spent by the matching victims in order of importance, a pod already listed in it
 and a unit violates when any of its pods does). PDBs are best effort, as upstream: a
 violating unit is still preempted when nothing else makes room, and the node with the
 fewest violating pods wins. A gang preempts cluster-wide the same way, with the whole
-gang's placement as the fit test (a CompositePodGroup too, from ``composite_cycle.py``);
-a deferred resize (KEP-5836) on its own node. Victims get ``DisruptionTarget`` (reason
-PreemptionByScheduler), then are deleted, and the preemptor (each gang member) gets
-``status.nominatedNodeName``, which ``nominator.py`` then reserves for it.
+gang's placement as the fit test (a CompositePodGroup too, from ``composite_cycle.py``).
+A deferred resize (KEP-5836) is an ordinary single-pod PostFilter whose filters leave only
+its own node. Victims get ``DisruptionTarget`` (reason PreemptionByScheduler), then are
+deleted, and the preemptor (each gang member) gets ``status.nominatedNodeName``, which
+``nominator.py`` then reserves for it; a bound pod (a deferred resize) gets none.
 """
 
 from __future__ import annotations
@@ -80,6 +81,10 @@ class DefaultPreemption:
         self, state: CycleState, pod: Obj, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
         """Single-pod preemption on the best node."""
+        # Deviation: upstream checks terminating victims on status.nominatedNodeName, which
+        # a deferred resize never gets; it is not retried before they are gone, as its
+        # hints skip their updates. This queue requeues after any event seen in the cycle,
+        # so the victims the pod chose are what keep it from preempting twice.
         why = self._ineligible(pod_key(pod), pod["spec"])
         if why:
             return None, Status(Code.UNSCHEDULABLE, (f"preemption: {why}",), NAME)
@@ -163,23 +168,6 @@ class DefaultPreemption:
                 self._restore(u)
         self._evict(gk, picked[0])
         _nominate(self._h.ctx.server, nominations)
-        return True
-
-    def preempt_on_node(self, pod: Obj, node: str, fits: Callable[[], bool]) -> bool:
-        """Resize preemption (KEP-5836): evict lower-priority units on ``node`` only, so
-        that ``fits()`` (the bound pod's resize) holds; PDBs are weighed as for any pod."""
-        key = pod_key(pod)
-        if self._ineligible(key, pod["spec"]):
-            return False
-        units = [
-            u
-            for u in self._units(int(pod["spec"].get("priority") or 0))
-            if all(p.node_name == node for p in u.pods)
-        ]
-        picked = self._select(units, fits)
-        if not picked or not picked[0]:
-            return False
-        self._evict(key, picked[0])
         return True
 
     # -- the algorithm --------------------------------------------------------------

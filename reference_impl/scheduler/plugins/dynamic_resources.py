@@ -45,6 +45,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import dynamic_resources_binding as binding
@@ -99,7 +100,9 @@ class _State:
 class DynamicResources(DynamicResourcesScore):
     """The DynamicResources plugin (Score: ``dynamic_resources_score``)."""
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, handle: Handle, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
         self._ctx = handle.ctx
         self._move: Any = None
         self.tracker = ClaimTracker(handle.ctx, self._event)
@@ -183,6 +186,8 @@ class DynamicResources(DynamicResourcesScore):
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """Resolve the pod's claims; SKIP when it has none."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         ext_reqs = ext.pod_requests(pod, self._ext.get()) if self._ext else {}
         if not pod["spec"].get("resourceClaims") and not ext_reqs:
             return None, Status(Code.SKIP)
@@ -266,6 +271,8 @@ class DynamicResources(DynamicResourcesScore):
         self, state: CycleState, pod: Obj, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
         """Deallocate one unusable claim no other consumer holds (sorted: deterministic)."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.UNSCHEDULABLE)  # a bound pod's claims stay allocated
         s = state.try_read(_KEY)
         keys = sorted(s.unavailable) if s is not None else []
         return None, binding.deallocate_one(self._ctx.server, self.tracker, keys, pod)
@@ -369,7 +376,8 @@ class DynamicResources(DynamicResourcesScore):
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return DynamicResources(handle)
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return DynamicResources(handle, resize_preemption=gate)
 
 
 _p: type[PreEnqueuePlugin] = DynamicResources

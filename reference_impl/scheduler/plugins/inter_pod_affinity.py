@@ -34,6 +34,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import inter_pod_affinity_scoring as scoring
@@ -99,7 +100,9 @@ def matches_any(terms: Sequence[AffinityTerm], pod: Obj) -> bool:
 class InterPodAffinity:
     """Required and preferred inter-pod affinity and anti-affinity."""
 
-    def __init__(self, handle: Handle, args: InterPodAffinityArgs) -> None:
+    def __init__(self, handle: Handle, args: InterPodAffinityArgs, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
         self._h = handle
         self.args = args
 
@@ -171,6 +174,8 @@ class InterPodAffinity:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when neither the pod nor any existing pod's anti-affinity constrains it."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         if not self._h.snapshot_shared_lister().index.anti_affinity and not _has_required(pod):
             return None, Status(Code.SKIP)  # the common case, without building any state
         s = self._compute(pod)
@@ -315,7 +320,8 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
     a = args or InterPodAffinityArgs()
     if not 0 <= a.hard_pod_affinity_weight <= 100:
         raise ValueError(f"hardPodAffinityWeight: Invalid value: {a.hard_pod_affinity_weight}: not in valid range [0, 100]")
-    return InterPodAffinity(handle, a)
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return InterPodAffinity(handle, a, resize_preemption=gate)
 
 
 _: type[FilterPlugin] = InterPodAffinity

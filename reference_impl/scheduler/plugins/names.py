@@ -7,6 +7,7 @@ from typing import Final
 PRIORITY_SORT: Final = "PrioritySort"
 DEFAULT_BINDER: Final = "DefaultBinder"
 DEFAULT_PREEMPTION: Final = "DefaultPreemption"
+DEFERRED_POD_SCHEDULING: Final = "DeferredPodScheduling"
 DYNAMIC_RESOURCES: Final = "DynamicResources"
 NODE_AFFINITY: Final = "NodeAffinity"
 NODE_NAME: Final = "NodeName"

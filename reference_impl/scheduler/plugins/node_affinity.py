@@ -27,6 +27,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
@@ -98,6 +99,10 @@ def _node_names(pod: Obj) -> frozenset[str] | None:
 class NodeAffinity:
     """Required node selector and affinity as a Filter; preferred terms as a Score."""
 
+    def __init__(self, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
+
     def name(self) -> str:
         """The plugin name."""
         return NAME
@@ -106,6 +111,8 @@ class NodeAffinity:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when the pod has no node selector or required affinity."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         selector = required_node_selector(pod)
         if selector is None:
             return None, Status(Code.SKIP)
@@ -162,7 +169,8 @@ def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return NodeAffinity()
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return NodeAffinity(resize_preemption=gate)
 
 
 _: type[FilterPlugin] = NodeAffinity

@@ -29,6 +29,7 @@ from reference_impl.scheduler.framework.interface import (
     QueueingHint,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
@@ -94,6 +95,10 @@ def _declared(node: Obj | None) -> frozenset[str]:
 class NodeDeclaredFeatures:
     """Filters nodes that do not declare the features the pod needs."""
 
+    def __init__(self, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
+
     def name(self) -> str:
         """The plugin name."""
         return NAME
@@ -102,6 +107,8 @@ class NodeDeclaredFeatures:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when the pod needs no declared feature."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         required = infer_for_scheduling(pod)
         if not required:
             return None, Status(Code.SKIP)
@@ -140,7 +147,8 @@ def _pod_updated(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return NodeDeclaredFeatures()
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return NodeDeclaredFeatures(resize_preemption=gate)
 
 
 _: type[FilterPlugin] = NodeDeclaredFeatures

@@ -45,12 +45,14 @@ class NodeName:
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
-        """SKIP for pods without spec.nodeName, which this Filter can never reject.
+        """Only the named node is a candidate (a deferred resize's own node, KEP-5836).
 
-        Deviation: upstream's NodeName has no PreFilter; skipping is equivalent and keeps a
-        no-op call out of the per-node loop.
+        Deviation: upstream returns no result (not SKIP) without spec.nodeName; skipping is
+        equivalent, as this Filter can never reject such a pod, and keeps a no-op call out
+        of the per-node loop.
         """
-        return None, (OK if pod["spec"].get("nodeName") else _SKIP)
+        wanted = pod["spec"].get("nodeName")
+        return (PreFilterResult(frozenset((wanted,))), OK) if wanted else (None, _SKIP)
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """Reject every node but the named one."""

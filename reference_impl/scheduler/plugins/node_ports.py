@@ -22,6 +22,7 @@ from reference_impl.scheduler.framework.interface import (
     QueueingHint,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import HostPort, NodeInfo, host_ports
 from reference_impl.scheduler.plugins import names
@@ -65,6 +66,10 @@ def fits_ports(want: Iterable[HostPort], in_use: Iterable[PodPorts]) -> bool:
 class NodePorts:
     """Rejects nodes where a requested hostPort is already taken."""
 
+    def __init__(self, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
+
     def name(self) -> str:
         """The plugin name."""
         return NAME
@@ -73,6 +78,8 @@ class NodePorts:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when the pod asks for no host port."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         want = host_ports(pod)
         if not want:
             return None, Status(Code.SKIP)
@@ -110,7 +117,8 @@ def _pod_deleted(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return NodePorts()
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return NodePorts(resize_preemption=gate)
 
 
 _: type[FilterPlugin] = NodePorts

@@ -32,8 +32,9 @@ from reference_impl.scheduler.framework.placement import (
     PodGroupAssignments,
     PodGroupInfo,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
-from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, Resource
+from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, Resource, pod_key
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.extended_resources import DeviceClassMapping
 from reference_impl.scheduler.plugins.node_resources_fit_placement import (
@@ -78,11 +79,12 @@ class InsufficientResource:
 
 
 def fits_request(
-    req: Resource, node: NodeInfo, dra_backed: Collection[str] = ()
+    req: Resource, node: NodeInfo, dra_backed: Collection[str] = (), delta: Resource | None = None
 ) -> list[InsufficientResource]:
     """``fitsRequest``: every resource the pod asks for against what the node has left.
 
-    ``dra_backed`` names extended resources a DeviceClass serves (DRA-EXT).
+    ``dra_backed`` names extended resources a DeviceClass serves (DRA-EXT). ``delta``,
+    when given, is what must still fit (``adjustDeltasToAccomodateCacheDiscrepancy``).
     """
     out: list[InsufficientResource] = []
     alloc, used = node.allocatable, node.requested
@@ -90,21 +92,42 @@ def fits_request(
         out.append(InsufficientResource("pods", "Too many pods", alloc.allowed_pod_number < 1))
     if req.is_zero():
         return out
+    d = delta or req
     checks = (
-        ("cpu", req.milli_cpu, alloc.milli_cpu, used.milli_cpu),
-        ("memory", req.memory, alloc.memory, used.memory),
-        ("ephemeral-storage", req.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage),
+        ("cpu", req.milli_cpu, d.milli_cpu, alloc.milli_cpu, used.milli_cpu),
+        ("memory", req.memory, d.memory, alloc.memory, used.memory),
+        ("ephemeral-storage", req.ephemeral_storage, d.ephemeral_storage,
+         alloc.ephemeral_storage, used.ephemeral_storage),
     )
-    for name, want, have, taken in checks:
-        if want > 0 and want > have - taken:
+    for name, want, extra, have, taken in checks:
+        if want > 0 and extra > have - taken:
             out.append(InsufficientResource(name, f"Insufficient {name}", want > have))
     for name in sorted(req.scalar):
         want, have = req.scalar[name], alloc.scalar.get(name, 0)
-        if have <= 0 and name in dra_backed:
+        extra = d.scalar.get(name, 0)
+        if extra == 0 or (have <= 0 and name in dra_backed):
             continue  # DRA-EXT: not advertised here, so DynamicResources allocates it
-        if want > have - used.scalar.get(name, 0):
+        if want > 0 and extra > have - used.scalar.get(name, 0):
             out.append(InsufficientResource(name, f"Insufficient {name}", want > have))
     return out
+
+
+def cache_discrepancy_delta(req: Resource, pod: Obj, node: NodeInfo) -> Resource | None:
+    """What a pod already accounted on ``node`` still needs there: its requests less the
+    cached version's, never below zero (a deferred resize, KEP-5836); None elsewhere."""
+    if pod["spec"].get("nodeName") != node.name:
+        return None
+    cached = node.pods.get(pod_key(pod))
+    if cached is None:
+        return None
+    have = cached.requests
+    return Resource(
+        max(0, req.milli_cpu - have.milli_cpu),
+        max(0, req.memory - have.memory),
+        max(0, req.ephemeral_storage - have.ephemeral_storage),
+        0,
+        {k: max(0, v - have.scalar.get(k, 0)) for k, v in req.scalar.items()},
+    )
 
 
 def _least_requested(requested: int, capacity: int) -> int:
@@ -117,7 +140,12 @@ def _least_requested(requested: int, capacity: int) -> int:
 class NodeResourcesFit:
     """Filters nodes without room for the pod's requests; scores by LeastAllocated."""
 
-    def __init__(self, args: NodeResourcesFitArgs, dra: DeviceClassMapping | None = None) -> None:
+    def __init__(
+        self,
+        args: NodeResourcesFitArgs,
+        dra: DeviceClassMapping | None = None,
+        resize_preemption: bool = False,
+    ) -> None:
         if args.strategy != "LeastAllocated":
             raise ValueError(f"scoring strategy {args.strategy!r} is not supported; use LeastAllocated")
         self._weights = dict(args.resources)
@@ -133,6 +161,8 @@ class NodeResourcesFit:
         self._fits_key: tuple[int, int, int] = (-1, -1, -1)
         self._scores: dict[NodeInfo, tuple[int, int]] = {}
         self._scores_key: tuple[int, int] = (-1, -1)
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes fit by their delta.
+        self._resize_preemption = resize_preemption
 
     def name(self) -> str:
         """The plugin name."""
@@ -159,16 +189,18 @@ class NodeResourcesFit:
         """UNSCHEDULABLE with every insufficient resource ("Insufficient cpu", ...)."""
         req = self._req if self._cycle is state else self._requests(state)
         alloc, used = node_info.allocatable, node_info.requested
+        delta = cache_discrepancy_delta(req, pod, node_info) if self._resize_preemption else None
         # Fast path: the common fit needs no list building.
         if (
-            not req.scalar
+            delta is None
+            and not req.scalar
             and len(node_info.pods) < alloc.allowed_pod_number
             and req.milli_cpu <= alloc.milli_cpu - used.milli_cpu
             and req.memory <= alloc.memory - used.memory
             and req.ephemeral_storage <= alloc.ephemeral_storage - used.ephemeral_storage
         ):
             return OK
-        insufficient = fits_request(req, node_info, self._dra.get() if self._dra else ())
+        insufficient = fits_request(req, node_info, self._dra.get() if self._dra else (), delta)
         if not insufficient:
             return OK
         code = Code.UNSCHEDULABLE
@@ -282,31 +314,69 @@ class NodeResourcesFit:
         return None
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """Room appearing: an assigned pod deleted or scaled down, a node added or grown."""
-        return (
+        """Room appearing: an assigned pod deleted or scaled down, a node added or grown;
+        with resize preemption, a scale-up that may eat a deferred pod's headroom too."""
+        regs = [
             ClusterEventWithHint(
                 ClusterEvent(
                     EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
                 ),
-                _pod_freed,
+                self._pod_freed,
             ),
             ClusterEventWithHint(
                 ClusterEvent(
                     EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
                 ),
-                _node_changed,
+                self._node_changed,
             ),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_SCALE_DOWN), None
             ),
-        )
+        ]
+        if self._resize_preemption:
+            up = ActionType.UPDATE_POD_SCALE_UP
+            regs += [
+                ClusterEventWithHint(
+                    ClusterEvent(EventResource.ASSIGNED_POD, up), self._assigned_scaled_up
+                ),
+                ClusterEventWithHint(
+                    ClusterEvent(EventResource.UNSCHEDULED_POD, up), self._target_scaled_up
+                ),
+            ]
+        return tuple(regs)
 
+    def _deferred(self, pod: Obj) -> bool:
+        return self._resize_preemption and is_pod_resize_deferred(pod)
 
-def _pod_freed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-    freed = old if new is None else new
-    if freed is None or not freed["spec"].get("nodeName"):
-        return QueueingHint.QUEUE_SKIP
-    return QueueingHint.QUEUE
+    def _elsewhere(self, pod: Obj, node_name: str) -> bool:
+        # A deferred pod is bound: nothing on another node changes whether it fits.
+        return self._deferred(pod) and node_name != pod["spec"].get("nodeName")
+
+    def _pod_freed(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        freed = old if new is None else new
+        if freed is None or not freed["spec"].get("nodeName"):
+            return QueueingHint.QUEUE_SKIP
+        if self._elsewhere(pod, freed["spec"]["nodeName"]):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+    def _node_changed(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        if new is not None and self._elsewhere(pod, new["metadata"]["name"]):
+            return QueueingHint.QUEUE_SKIP
+        return _node_changed(pod, old, new)
+
+    def _assigned_scaled_up(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        # Another pod growing on the deferred pod's node may take the room it waits for.
+        if not is_pod_resize_deferred(pod) or new is None:
+            return QueueingHint.QUEUE_SKIP
+        same = new["spec"].get("nodeName") == pod["spec"].get("nodeName")
+        return QueueingHint.QUEUE if same else QueueingHint.QUEUE_SKIP
+
+    def _target_scaled_up(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        # The deferred pod asking for even more may now need preemption after all.
+        if not is_pod_resize_deferred(pod):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
 
 
 def _fits_empty(pod: Obj, node: Obj) -> bool:
@@ -336,7 +406,11 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
         raise TypeError(f"NodeResourcesFit takes NodeResourcesFitArgs, not {type(args).__name__}")
     ctx = getattr(handle, "ctx", None)  # selftests build the plugin without a framework
     dra = DeviceClassMapping(ctx) if ctx is not None and ctx.gates.get("DRAExtendedResource", True) else None
-    return NodeResourcesFit(args or NodeResourcesFitArgs(), dra)
+    return NodeResourcesFit(
+        args or NodeResourcesFitArgs(),
+        dra,
+        features.enable_in_place_pod_vertical_scaling_scheduler_preemption,
+    )
 
 
 _: type[FilterPlugin] = NodeResourcesFit

@@ -17,9 +17,12 @@ from reference_impl.scheduler.framework.interface import (
     EventResource,
     FilterPlugin,
     Plugin,
+    PreFilterPlugin,
+    PreFilterResult,
     QueueingHint,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.taints import Taint, parse_tolerations, tolerated
 from reference_impl.scheduler.framework.types import NodeInfo
@@ -39,9 +42,21 @@ _REJECT: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNSCHED
 class NodeUnschedulable:
     """Keeps pods off nodes with ``spec.unschedulable`` unless they tolerate it."""
 
+    def __init__(self, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
+
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        """SKIP for a deferred resize (KEP-5836); upstream has this PreFilter only for that."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)
+        return None, OK
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """Reject a cordoned node unless the pod tolerates the unschedulable taint."""
@@ -87,8 +102,10 @@ def _pod_tolerations_changed(pod: Obj, old: Obj | None, new: Obj | None) -> Queu
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return NodeUnschedulable()
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return NodeUnschedulable(resize_preemption=gate)
 
 
 _: type[FilterPlugin] = NodeUnschedulable
 _e: type[EnqueueExtensions] = NodeUnschedulable
+_f: type[PreFilterPlugin] = NodeUnschedulable

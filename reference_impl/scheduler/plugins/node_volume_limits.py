@@ -31,6 +31,7 @@ from reference_impl.scheduler.framework.interface import (
     PreFilterResult,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
@@ -58,7 +59,9 @@ _KEY: Final = StateKey[_State]("PreFilter" + NAME)
 class NodeVolumeLimits:
     """Rejects nodes where the pod's CSI volumes would pass the driver's attach limit."""
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, handle: Handle, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
         self._h = handle
 
     def name(self) -> str:
@@ -75,6 +78,8 @@ class NodeVolumeLimits:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """Resolve the pod's CSI volumes once; SKIP when it has none."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         vols = self._pod_volumes(pod)
         if not vols:
             return None, Status(Code.SKIP)
@@ -110,7 +115,8 @@ class NodeVolumeLimits:
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return NodeVolumeLimits(handle)
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return NodeVolumeLimits(handle, resize_preemption=gate)
 
 
 _: type[FilterPlugin] = NodeVolumeLimits

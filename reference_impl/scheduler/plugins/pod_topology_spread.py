@@ -30,6 +30,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
@@ -72,7 +73,11 @@ _PRE_FILTER: Final = StateKey[_State]("PreFilter" + NAME)
 class PodTopologySpread:
     """Hard (Filter) and soft (Score) topology spread constraints."""
 
-    def __init__(self, handle: Handle, args: PodTopologySpreadArgs) -> None:
+    def __init__(
+        self, handle: Handle, args: PodTopologySpreadArgs, resize_preemption: bool = False
+    ) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
         self._h = handle
         self.system_defaulted = args.defaulting_type == "System"
         self.default_constraints = (
@@ -119,6 +124,8 @@ class PodTopologySpread:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """Count matching pods per domain; SKIP without DoNotSchedule constraints."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         constraints = self.constraints(pod, "DoNotSchedule")
         if not constraints:
             return None, Status(Code.SKIP)
@@ -249,7 +256,8 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
     """The registry factory; ``args`` is a PodTopologySpreadArgs or None."""
     if args is not None and not isinstance(args, PodTopologySpreadArgs):
         raise TypeError(f"PodTopologySpread takes PodTopologySpreadArgs, not {type(args).__name__}")
-    return PodTopologySpread(handle, args or PodTopologySpreadArgs())
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return PodTopologySpread(handle, args or PodTopologySpreadArgs(), resize_preemption=gate)
 
 
 _: type[FilterPlugin] = PodTopologySpread

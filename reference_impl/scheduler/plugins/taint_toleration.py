@@ -19,12 +19,15 @@ from reference_impl.scheduler.framework.interface import (
     FilterPlugin,
     NodeScore,
     Plugin,
+    PreFilterPlugin,
+    PreFilterResult,
     PreScorePlugin,
     QueueingHint,
     ScoreExtensions,
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.taints import (
     Toleration,
@@ -62,7 +65,9 @@ class TaintToleration:
     """Filters nodes with untolerated NoSchedule/NoExecute taints; prefers fewer
     untolerated PreferNoSchedule taints."""
 
-    def __init__(self) -> None:
+    def __init__(self, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
         # Tolerations of the pod being scheduled, parsed once per cycle rather than per node.
         self._pod: Obj | None = None
         self._tolerations: tuple[Toleration, ...] = ()
@@ -75,6 +80,14 @@ class TaintToleration:
         if self._pod is not pod:
             self._pod, self._tolerations = pod, parse_tolerations(pod)
         return self._tolerations
+
+    def pre_filter(
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        """SKIP for a deferred resize (KEP-5836); upstream has this PreFilter only for that."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)
+        return None, OK
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """UNSCHEDULABLE_AND_UNRESOLVABLE with upstream 1.37's reason, which no longer
@@ -149,10 +162,12 @@ def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return TaintToleration()
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return TaintToleration(resize_preemption=gate)
 
 
 _: type[FilterPlugin] = TaintToleration
 _s: type[ScorePlugin] = TaintToleration
 _p: type[PreScorePlugin] = TaintToleration
 _e: type[EnqueueExtensions] = TaintToleration
+_f: type[PreFilterPlugin] = TaintToleration

@@ -45,7 +45,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
-from reference_impl.scheduler.framework.pod_resources import to_int
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred, to_int
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
@@ -94,7 +94,9 @@ def _shape_score(utilization: int) -> int:
 class VolumeBinding:
     """PreFilter/Filter/Score/PreBind for WaitForFirstConsumer dynamic provisioning."""
 
-    def __init__(self, handle: Handle, scoring: bool) -> None:
+    def __init__(self, handle: Handle, scoring: bool, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
         self._h = handle
         self._scoring = scoring
 
@@ -111,6 +113,8 @@ class VolumeBinding:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """Classify the pod's claims; SKIP when it has none."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         ns = pod["metadata"].get("namespace", "default")
         claims = [
             str(v["persistentVolumeClaim"]["claimName"])
@@ -223,7 +227,8 @@ class VolumeBinding:
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory; scoring follows the StorageCapacityScoring gate."""
-    return VolumeBinding(handle, handle.ctx.gates.get("StorageCapacityScoring", True))
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return VolumeBinding(handle, handle.ctx.gates.get("StorageCapacityScoring", True), resize_preemption=gate)
 
 
 _: type[FilterPlugin] = VolumeBinding

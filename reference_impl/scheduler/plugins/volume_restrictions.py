@@ -27,6 +27,7 @@ from reference_impl.scheduler.framework.interface import (
     QueueingHint,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
@@ -95,7 +96,9 @@ def _claims(pod: Obj) -> list[str]:
 class VolumeRestrictions:
     """Disk conflicts per node and ReadWriteOncePod exclusivity."""
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, handle: Handle, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
         self._h = handle
 
     def name(self) -> str:
@@ -120,6 +123,8 @@ class VolumeRestrictions:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when the pod has no restricted disk and no RWOP claim in use."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         volumes = pod["spec"].get("volumes") or ()
         if not volumes:
             return None, Status(Code.SKIP)
@@ -181,7 +186,8 @@ def _pod_deleted(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return VolumeRestrictions(handle)
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return VolumeRestrictions(handle, resize_preemption=gate)
 
 
 _: type[FilterPlugin] = VolumeRestrictions

@@ -25,6 +25,7 @@ from reference_impl.scheduler.framework.interface import (
     PreFilterResult,
     Status,
 )
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
@@ -84,7 +85,9 @@ def pv_topologies(pv: Obj) -> tuple[_PVTopology, ...]:
 class VolumeZone:
     """Keeps pods on nodes in the zones/regions of their bound volumes."""
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, handle: Handle, resize_preemption: bool = False) -> None:
+        # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
+        self._resize_preemption = resize_preemption
         self._h = handle
 
     def name(self) -> str:
@@ -135,6 +138,8 @@ class VolumeZone:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when no bound volume of the pod carries a topology label."""
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         if not pod["spec"].get("volumes"):
             return None, Status(Code.SKIP)
         topologies, status = self._topologies(pod)
@@ -173,7 +178,8 @@ class VolumeZone:
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
-    return VolumeZone(handle)
+    gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
+    return VolumeZone(handle, resize_preemption=gate)
 
 
 _: type[FilterPlugin] = VolumeZone

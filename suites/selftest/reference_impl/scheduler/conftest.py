@@ -69,16 +69,18 @@ class Harness:
         return None
 
 
-def make_harness(seed: int = 0, profile: Profile | None = None) -> Harness:
-    """Build the control plane and start the scheduler."""
+def make_harness(
+    seed: int = 0, profile: Profile | None = None, gates: dict[str, bool] | None = None
+) -> Harness:
+    """Build the control plane (1.37 gates with ``gates`` overrides) and start the scheduler."""
     clock = SimClock()
     rng = Rng(seed)
-    gates = FeatureGates()
-    server = APIServer(MVCCStore(), clock, rng.child("apiserver"), gates)
+    fg = FeatureGates(gates)
+    server = APIServer(MVCCStore(), clock, rng.child("apiserver"), fg)
     server.create(make_namespace("default").build())
     informers = InformerFactory(server)
     trace = Trace(clock)
-    ctx = ComponentContext(server, informers, clock, rng, gates, trace)
+    ctx = ComponentContext(server, informers, clock, rng, fg, trace)
     sched = Scheduler(ctx, profile)
     sched.start()
     return Harness(clock, server, sched, trace)
@@ -89,7 +91,7 @@ HarnessFactory = Callable[..., Harness]
 
 @pytest.fixture
 def harness_factory() -> HarnessFactory:
-    """``harness_factory(seed=0, profile=None)`` builds a fresh control plane."""
+    """``harness_factory(seed=0, profile=None, gates=None)`` builds a fresh control plane."""
     return make_harness
 
 
