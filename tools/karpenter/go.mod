@@ -1,6 +1,6 @@
 module garhwal.invalid/tools/karpenter
 
-go 1.26.0
+go 1.26.9
 
 require sigs.k8s.io/karpenter v1.15.0
 
