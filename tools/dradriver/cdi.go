@@ -24,8 +24,7 @@ const (
 // cdiSpecs keeps one spec file per prepared claim. Device names carry the claim UID so a
 // runtime's cached spec is never mistaken for a later claim's.
 type cdiSpecs struct {
-	dir    string
-	driver string
+	dir string
 }
 
 func (c cdiSpecs) path(claim types.UID) string {

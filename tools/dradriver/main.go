@@ -55,6 +55,7 @@ func run(kubeconfig, nodeName, driverName, cdiDir string, gpus int) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	// The helper listens in these dirs but does not make them; the kubelet makes only the
 	// registry dir, and only once it runs.
 	for _, dir := range []string{kubeletplugin.KubeletRegistryDir, path.Join(kubeletplugin.KubeletPluginsDir, driverName)} {
@@ -63,7 +64,7 @@ func run(kubeconfig, nodeName, driverName, cdiDir string, gpus int) error {
 		}
 	}
 	devices := fakeGPUs(nodeName, gpus)
-	d := &driver{name: driverName, pool: nodeName, devices: devices, cdi: cdiSpecs{dir: cdiDir, driver: driverName}, fatal: cancel}
+	d := &driver{name: driverName, pool: nodeName, devices: devices, cdi: cdiSpecs{dir: cdiDir}, fatal: cancel}
 	helper, err := kubeletplugin.Start(ctx, d,
 		kubeletplugin.DriverName(driverName),
 		kubeletplugin.NodeName(nodeName),
