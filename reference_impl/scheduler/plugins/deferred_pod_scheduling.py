@@ -3,9 +3,10 @@
 A bound pod whose in-place resize the kubelet deferred (``PodResizePending`` reason
 Deferred) is queued and run through a scheduling cycle on its own node only, so that
 DefaultPreemption can free room there. This plugin keeps such a pod to its node, refuses
-nodes that opted out of resize preemption, and rejects it at Permit so it is never bound
-again (the kubelet actuates the resize). Every hook is a no-op for other pods or with
-the gate off.
+nodes that opted out of resize preemption, and would reject it at Permit so it is never
+bound again (the kubelet actuates the resize); in 1.37.2 a fitting pod stops earlier,
+when the cache refuses to assume a pod it already holds. Every hook is a no-op for other
+pods or with the gate off.
 """
 
 from __future__ import annotations
