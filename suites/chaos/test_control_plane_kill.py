@@ -20,7 +20,7 @@ from fixtures.chaos import Scope
 from fixtures.chaos.faults import ProcessKill, inject
 from fixtures.helpers.chaos_probes import Background, BindingRecorder
 from fixtures.targets.extensions import process_control_of
-from reference_impl.api import make_pod_group, make_pool_pod
+from reference_impl.api import make_pod_group, make_pool_pod, make_replicaset
 
 pytestmark = [pytest.mark.disruptive, pytest.mark.feature("KEP-4671")]
 
@@ -98,6 +98,25 @@ def test_an_apiserver_kill_binds_no_pod_twice_and_keeps_gangs_all_or_nothing(
 
     Killing the apiserver while pods are being bound MUST NOT bind any pod twice (a pod
     never changes node); after the restart the incomplete gang MUST still have no pod
-    bound, and once complete MUST be bound wholly, as every other pod.
+    bound, and once complete MUST be bound wholly, as every other pod. The controllers MUST
+    follow the restarted apiserver: a ReplicaSet replaces a pod deleted after the restart.
     """
     _kill_cycle(target, namespace, "kube-apiserver", pool_nodes)
+    _controllers_follow(target, namespace)
+
+
+def _controllers_follow(target: Target, namespace: str) -> None:
+    # The informers reconnect with backoff (at most 30 s a try), so the bound is generous;
+    # later suites on the same cluster rely on a controller manager that sees new events.
+    pod = make_pool_pod("follow", namespace, cpu="100m")
+    target.apply(make_replicaset("follow", namespace, replicas=1, pod=pod).build())
+
+    def names() -> set[str]:
+        return {p["metadata"]["name"] for p in target.list("v1", "Pod", namespace, "app=follow")
+                if not p["metadata"].get("deletionTimestamp")}  # fmt: skip
+
+    target.wait_until(lambda: len(names()) == 1, timeout=180, what="the ReplicaSet's pod")
+    (first,) = names()
+    target.delete("v1", "Pod", first, namespace)
+    target.wait_until(lambda: len(names() - {first}) == 1, timeout=180,
+                      what="kube-controller-manager replacing a deleted pod after the restart")
