@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build the upstream v1.37.2 control plane, etcd v3.7.3, KWOK and karpenter v1.15.0's KWOK
-# provider from Go modules into an ignored cache folder. Skips each build when the cached
+# Build the upstream v1.37.2 control plane, etcd v3.7.3, KWOK, karpenter v1.15.0's KWOK
+# provider and Prometheus from Go modules into an ignored cache folder. Skips each build when the cached
 # binaries match its go.mod/go.sum.
 # Usage: tools/build.sh [BIN_DIR]   (default $GARHWAL_CACHE_DIR/k8s/bin, ~/.cache/garhwal)
 set -euo pipefail
@@ -59,6 +59,8 @@ else
 fi
 # karpenter's KWOK provider, the local cluster's node autoscaler: its own script and stamp.
 "$root/tools/karpenter/build.sh" "$bin"
+# Upstream Prometheus, the collector `cluster up --real-nodes` starts: its own script and stamp.
+"$root/tools/prometheus/build.sh" "$bin"
 log "binaries in $bin"
 
 # The NVML library (C, gcc) beside the Go binaries' cache.

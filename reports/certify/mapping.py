@@ -32,6 +32,9 @@ REQUIREMENT_TESTS: Final[dict[str, tuple[str, ...]]] = {
     # garhwal's sample operator (TrainingRun CRD and controller) through churn, kill -9
     # restarts and racing writers.
     "robust_controller": ("suites/conformance/operator/test_robust_controller.py",),
+    # A stub inference server's counter, histogram and gauge, scraped by the local
+    # cluster's Prometheus through the annotation scrape template and read back by PromQL.
+    "ai_service_metrics": ("suites/conformance/observability/test_ai_service_metrics.py",),
     # Declared by the tests that prove them (GPU metrics, device isolation, driver version).
     "accelerator_metrics": (),
     "secure_accelerator_access": (),

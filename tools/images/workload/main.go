@@ -7,6 +7,8 @@
 //	load CPU_MILLI MEM_MIB    burn about CPU_MILLI millicores and hold MEM_MIB MiB
 //	counter FILE              write an increasing count to FILE every 100ms (checkpoints)
 //	cat PATH...               print files (what a test reads from inside the pod)
+//	inference PORT            a stub inference server: POST /v1/completions, and /metrics
+//	                          (a counter, a histogram and a gauge; inference.go)
 package main
 
 import (
@@ -36,8 +38,10 @@ func main() {
 		err = counter(args[1:])
 	case "cat":
 		err = cat(args[1:])
+	case "inference":
+		err = inference(args[1:])
 	default:
-		err = fmt.Errorf("unknown behaviour %q (sleep, serve, load, counter, cat)", args[0])
+		err = fmt.Errorf("unknown behaviour %q (sleep, serve, load, counter, cat, inference)", args[0])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "workload:", err)
