@@ -30,6 +30,7 @@ from reference_impl.apiserver.strategies import (
     scheduling_claims,  # DRA-WLCLAIM resourceClaims
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
     service_ips,  # Service clusterIPs pre-check (the allocator's)
+    service_ports,  # Service healthCheckNodePort allocation and rules
     service_pvc,  # Service ports, PVC spec
     status_counts,  # Deployment/ReplicaSet/Job/HPA status counters
     status_gates,  # gated /status fields, status reset on create
@@ -60,6 +61,7 @@ __all__ = [
     "resource_time",
     "scheduling",
     "service_ips",
+    "service_ports",
     "service_pvc",
     "scheduling_claims",
     "scheduling_preemption",
