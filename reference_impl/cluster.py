@@ -23,6 +23,7 @@ from reference_impl.apiserver.admission import (
     default_toleration_seconds,
     install_priority,
     podgroup_protection,
+    storage_object_in_use_protection,
     taint_nodes_by_condition,
 )
 from reference_impl.apiserver.component import ComponentContext, Trace
@@ -134,6 +135,7 @@ class Cluster:
         default_storage_class.install(self.api)
         taint_nodes_by_condition.install(self.api)
         podgroup_protection.install(self.api)
+        storage_object_in_use_protection.install(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}

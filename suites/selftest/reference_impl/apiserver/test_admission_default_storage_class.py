@@ -68,7 +68,9 @@ def _server(classes: list[Obj]) -> APIServer:
         pytest.param([DEFAULT2, DEFAULT1, *NON_DEFAULTS], None, "default1", id="two defaults with same creation time, choose the one with smaller name"),
     ],
 )  # fmt: skip
-def test_upstream_table(classes: list[Obj], storage_class: str | None, expected: str | None) -> None:
+def test_upstream_table(
+    classes: list[Obj], storage_class: str | None, expected: str | None
+) -> None:
     stored = _server(classes).create(_claim(storage_class))
     assert stored["spec"].get("storageClassName") == expected
 
@@ -87,7 +89,9 @@ def test_two_defaults_the_newer_wins() -> None:
 
 def test_default_class_orders_by_time_then_name() -> None:
     def at(name: str, ts: str) -> Obj:
-        return {"metadata": {"name": name, "creationTimestamp": ts, "annotations": {DEFAULT: "true"}}}
+        return {
+            "metadata": {"name": name, "creationTimestamp": ts, "annotations": {DEFAULT: "true"}}
+        }
 
     t0, t1 = "2022-01-01T00:00:00Z", "2022-01-01T00:00:01Z"
     assert default_class([at("b", t0), at("a", t0)]) == at("a", t0)
