@@ -19,9 +19,11 @@ from reference_impl.api.resources import lookup
 from reference_impl.api.runtime_config import APIResourceConfig
 from reference_impl.api.watch import WatchEvent
 from reference_impl.apiserver.admission import (
+    default_storage_class,
     default_toleration_seconds,
     install_priority,
     podgroup_protection,
+    storage_object_in_use_protection,
     taint_nodes_by_condition,
 )
 from reference_impl.apiserver.component import ComponentContext, Trace
@@ -130,8 +132,10 @@ class Cluster:
             self.api.create(make_namespace(ns).build())
         install_priority(self.api)
         default_toleration_seconds.install(self.api)
+        default_storage_class.install(self.api)
         taint_nodes_by_condition.install(self.api)
         podgroup_protection.install(self.api)
+        storage_object_in_use_protection.install(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}

@@ -22,6 +22,8 @@ from reference_impl.controllers.pod_gc import PodGCController
 from reference_impl.controllers.podcertificate import PodCertificateSignerController
 from reference_impl.controllers.podcertificate_cleaner import PodCertificateRequestCleaner
 from reference_impl.controllers.podgroup_protection import PodGroupProtectionController
+from reference_impl.controllers.pv_protection import PVProtectionController
+from reference_impl.controllers.pvc_protection import PVCProtectionController
 from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.controllers.resourceclaim import ResourceClaimController
 from reference_impl.controllers.taint_eviction import TaintEvictionController
@@ -40,6 +42,8 @@ __all__ = [
     "PodGCController",
     "PodCertificateSignerController",
     "PodGroupProtectionController",
+    "PVCProtectionController",
+    "PVProtectionController",
     "ReplicaSetController",
     "ResourceClaimController",
     "TaintEvictionController",
@@ -79,6 +83,8 @@ def start_controllers(
         PodCertificateSignerController(ctx),
         PodCertificateRequestCleaner(ctx),
         PodGroupProtectionController(ctx),
+        PVCProtectionController(ctx),
+        PVProtectionController(ctx),
         DisruptionController(ctx),
         TaintEvictionController(ctx),
         PodGCController(ctx),

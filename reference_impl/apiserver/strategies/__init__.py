@@ -30,7 +30,9 @@ from reference_impl.apiserver.strategies import (
     scheduling_claims,  # DRA-WLCLAIM resourceClaims
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
     service_ips,  # Service clusterIPs pre-check (the allocator's)
+    service_ports,  # Service healthCheckNodePort allocation and rules
     service_pvc,  # Service ports, PVC spec
+    service_traffic,  # Service traffic policies, affinity, LB class, node ports
     status_counts,  # Deployment/ReplicaSet/Job/HPA status counters
     status_gates,  # gated /status fields, status reset on create
 )
@@ -60,7 +62,9 @@ __all__ = [
     "resource_time",
     "scheduling",
     "service_ips",
+    "service_ports",
     "service_pvc",
+    "service_traffic",
     "scheduling_claims",
     "scheduling_preemption",
     "status_counts",

@@ -9,6 +9,7 @@ from reference_impl.api.meta import dns1123_subdomain_errors, selector_from_labe
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
 from reference_impl.apiserver.strategies.batch_policies import job_policy_causes
+from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -32,7 +33,9 @@ def default_job(job: Obj, ctx: Context) -> None:
     spec.setdefault("manualSelector", False)
     pfp = spec.get("podFailurePolicy")
     # SetDefaults_Job: Failed with a pod failure policy, and a pattern's status True.
-    spec.setdefault("podReplacementPolicy", "Failed" if isinstance(pfp, dict) else "TerminatingOrFailed")
+    spec.setdefault(
+        "podReplacementPolicy", "Failed" if isinstance(pfp, dict) else "TerminatingOrFailed"
+    )
     for rule in (pfp or {}).get("rules") or [] if isinstance(pfp, dict) else []:
         for pattern in (rule or {}).get("onPodConditions") or [] if isinstance(rule, dict) else []:
             if isinstance(pattern, dict) and not pattern.get("status"):
@@ -65,8 +68,35 @@ def generate_selector(job: Obj, old: Obj | None, now: str, ctx: Context) -> None
         labels.setdefault(key, meta.get("name", ""))
     for key in ("controller-uid", _UID_LABEL):
         labels.setdefault(key, meta.get("uid", ""))
-    if spec.get("selector") is None:
-        spec["selector"] = {"matchLabels": {_UID_LABEL: meta.get("uid", "")}}
+    sel = spec.get("selector")
+    if not isinstance(sel, dict):
+        sel = spec["selector"] = {}
+    match = sel.get("matchLabels")
+    if not isinstance(match, dict):
+        match = sel["matchLabels"] = {}
+    match.setdefault(_UID_LABEL, meta.get("uid", ""))
+
+
+def _generated_selector_causes(job: Obj, sel_ok: bool) -> list[Cause]:
+    """``validateGeneratedSelector`` on create (prefixed labels required): the template
+    carries the generated labels, and the selector matches them."""
+    spec, meta = job.get("spec") or {}, job.get("metadata") or {}
+    sel = spec.get("selector")
+    if spec.get("manualSelector") or sel is None:
+        return []
+    uid, name = str(meta.get("uid") or ""), str(meta.get("name") or "")
+    causes = [] if uid else [fe.required("metadata.uid")]
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+    expected = {"controller-uid": uid, "job-name": name, _UID_LABEL: uid, _NAME_LABEL: name}
+    for key, want in expected.items():
+        path = f"spec.template.metadata.labels[{key}]"
+        if key not in labels:
+            causes.append(fe.required(path, f"must be '{want}'"))
+        elif labels[key] != want:
+            causes.append(fe.invalid(path, labels, f"must be '{want}'"))
+    if sel_ok and not selector_from_label_selector(sel).matches(expected):
+        causes.append(fe.invalid("spec.selector", sel, "`selector` not auto-generated"))
+    return causes
 
 
 _HTTP_PATH: Final = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
@@ -123,10 +153,15 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         )
     sel = spec.get("selector")
     labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+    sel_causes = label_selector_causes(sel, "spec.selector")
+    if old is None:
+        causes += _generated_selector_causes(job, not sel_causes)
     if sel is None:
         causes.append(fe.required("spec.selector"))
-    # LabelSelectorAsSelector(nil) is labels.Nothing(): no template matches a missing one.
-    if sel is None or not selector_from_label_selector(sel).matches(labels):
+    causes += sel_causes
+    # LabelSelectorAsSelector(nil) is labels.Nothing(): no template matches a missing one;
+    # a selector it refuses (the errors above) skips the match.
+    if sel is None or (not sel_causes and not selector_from_label_selector(sel).matches(labels)):
         causes.append(
             fe.invalid(
                 "spec.template.metadata.labels",

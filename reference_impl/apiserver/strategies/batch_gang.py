@@ -17,6 +17,15 @@ __all__ = ["JOB_SCHEDULING"]
 
 Obj = dict[str, Any]
 _TOPOLOGY: Final = Struct((Field("key", required=True, fmt="k8s-label-key"),))
+# scheduling/v1alpha3 Validate_WorkloadPodGroupResourceClaim: exactly one source.
+_CLAIM: Final = Struct(
+    (
+        Field("name", required=True, fmt="k8s-short-name"),
+        Field("resourceClaimName", fmt="k8s-long-name", ptr=True),
+        Field("resourceClaimTemplateName", fmt="k8s-long-name", ptr=True),
+    ),
+    union=("resourceClaimName", "resourceClaimTemplateName"),
+)
 JOB_SCHEDULING: Final = Struct(
     (
         Field(
@@ -41,7 +50,7 @@ JOB_SCHEDULING: Final = Struct(
             immutable=True,
             struct=Struct((Field("single"), Field("all")), union=("single", "all")),
         ),
-        Field("resourceClaims", map_key="name", max_items=4, immutable=True),
+        Field("resourceClaims", map_key="name", max_items=4, immutable=True, struct=_CLAIM),
     )
 )
 _PATH: Final = "spec.scheduling"

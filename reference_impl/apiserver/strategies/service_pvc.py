@@ -57,8 +57,9 @@ def _externally_accessible(spec: Obj, kind: str) -> bool:
 @defaulter("Service")
 def default_service(svc: Obj, ctx: Context) -> None:
     """``SetDefaults_Service``: session affinity, type, each port's protocol and target
-    port (0 or "" means the port itself), and the traffic policies by type."""
-    spec = svc.get("spec")
+    port (0 or "" means the port itself), and the traffic policies by type. The spec is a
+    struct value: a missing one is defaulted too."""
+    spec = svc.setdefault("spec", {})
     if not isinstance(spec, dict):
         return
     if not spec.get("sessionAffinity"):

@@ -92,7 +92,11 @@ def validate(
             update and o is not None,
         )
     if spec.union:
-        set_ = [m for m in spec.union if not _zero(obj.get(m)) or isinstance(obj.get(m), dict)]
+        ptrs = {f.name for f in spec.fields if f.ptr}  # a pointer member set to "" is set
+        set_ = [
+            m for m in spec.union
+            if not _zero(obj.get(m)) or isinstance(obj.get(m), dict) or (m in ptrs and obj.get(m) is not None)
+        ]  # fmt: skip
         names = ", ".join(f"`{m}`" for m in spec.union)
         unchanged = update and o is not None and all(obj.get(m) == o.get(m) for m in spec.union)
         if not unchanged and not set_:
