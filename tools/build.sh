@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the upstream v1.37.2 control plane, etcd v3.7.3, KWOK, karpenter v1.15.0's KWOK
-# provider and Prometheus from Go modules into an ignored cache folder. Skips each build when the cached
+# provider, Prometheus and Traefik from Go modules into an ignored cache folder. Skips each build when the cached
 # binaries match its go.mod/go.sum.
 # Usage: tools/build.sh [BIN_DIR]   (default $GARHWAL_CACHE_DIR/k8s/bin, ~/.cache/garhwal)
 set -euo pipefail
@@ -61,6 +61,8 @@ fi
 "$root/tools/karpenter/build.sh" "$bin"
 # Upstream Prometheus, the collector `cluster up --real-nodes` starts: its own script and stamp.
 "$root/tools/prometheus/build.sh" "$bin"
+# Upstream Traefik, the Gateway API implementation `cluster up --real-nodes` starts.
+"$root/tools/traefik/build.sh" "$bin"
 log "binaries in $bin"
 
 # The NVML library (C, gcc) beside the Go binaries' cache.

@@ -35,6 +35,9 @@ REQUIREMENT_TESTS: Final[dict[str, tuple[str, ...]]] = {
     # A stub inference server's counter, histogram and gauge, scraped by the local
     # cluster's Prometheus through the annotation scrape template and read back by PromQL.
     "ai_service_metrics": ("suites/conformance/observability/test_ai_service_metrics.py",),
+    # Weighted splits, model-header matches, a route edit and an unresolved backend, judged
+    # by completions sent through the cluster's Gateway API implementation (traefik).
+    "ai_inference": ("suites/conformance/networking/test_ai_inference.py",),
     # Declared by the tests that prove them (GPU metrics, device isolation, driver version).
     "accelerator_metrics": (),
     "secure_accelerator_access": (),

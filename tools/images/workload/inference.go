@@ -21,7 +21,8 @@ const (
 )
 
 // inference serves POST /v1/completions (an OpenAI-style completion of a fixed text) and
-// /metrics in the Prometheus text format. GARHWAL_INFERENCE_NO_COUNT=1 leaves the request
+// /metrics in the Prometheus text format. Each answer names its pod (the hostname) in
+// X-Garhwal-Pod, so a gateway's split can be counted by backend. GARHWAL_INFERENCE_NO_COUNT=1 leaves the request
 // counter untouched: a server that lies, for proving the conformance test can fail.
 func inference(args []string) error {
 	if len(args) != 1 {
@@ -40,6 +41,7 @@ func inference(args []string) error {
 	})
 	reg.MustRegister(requests, latency, inFlight)
 	count := os.Getenv("GARHWAL_INFERENCE_NO_COUNT") != "1"
+	pod, _ := os.Hostname()
 
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
@@ -49,6 +51,7 @@ func inference(args []string) error {
 			http.Error(w, "POST only", http.StatusMethodNotAllowed)
 			return
 		}
+		w.Header().Set("X-Garhwal-Pod", pod)
 		inFlight.Inc()
 		defer inFlight.Dec()
 		start := time.Now()

@@ -1,0 +1,3 @@
+module github.com/abbot/go-http-auth
+
+go 1.26.0
