@@ -16,7 +16,7 @@ log() { echo "[build $(date -u +%H:%M:%S)] $*"; }
 
 mod=github.com/traefik/traefik/v3
 version="$(awk -v m="$mod" '$1 == m && $2 !~ /go.mod$/ {print $2; exit}' "$here/go.sum")"
-stamp="$(cd "$here" && cat go.mod go.sum "$0" $(find ext standin -type f | sort) | sha256sum | cut -c1-16)"
+stamp="$(cd "$here" && cat go.mod go.sum build.sh $(find ext standin -type f | sort) | sha256sum | cut -c1-16)"
 crds="$bin/gateway-api-crds"
 if [ "$(cat "$bin/.stamp-traefik" 2>/dev/null)" = "$stamp" ] && [ -x "$bin/traefik" ] \
   && [ -s "$crds/gateway.networking.k8s.io_httproutes.yaml" ]; then
