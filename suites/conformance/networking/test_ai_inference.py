@@ -14,10 +14,7 @@ sharing the implementation's one HTTP port do not see each other's routes.
 
 from __future__ import annotations
 
-import json
 import math
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -47,11 +44,10 @@ PROGRAMMED_S: Final = 60
 
 @dataclass(frozen=True, slots=True)
 class Listener:
-    """A test's Gateway: where it is reached, and the hostname its routes share."""
+    """A test's Gateway, the implementation serving it, and the hostname its routes share."""
 
     gateway: str
-    address: str
-    port: int
+    impl: GatewayAccess
     hostname: str
 
 
@@ -119,7 +115,7 @@ def listener(target: Target, namespace: str) -> Iterator[Listener]:
             return "" if impl.address in addresses else f"status.addresses = {addresses}"
 
         _eventually(target, programmed, PROGRAMMED_S, f"Gateway {gw} Accepted and Programmed")
-        yield Listener(gw, impl.address, impl.http_port, host)
+        yield Listener(gw, impl, host)
     finally:
         try:
             target.delete(GW, "GatewayClass", cls)
@@ -165,28 +161,18 @@ def _route_status(target: Target, namespace: str, name: str, *kinds: str) -> str
     return _conditions_true(parents[0], *kinds)
 
 
-def _complete(lis: Listener, model: str, headers: Mapping[str, str] | None = None) -> tuple[int, str]:
+def _complete(lis: Listener, model: str, headers: Mapping[str, str]) -> tuple[int, str]:
     """POST an OpenAI-style completion to the Gateway: the status (0: no answer) and the
     answering pod."""
-    body = json.dumps({"model": model, "prompt": "route me"}).encode()
-    req = urllib.request.Request(
-        f"http://{lis.address}:{lis.port}/v1/completions", data=body, method="POST",
-        headers={"Host": lis.hostname, "Content-Type": "application/json", **(headers or {})},
-    )  # fmt: skip
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 (loopback, http only)
-            return resp.status, resp.headers.get("X-Garhwal-Pod", "")
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers.get("X-Garhwal-Pod", "")
-    except OSError:  # refused, reset or timed out: the listener did not answer
-        return 0, ""
+    status, got = lis.impl.post(lis.hostname, "/v1/completions", {"model": model, "prompt": "route me"}, headers)
+    return status, got.get("x-garhwal-pod", "")
 
 
 def _served(lis: Listener, n: int, model: str, headers: Mapping[str, str] | None = None) -> Counter[str]:
     """How many of ``n`` completions each pod answered (others count by status)."""
     got: Counter[str] = Counter()
     for _ in range(n):
-        status, pod = _complete(lis, model, headers)
+        status, pod = _complete(lis, model, headers or {})
         got[pod if status == 200 else f"HTTP {status}" if status else "no answer"] += 1
     return got
 
@@ -210,8 +196,13 @@ def test_an_httproute_splits_inference_traffic_by_backend_weight(
         target, lambda: _route_status(target, namespace, "completions", "Accepted", "ResolvedRefs"),
         PROGRAMMED_S, "HTTPRoute completions Accepted with ResolvedRefs",
     )  # fmt: skip
-    gw_status = target.get(GW, "Gateway", listener.gateway, namespace)["status"]
-    assert [x.get("attachedRoutes") for x in gw_status.get("listeners", [])] == [1], gw_status.get("listeners")
+
+    def attached() -> str:  # the Gateway's status is written after the route's
+        listeners = target.get(GW, "Gateway", listener.gateway, namespace).get("status", {}).get("listeners") or []
+        counts = [x.get("attachedRoutes") for x in listeners]
+        return "" if counts == [1] else f"status.listeners[*].attachedRoutes = {counts}"
+
+    _eventually(target, attached, PROGRAMMED_S, "the route attached to the Gateway's listener")
     _routed(target, listener, lambda got: set(got) == {"stub-a", "stub-b"}, "both weighted backends answering")
 
     total = 400
