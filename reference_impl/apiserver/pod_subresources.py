@@ -6,6 +6,7 @@ import copy
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.apiserver import keys
+from reference_impl.apiserver.admission.pod_resize import validate_pod_resize
 from reference_impl.apiserver.decode import schema_causes
 from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
 from reference_impl.apiserver.validation import fielderr as fe
@@ -97,6 +98,7 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
     if new["spec"] == old["spec"]:
         return old  # nothing resizable changed: upstream writes nothing
     new["metadata"]["generation"] = int(old["metadata"].get("generation", 1)) + 1
+    validate_pod_resize(srv, new)  # validating admission, after the strategy's checks
     return srv._commit(key, new, d.api_version)
 
 

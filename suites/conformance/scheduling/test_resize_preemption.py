@@ -15,7 +15,7 @@ from reference_impl.api import (
     resized,
     with_resize_policy,
 )
-from reference_impl.errors import Invalid
+from reference_impl.errors import Forbidden, Invalid
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5836")]
 
@@ -206,27 +206,41 @@ def test_restart_container_policy_restarts_the_container(
     assert _get(target, namespace, "app")["status"]["containerStatuses"][0]["restartCount"] == 1
 
 
-@kubelet
-def test_a_resize_beyond_the_node_allocatable_is_infeasible(
+@kubelet  # a KWOK node reports no container resources: "without support for resize" first
+def test_a_resize_beyond_the_node_allocatable_is_refused(
     target: Target, namespace: str, pool: Callable[..., str]
 ) -> None:
-    """Infeasible resize.
+    """PodResizeValidator admission.
 
-    A resize asking for more cpu than the node's allocatable MUST leave PodResizePending
-    reason Infeasible with "Node didn't have enough capacity", and the allocation unchanged.
+    A resize of a bound pod asking for more cpu or memory than its node's allocatable MUST
+    be Forbidden, naming each short resource (cpu in millicores, memory in bytes), and
+    change nothing; a resize that fits is still accepted.
     """
-    pool(cpu="4")
+    node = pool(cpu="4")
     target.apply(_pod("app", namespace, "1"))
     pod = _running(target, namespace, "app")
-    target.resize(resized(pod, cpu="8"))
-    target.wait_until(
-        lambda: _pending_reason(target, namespace, "app") == "Infeasible",
-        timeout=60,
-        what="resize infeasible",
-    )
+    generation = pod["metadata"]["generation"]
+    alloc = target.get("v1", "Node", node)["status"]["allocatable"]
+    cpu_m = _milli(alloc["cpu"])
+    prefix = "pods \"app\" is forbidden: node didn't have enough allocatable resources: "
+    with pytest.raises(Forbidden) as err:
+        target.resize(resized(pod, cpu="8"))
+    assert prefix + f"cpu, requested: 8000, allocatable: {cpu_m}" in str(err.value)
+    big = resized(pod, cpu="8")
+    big["spec"]["containers"][0]["resources"]["requests"]["memory"] = "100000Gi"
+    big["spec"]["containers"][0]["resources"]["limits"] = {"memory": "100000Gi"}
+    with pytest.raises(Forbidden) as err:
+        target.resize(big)
+    assert f"cpu, requested: 8000, allocatable: {cpu_m}; memory, requested: {100000 * 2**30}" in str(err.value)
     pod = _get(target, namespace, "app")
-    assert "Node didn't have enough capacity" in condition(pod, "PodResizePending")["message"]
-    assert pod["status"]["containerStatuses"][0]["allocatedResources"]["cpu"] == "1"
+    assert pod["metadata"]["generation"] == generation
+    assert pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "1"
+    assert target.resize(resized(pod, cpu="2"))["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "2"
+
+
+def _milli(quantity: str) -> int:
+    """A cpu quantity ("4", "3500m") in millicores."""
+    return int(quantity[:-1]) if quantity.endswith("m") else int(float(quantity) * 1000)
 
 
 @kubelet

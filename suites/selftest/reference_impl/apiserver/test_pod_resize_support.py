@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reference_impl.api import make_namespace, make_pod, resized
+from reference_impl.api import make_namespace, make_node, make_pod, resized
 from reference_impl.apiserver.pod_subresources import MIRROR_ANNOTATION
 from reference_impl.apiserver.server import APIServer
 from reference_impl.clock import SimClock
@@ -23,6 +23,7 @@ Obj = dict[str, Any]
 def _server() -> APIServer:
     s = APIServer(MVCCStore(), SimClock(), Rng(7), FeatureGates())
     s.create(make_namespace("default").build())
+    s.create(make_node("n").capacity(cpu="4", memory="8Gi").build())  # PodResizeValidator's lookup
     return s
 
 
