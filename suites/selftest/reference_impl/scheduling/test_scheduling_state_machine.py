@@ -65,6 +65,7 @@ class GangMachine(RuleBasedStateMachine):
         self.user_deleted: set[str] = set()
         self.removed_nodes: set[str] = set()
         self.before: dict[str, set[str]] = {}  # all-mode group -> pods bound before the step
+        self.bound_on: dict[str, str] = {}  # their nodes then (the pod GC may delete them later)
         self.admitted: set[str] = set()  # groups seen PodGroupInitiallyScheduled=True
         self.pdbs: dict[str, int] = {}  # PDB name -> minAvailable
         self.classes: dict[str, str] = {}  # group -> its PriorityClass
@@ -79,6 +80,7 @@ class GangMachine(RuleBasedStateMachine):
             g = (p["spec"].get("schedulingGroup") or {}).get("podGroupName")
             if g in self.before and _bound(p):
                 self.before[g].add(p["metadata"]["name"])
+                self.bound_on[p["metadata"]["name"]] = p["spec"]["nodeName"]
 
     # -- rules --------------------------------------------------------------------------
 
@@ -199,7 +201,8 @@ class GangMachine(RuleBasedStateMachine):
                 m
                 for m in members
                 if m not in self.user_deleted
-                and (pods.get(m) or {}).get("spec", {}).get("nodeName") not in self.removed_nodes
+                and ((pods.get(m) or {}).get("spec", {}).get("nodeName") or self.bound_on.get(m))
+                not in self.removed_nodes
             }
             lost = {
                 m
