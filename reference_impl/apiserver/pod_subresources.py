@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.decode import schema_causes
+from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.clock import rfc3339
@@ -94,6 +95,9 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
     causes += schema_causes(new)
     if causes:
         raise Invalid("Pod", meta.get("name", ""), causes)
+    ctx = srv._context("resize")
+    for plugin in srv.admission:  # validating admission (LimitRanger checks resizes)
+        plugin.validate(Operation.UPDATE, d.info, new, old, ctx)
     if new["spec"] == old["spec"]:
         return old  # nothing resizable changed: upstream writes nothing
     new["metadata"]["generation"] = int(old["metadata"].get("generation", 1)) + 1
