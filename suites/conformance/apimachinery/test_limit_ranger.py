@@ -7,12 +7,13 @@ apiserver's live lookup finds it even before its informer has it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from fixtures import Target
-from reference_impl.errors import Forbidden, Invalid
+from reference_impl.errors import Conflict, Forbidden, Invalid
 
 pytestmark = pytest.mark.conformance
 
@@ -51,6 +52,24 @@ def _claim(name: str, namespace: str, storage: str) -> Obj:
 
 def _resources(pod: Obj, i: int = 0, part: str = "containers") -> Obj:
     return dict(pod["spec"][part][i].get("resources") or {})
+
+
+def _update(target: Target, namespace: str, name: str, change: Callable[[Obj], None], *, resize: bool = False) -> Obj:
+    """Read, change and write the pod; the scheduler's status writes may race the read,
+    so a Conflict reads again."""
+    out: list[Obj] = []
+
+    def attempt() -> bool:
+        pod = target.get("v1", "Pod", name, namespace)
+        change(pod)
+        try:
+            out.append(target.resize(pod) if resize else target.apply(pod))
+        except Conflict:
+            return False
+        return True
+
+    target.wait_until(attempt, timeout=30, what=f"{name} written without a conflict")
+    return out[0]
 
 
 def test_container_defaults_fill_only_what_is_missing(target: Target, namespace: str) -> None:
@@ -145,6 +164,31 @@ def test_pod_bounds_count_init_containers_and_sidecars(target: Target, namespace
     assert fits["metadata"]["name"] == "fits"
 
 
+def test_pod_level_resources_stand_for_the_total(target: Target, namespace: str) -> None:
+    """Pod-level resources.
+
+    With ``spec.resources`` (PodLevelResources, beta and on in 1.37) a Pod item MUST
+    bound the pod-level cpu and memory instead of the containers' total: pod-level
+    requests above the containers' MUST satisfy a ``min``, pod-level limits above the
+    ``max`` MUST be Forbidden.
+    """
+    target.apply(_limit_range(namespace, {"type": "Pod", "min": {"cpu": "100m"}, "max": {"cpu": "400m"}},
+                              {"type": "Container", "default": {"cpu": "20m"}, "defaultRequest": {"cpu": "10m"}}))  # fmt: skip
+    pod = _pod("level", namespace, _container("a"), _container("b"))
+    pod["spec"]["resources"] = {"requests": {"cpu": "150m"}, "limits": {"cpu": "300m"}}
+    stored = target.apply(pod)
+    assert _resources(stored, 1) == {"limits": {"cpu": "20m"}, "requests": {"cpu": "10m"}}
+    over = _pod("over", namespace, _container("a"))
+    over["spec"]["resources"] = {"limits": {"cpu": "500m"}}
+    with pytest.raises(Forbidden) as err:
+        target.apply(over)
+    # Without pod-level requests the containers' total (the defaults) is held to the min.
+    assert err.value.message == (
+        'pods "over" is forbidden: [minimum cpu usage per Pod is 100m, but request is 10m, '
+        "maximum cpu usage per Pod is 400m, but limit is 500m]"
+    )
+
+
 def test_claim_storage_bounds(target: Target, namespace: str) -> None:
     """Claim bounds.
 
@@ -185,18 +229,18 @@ def test_pod_updates_and_resizes(target: Target, namespace: str) -> None:
     An update of a pod MUST NOT be defaulted nor checked against a LimitRange created
     after it; a pods/resize past a Container ``max`` MUST be Forbidden.
     """
-    old = target.apply(_pod("old", namespace, _container("app", {"cpu": "100m"}, {"cpu": "2"})))
+    target.apply(_pod("old", namespace, _container("app", {"cpu": "100m"}, {"cpu": "2"})))
     target.apply(_limit_range(namespace, {"type": "Container", "max": {"cpu": "1"}}))
-    old = target.get("v1", "Pod", "old", namespace)
-    old["metadata"]["labels"] = {"touched": "yes"}
-    updated = target.apply(old)
+    updated = _update(target, namespace, "old", lambda pod: pod["metadata"].update(labels={"touched": "yes"}))
     assert updated["metadata"]["labels"] == {"touched": "yes"}
     assert ANNOTATION not in (updated["metadata"].get("annotations") or {})
     target.apply(_pod("rz", namespace, _container("app", {"cpu": "500m"}, {"cpu": "500m"})))
-    pod = target.get("v1", "Pod", "rz", namespace)
-    pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "2"}, "limits": {"cpu": "2"}}
+
+    def grow(pod: Obj) -> None:
+        pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "2"}, "limits": {"cpu": "2"}}
+
     with pytest.raises(Forbidden) as err:
-        target.resize(pod)
+        _update(target, namespace, "rz", grow, resize=True)
     assert err.value.message == 'pods "rz" is forbidden: maximum cpu usage per Container is 1, but limit is 2'
 
 
