@@ -8,8 +8,8 @@ Pod items the pod's aggregate (init containers and sidecars counted as upstream'
 ``podRequests``/``podLimits``; pod-level cpu/memory override it, PodLevelResources being
 on in 1.37), and PersistentVolumeClaim items the claim's storage request (on create and
 update). The first LimitRange that objects makes the write Forbidden. Pod updates are
-left alone; the pods/resize subresource is validated (not defaulted: what defaulting
-would add there is dropped by the resize strategy or refused by resize validation).
+left alone; pods/resize is defaulted and checked like a create (the resize strategy keeps
+only container resources, so no annotation).
 """
 
 from __future__ import annotations
@@ -286,8 +286,8 @@ class LimitRanger:
     def admit(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
     ) -> None:
-        """Default pod resources on create."""
-        if info.kind != "Pod" or ctx.subresource or not self._applies(op, info, old, ctx):
+        """Default pod resources on create and on pods/resize."""
+        if info.kind != "Pod" or not self._applies(op, info, old, ctx):
             return
         for lr in self._ranges(obj, ctx):
             pod_mutate(lr, obj)

@@ -244,6 +244,23 @@ def test_pod_updates_and_resizes(target: Target, namespace: str) -> None:
     assert err.value.message == 'pods "rz" is forbidden: maximum cpu usage per Container is 1, but limit is 2'
 
 
+def test_a_resize_is_defaulted(target: Target, namespace: str) -> None:
+    """Resize defaults.
+
+    A pods/resize of a pod made before the LimitRange MUST get the Container item's
+    defaults for what its containers and init containers lack, as a create does, but
+    MUST NOT be annotated (the resize keeps only container resources).
+    """
+    target.apply(_pod("rz", namespace, _container("app", {"cpu": "100m"}), init=(_container("setup"),)))
+    target.apply(_limit_range(namespace, {"type": "Container", "default": {"cpu": "1", "memory": "200Mi"},
+                                          "defaultRequest": {"cpu": "50m", "memory": "100Mi"}}))  # fmt: skip
+    grown = _update(target, namespace, "rz", lambda pod: pod["spec"]["containers"][0].update(resources={"requests": {"cpu": "200m"}}), resize=True)  # fmt: skip
+    assert _resources(grown) == {"limits": {"cpu": "1", "memory": "200Mi"}, "requests": {"cpu": "200m", "memory": "100Mi"}}  # fmt: skip
+    assert _resources(grown, 0, "initContainers") == {"limits": {"cpu": "1", "memory": "200Mi"},
+                                                      "requests": {"cpu": "50m", "memory": "100Mi"}}  # fmt: skip
+    assert ANNOTATION not in (grown["metadata"].get("annotations") or {})
+
+
 def test_invalid_limit_ranges(target: Target, namespace: str) -> None:
     """LimitRange validation.
 

@@ -357,6 +357,23 @@ def test_pod_resize_is_validated() -> None:
     assert c.resize(pod)["spec"]["containers"][0]["resources"]["limits"] == {"cpu": "800m"}
 
 
+def test_pod_resize_is_defaulted() -> None:
+    """pods/resize gets the defaults (containers and init containers), without the
+    annotation; a limit sent without a request is the request too, as decoding defaults."""
+    c = Cluster()
+    c.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+    pod = with_init(valid_pod("p", 1, req(compute("100m"), E)), req(E, E))
+    pod["spec"]["initContainers"][0].update(name="setup", image="registry.k8s.io/pause:3.10")
+    c.apply(_manifest(pod))
+    c.apply({"apiVersion": "v1", "kind": "LimitRange", **limit_range("Container", E, E, compute("1", "200Mi"), compute("50m", "100Mi"))})  # fmt: skip
+    pod = c.get("v1", "Pod", "p", NS)
+    pod["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "500m"}}
+    out = c.resize(pod)
+    assert out["spec"]["containers"][0]["resources"] == req(compute("500m", "100Mi"), compute("500m", "200Mi"))
+    assert out["spec"]["initContainers"][0]["resources"] == req(compute("50m", "100Mi"), compute("1", "200Mi"))
+    assert ANNOTATION not in (out["metadata"].get("annotations") or {})
+
+
 def test_terminating_pod_is_never_blocked() -> None:
     """An object marked for deletion passes, whatever the LimitRange says (a claim here:
     pod updates are never checked)."""
