@@ -22,6 +22,7 @@ from reference_impl.apiserver.admission import (
     default_storage_class,
     default_toleration_seconds,
     install_priority,
+    limit_ranger,
     podgroup_protection,
     storage_object_in_use_protection,
     taint_nodes_by_condition,
@@ -130,6 +131,7 @@ class Cluster:
         self.watch_caches.start()
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
+        limit_ranger.install(self.api)  # upstream's order: LimitRanger before Priority
         install_priority(self.api)
         default_toleration_seconds.install(self.api)
         default_storage_class.install(self.api)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.admission.pod_resize import validate_pod_resize
 from reference_impl.apiserver.decode import schema_causes
+from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.clock import rfc3339
@@ -55,6 +56,13 @@ def _node_supports_resize(pod: Obj) -> bool:
     return True
 
 
+def _default_requests(c: Obj) -> None:
+    """The body's decoding defaults (SetDefaults_Pod): a limit without a request is both."""
+    res = c.get("resources")
+    if isinstance(res, dict) and isinstance(res.get("limits"), dict) and res["limits"]:
+        res["requests"] = {**res["limits"], **(res.get("requests") or {})}
+
+
 def resize(srv: APIServer, manifest: Obj) -> Obj:
     """``APIServer.resize``: only container resources and resizePolicy may change."""
     d = srv._decode(manifest)
@@ -82,7 +90,15 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
             )
         for f in ("resources", "resizePolicy"):
             if f in c:
-                target[f] = c[f]
+                target[f] = copy.deepcopy(c[f])
+        _default_requests(target)
+    ctx = srv._context("resize")
+    # Mutating admission (LimitRanger's defaults) sees the resized spec; only container
+    # resources survive the resize strategy, so the throwaway metadata drops its annotation.
+    view = {"metadata": {"name": old["metadata"]["name"], "namespace": old["metadata"].get("namespace")},
+            "spec": new["spec"]}  # fmt: skip
+    for plugin in srv.admission:
+        plugin.admit(Operation.UPDATE, d.info, view, old, ctx)
     qos = (old.get("status") or {}).get("qosClass")
     if qos not in (None, _qos(new_cs)):
         msg = f'Invalid value: "{qos}": Pod QOS Class may not change as a result of resizing'
@@ -95,6 +111,8 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
     causes += schema_causes(new)
     if causes:
         raise Invalid("Pod", meta.get("name", ""), causes)
+    for plugin in srv.admission:  # validating admission (LimitRanger checks resizes)
+        plugin.validate(Operation.UPDATE, d.info, new, old, ctx)
     if new["spec"] == old["spec"]:
         return old  # nothing resizable changed: upstream writes nothing
     new["metadata"]["generation"] = int(old["metadata"].get("generation", 1)) + 1

@@ -323,20 +323,23 @@ class APIServer:
         strat = strategy_for(info.kind)
         for defaulter in strat.defaulters:
             defaulter(obj, ctx)
+        # Upstream's order: mutating admission, then the strategy's PrepareFor* and
+        # validation, then validating admission only for an object that passed.
+        op = Operation.UPDATE if old else Operation.CREATE
+        for plugin in self.admission:
+            plugin.admit(op, info, obj, old, ctx)
         if strat.preparers:
             now = rfc3339(self.clock.now())
             for prepare in strat.preparers:
                 prepare(obj, old, now, ctx)
-        op = Operation.UPDATE if old else Operation.CREATE
-        for plugin in self.admission:
-            plugin.admit(op, info, obj, old, ctx)
         causes = [] if info.kind in GENERIC_META_ONLY else meta_causes(info, obj, old)
         for v in strat.validators:
             causes += v(obj, old, ctx)
         if not causes and info.kind in GENERIC_META_ONLY:
             causes = meta_causes(info, obj, old)  # rest.BeforeCreate's generic check
-        for plugin in self.admission:
-            causes += plugin.validate(op, info, obj, old, ctx)
+        if not causes:
+            for plugin in self.admission:
+                causes += plugin.validate(op, info, obj, old, ctx)
         if causes:
             causes = conversion.wire_causes(causes, info, d.api_version)
             raise Invalid(info.kind, obj["metadata"].get("name", ""), causes)

@@ -14,6 +14,7 @@ from reference_impl.apiserver.strategies import (
     certificates_status,  # PODCERT status updates
     configmap,  # ConfigMap and Secret keys
     core,
+    limit_range,  # LimitRange defaults and validation
     meta,
     namespace,  # Namespace defaults and spec.finalizers
     node,  # Node taints, quantities, declared features
@@ -48,6 +49,7 @@ __all__ = [
     "certificates_status",
     "configmap",
     "core",
+    "limit_range",
     "meta",
     "namespace",
     "node",

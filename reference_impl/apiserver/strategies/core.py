@@ -15,7 +15,7 @@ from reference_impl.api.meta import (
     label_value_errors,
     parse_quantity,
 )
-from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
@@ -91,6 +91,17 @@ def default_pod(pod: Obj, ctx: Context) -> None:
         ]
     try:
         status.setdefault("qosClass", pod_qos_class(spec))
+    except ValueError:
+        pass  # validation reports the bad quantity
+
+
+@preparer("Pod")
+def prepare_pod_qos(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """PrepareForCreate's QoS class, of the spec as admission (LimitRanger) left it."""
+    if old is not None:
+        return
+    try:
+        pod.setdefault("status", {})["qosClass"] = pod_qos_class(pod.get("spec") or {})
     except ValueError:
         pass  # validation reports the bad quantity
 
