@@ -23,6 +23,7 @@ from reference_impl.apiserver.admission import (
     default_toleration_seconds,
     install_priority,
     limit_ranger,
+    pod_topology_labels,
     podgroup_protection,
     storage_object_in_use_protection,
     taint_nodes_by_condition,
@@ -138,6 +139,7 @@ class Cluster:
         taint_nodes_by_condition.install(self.api)
         podgroup_protection.install(self.api)
         storage_object_in_use_protection.install(self.api)
+        pod_topology_labels.install(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.admission.pod_resize import validate_pod_resize
+from reference_impl.apiserver.admission.pod_topology_labels import topology_labels
 from reference_impl.apiserver.decode import schema_causes
 from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
@@ -132,6 +133,10 @@ def bind(srv: APIServer, namespace: str, name: str, node_name: str) -> Obj:
     if pod["metadata"].get("deletionTimestamp"):
         raise Conflict(f"pod {name} is being deleted, cannot be assigned to a host")
     pod["spec"]["nodeName"] = node_name
+    # PodTopologyLabels admits the Binding with the node's labels; the binding copies them.
+    labels = topology_labels(srv._context("binding"), node_name)
+    if labels:
+        pod["metadata"].setdefault("labels", {}).update(labels)
     status = pod.setdefault("status", {})
     # ClearingNominatedNodeNameAfterBinding (beta, on in 1.37): the hint is spent.
     status.pop("nominatedNodeName", None)
