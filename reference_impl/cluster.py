@@ -25,6 +25,7 @@ from reference_impl.apiserver.admission import (
     limit_ranger,
     pod_topology_labels,
     podgroup_protection,
+    resource_quota,
     storage_object_in_use_protection,
     taint_nodes_by_condition,
 )
@@ -140,6 +141,7 @@ class Cluster:
         podgroup_protection.install(self.api)
         storage_object_in_use_protection.install(self.api)
         pod_topology_labels.install(self.api)
+        resource_quota.install(self.api)  # last, as upstream orders it
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}

@@ -63,9 +63,13 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
 
 def label_key_errors(key: str) -> list[str]:
     """Why ``key`` is not a qualified name such as ``example.com/rack``."""
-    prefix, _, name = key.rpartition("/")
+    if key.count("/") > 1:
+        return ["a qualified name must have at most one '/', after an optional DNS subdomain prefix"]
+    prefix, slash, name = key.rpartition("/")
     errs = []
-    if prefix:
+    if slash and not prefix:
+        errs.append("prefix part must be non-empty")  # IsQualifiedName: "/name" is invalid
+    elif prefix:
         errs += [f"prefix part {e}" for e in dns1123_subdomain_errors(prefix)]
     if not name or len(name) > 63 or not _QUALIFIED.match(name):
         errs.append(

@@ -10,26 +10,42 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Final
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_UP, Context, Decimal
+from typing import Final, NamedTuple
 
 from reference_impl.api.meta import parse_quantity
 
 __all__ = [
     "MAX_MILLI_VALUE",
+    "Quantity",
     "format_quantity",
     "milli_value",
     "quantity_format",
     "quantity_string",
     "quantity_value",
+    "round_away",
     "value",
 ]
 
 MAX_MILLI_VALUE: Final = (2**63 - 1) // 1000  # resource.MaxMilliValue
 _BINARY: Final = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
-_DECIMAL: Final = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_DECIMAL: Final = {
+    -9: "n",
+    -6: "u",
+    -3: "m",
+    0: "",
+    3: "k",
+    6: "M",
+    9: "G",
+    12: "T",
+    15: "P",
+    18: "E",
+}
 _EXPONENT: Final = re.compile(r"[0-9.][eE][-+]?[0-9]+$")
 _NANO: Final = Decimal("1e-9")
+# Wide enough for any parseable quantity (digits and exponent), where the default 28 digits
+# would raise on 1e400 or on many digits before the nanos.
+_WIDE: Final = Context(prec=2000, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 
 def _decimal_string(v: Decimal, exponent_form: bool) -> str:
@@ -58,7 +74,16 @@ def quantity_format(raw: object) -> str:
 def quantity_value(raw: object) -> Decimal:
     """The parsed amount; precision below nano rounds away from zero, as parsing does."""
     v = raw if isinstance(raw, Decimal) else parse_quantity(raw)
-    return v.quantize(_NANO, ROUND_CEILING if v > 0 else ROUND_FLOOR) if v % _NANO else v
+    return round_away(v, -9)
+
+
+def round_away(v: Decimal, exponent: int) -> Decimal:
+    """``v`` rounded away from zero to a multiple of 10**exponent (``v`` itself when
+    exact). Judged by the exponent, so 1e400 needs no division."""
+    own = v.as_tuple().exponent
+    if not isinstance(own, int) or own >= exponent:
+        return v
+    return v.quantize(Decimal(1).scaleb(exponent), ROUND_UP, _WIDE)
 
 
 def format_quantity(v: Decimal, fmt: str) -> str:
@@ -87,3 +112,18 @@ def value(raw: object) -> int:
 def milli_value(raw: object) -> int:
     """``Quantity.MilliValue()``: thousandths, rounded up."""
     return math.ceil(quantity_value(raw) * 1000)
+
+
+class Quantity(NamedTuple):
+    """A parsed ``resource.Quantity``: its amount and the format its ``String()`` keeps."""
+
+    amount: Decimal
+    fmt: str
+
+    @classmethod
+    def of(cls, raw: object) -> Quantity:
+        """Parse a wire quantity (ValueError when it is not one)."""
+        return cls(quantity_value(raw), quantity_format(raw))
+
+    def __str__(self) -> str:
+        return format_quantity(self.amount, self.fmt)

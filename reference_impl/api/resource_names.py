@@ -1,18 +1,69 @@
-"""Compute-resource name classes (``k8s.io/kubernetes/pkg/apis/core/v1/helper``), shared by
+"""Compute-resource name classes (``k8s.io/kubernetes/pkg/apis/core/helper``), shared by
 the apiserver's validation and the scheduler."""
 
 from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["is_extended_resource_name"]
+from reference_impl.api.meta import label_key_errors
 
-_NATIVE: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pods", "storage"})
+__all__ = [
+    "is_extended_resource_name",
+    "is_hugepage_resource_name",
+    "is_integer_resource_name",
+    "is_native_resource",
+    "is_standard_quota_resource_name",
+    "is_standard_resource_name",
+]
+
+# standardQuotaResources; standardResources adds "storage".
+_STANDARD_QUOTA: Final = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
+    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+    "pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
+    "persistentvolumeclaims", "configmaps", "services.nodeports", "services.loadbalancers",
+})  # fmt: skip
+_STANDARD: Final = _STANDARD_QUOTA | {"storage"}
+# integerResources: the object counts.
+_INTEGER: Final = frozenset({
+    "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+    "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+})  # fmt: skip
+
+
+def is_native_resource(name: str) -> bool:
+    """``IsNativeResource``: unprefixed, or anywhere in the ``kubernetes.io/`` namespace."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def is_hugepage_resource_name(name: str) -> bool:
+    """``IsHugePageResourceName``."""
+    return name.startswith("hugepages-")
+
+
+def _is_quota_hugepage(name: str) -> bool:
+    # IsQuotaHugePageResourceName
+    return name.startswith(("hugepages-", "requests.hugepages-"))
 
 
 def is_extended_resource_name(name: str) -> bool:
-    """``IsExtendedResourceName``: domain-qualified and outside ``kubernetes.io``."""
-    if name in _NATIVE or name.startswith(("hugepages-", "requests.")) or "/" not in name:
+    """``IsExtendedResourceName``: not native, no ``requests.`` prefix, and still a
+    qualified name with ``requests.`` put in front (its quota name)."""
+    if is_native_resource(name) or name.startswith("requests."):
         return False
-    domain = name.split("/", 1)[0]
-    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
+    return not label_key_errors(f"requests.{name}")
+
+
+def is_standard_resource_name(name: str) -> bool:
+    """``IsStandardResourceName``."""
+    return name in _STANDARD or _is_quota_hugepage(name)
+
+
+def is_standard_quota_resource_name(name: str) -> bool:
+    """``IsStandardQuotaResourceName``: known to quota tracking (no bare ``storage``)."""
+    return name in _STANDARD_QUOTA or _is_quota_hugepage(name)
+
+
+def is_integer_resource_name(name: str) -> bool:
+    """``IsIntegerResourceName``: the object counts and every extended resource."""
+    return name in _INTEGER or is_extended_resource_name(name)

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any, Final
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.admission.pod_resize import validate_pod_resize
 from reference_impl.apiserver.admission.pod_topology_labels import topology_labels
+from reference_impl.apiserver.admission.resource_quota import ResourceQuotaAdmission
 from reference_impl.apiserver.decode import schema_causes
 from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.clock import rfc3339
 from reference_impl.errors import Cause, Conflict, Invalid, MethodNotAllowed, NotFound
+from reference_impl.features import FeatureGates
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.server import APIServer
@@ -24,8 +26,8 @@ Obj = dict[str, Any]
 MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
 
 
-def _qos(containers: dict[str, Obj]) -> str:
-    return pod_qos_class({"containers": list(containers.values())})
+def _qos(spec: Obj, containers: dict[str, Obj], gates: FeatureGates) -> str:
+    return pod_qos_class({**spec, "containers": list(containers.values())}, gates)
 
 
 def _non_resizable(old: Obj | None, new: Obj | None) -> bool:
@@ -101,7 +103,7 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
     for plugin in srv.admission:
         plugin.admit(Operation.UPDATE, d.info, view, old, ctx)
     qos = (old.get("status") or {}).get("qosClass")
-    if qos not in (None, _qos(new_cs)):
+    if qos not in (None, _qos(old["spec"], new_cs, srv.gates)):
         msg = f'Invalid value: "{qos}": Pod QOS Class may not change as a result of resizing'
         causes.append(Cause("spec", "FieldValueInvalid", msg))
     if not _node_supports_resize(old):
@@ -112,12 +114,18 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
     causes += schema_causes(new)
     if causes:
         raise Invalid("Pod", meta.get("name", ""), causes)
-    for plugin in srv.admission:  # validating admission (LimitRanger checks resizes)
-        plugin.validate(Operation.UPDATE, d.info, new, old, ctx)
+    # Validating admission in upstream's order: LimitRanger, PodResizeValidator, then
+    # ResourceQuota last (it charges the resize, so only once the others have passed).
+    quota = [p for p in srv.admission if isinstance(p, ResourceQuotaAdmission)]
+    for plugin in srv.admission:
+        if plugin not in quota:
+            plugin.validate(Operation.UPDATE, d.info, new, old, ctx)
     if new["spec"] == old["spec"]:
         return old  # nothing resizable changed: upstream writes nothing
     new["metadata"]["generation"] = int(old["metadata"].get("generation", 1)) + 1
-    validate_pod_resize(srv, new)  # validating admission, after the strategy's checks
+    validate_pod_resize(srv, new)
+    for plugin in quota:
+        plugin.validate(Operation.UPDATE, d.info, new, old, ctx)
     return srv._commit(key, new, d.api_version)
 
 

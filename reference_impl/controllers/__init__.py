@@ -26,6 +26,7 @@ from reference_impl.controllers.pv_protection import PVProtectionController
 from reference_impl.controllers.pvc_protection import PVCProtectionController
 from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.controllers.resourceclaim import ResourceClaimController
+from reference_impl.controllers.resourcequota import ResourceQuotaController
 from reference_impl.controllers.taint_eviction import TaintEvictionController
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "PVProtectionController",
     "ReplicaSetController",
     "ResourceClaimController",
+    "ResourceQuotaController",
     "TaintEvictionController",
     "start_controllers",
 ]
@@ -74,6 +76,7 @@ def start_controllers(
         GarbageCollector(ctx),
         NamespaceController(ctx),
         ReplicaSetController(ctx),
+        ResourceQuotaController(ctx),
         DeploymentController(ctx),
         JobController(ctx),
         ResourceClaimController(ctx),

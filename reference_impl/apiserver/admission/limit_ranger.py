@@ -15,16 +15,10 @@ only container resources, so no annotation).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
-from reference_impl.api.quantity import (
-    MAX_MILLI_VALUE,
-    format_quantity,
-    milli_value,
-    quantity_format,
-    quantity_value,
-    value,
-)
+from reference_impl.api.quantity import MAX_MILLI_VALUE, milli_value, value
+from reference_impl.api.quantity import Quantity as Q
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.registry import Context, Operation
 from reference_impl.errors import Cause, Forbidden
@@ -46,20 +40,6 @@ __all__ = [
 Obj = dict[str, Any]
 ANNOTATION: Final = "kubernetes.io/limit-ranger"
 _POD_LEVEL: Final = ("cpu", "memory")  # supportedPodLevelResources
-
-
-class Q(NamedTuple):
-    """A quantity: its amount and the format its String() keeps."""
-
-    amount: Decimal
-    fmt: str
-
-    @classmethod
-    def of(cls, raw: Any) -> Q:
-        return cls(quantity_value(raw), quantity_format(raw))
-
-    def __str__(self) -> str:
-        return format_quantity(self.amount, self.fmt)
 
 
 ResourceList = dict[str, Q]
@@ -111,7 +91,9 @@ def _aggregate(pod: Obj, part: str) -> ResourceList:
             _add(step, sidecars)
         _max(init, step)
     _max(total, init)
-    pod_level = (spec.get("resources") or {}).get(part) if isinstance(spec.get("resources"), dict) else None
+    pod_level = (
+        (spec.get("resources") or {}).get(part) if isinstance(spec.get("resources"), dict) else None
+    )
     for k, q in _list(pod_level).items():
         if k in _POD_LEVEL:
             total[k] = q
@@ -159,7 +141,9 @@ def _max_request(kind: str, name: str, enforced: Q, req: ResourceList) -> str | 
     return None
 
 
-def _max_limit(kind: str, name: str, enforced: Q, req: ResourceList, lim: ResourceList) -> str | None:
+def _max_limit(
+    kind: str, name: str, enforced: Q, req: ResourceList, lim: ResourceList
+) -> str | None:
     r, l_ = req.get(name), lim.get(name)
     rv, lv, ev = _compare(r or _ZERO, l_ or _ZERO, enforced)
     if l_ is None:
@@ -208,7 +192,9 @@ def pod_validate(lr: Obj, pod: Obj) -> list[str]:
         if item.get("type") == "Container":
             for c in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
                 res = c.get("resources") or {}
-                errs += _bounds("Container", item, _list(res.get("requests")), _list(res.get("limits")))
+                errs += _bounds(
+                    "Container", item, _list(res.get("requests")), _list(res.get("limits"))
+                )
         if item.get("type") == "Pod":
             errs += _bounds("Pod", item, pod_requests(pod), pod_limits(pod))
     return [e for e in errs if e is not None]
@@ -221,8 +207,13 @@ def pvc_validate(lr: Obj, pvc: Obj) -> list[str]:
     for item in _items(lr):
         if item.get("type") == "PersistentVolumeClaim":
             kind = "PersistentVolumeClaim"
-            errs += [_min(kind, k, q, requests, {}) for k, q in sorted(_list(item.get("min")).items())]
-            errs += [_max_request(kind, k, q, requests) for k, q in sorted(_list(item.get("max")).items())]
+            errs += [
+                _min(kind, k, q, requests, {}) for k, q in sorted(_list(item.get("min")).items())
+            ]
+            errs += [
+                _max_request(kind, k, q, requests)
+                for k, q in sorted(_list(item.get("max")).items())
+            ]
     return [e for e in errs if e is not None]
 
 

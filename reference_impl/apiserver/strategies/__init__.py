@@ -26,6 +26,7 @@ from reference_impl.apiserver.strategies import (
     resource_admin,  # adminAccess needs the namespace label
     resource_extended,  # DeviceClass extendedResourceName format
     resource_gates,  # gated DRA fields dropped
+    resource_quota,  # ResourceQuota spec, scopes, selector, status
     resource_time,  # DeviceTaint.timeAdded
     scheduling,
     scheduling_claims,  # DRA-WLCLAIM resourceClaims
@@ -61,6 +62,7 @@ __all__ = [
     "resource_admin",
     "resource_extended",
     "resource_gates",
+    "resource_quota",
     "resource_time",
     "scheduling",
     "service_ips",

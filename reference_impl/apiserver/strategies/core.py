@@ -15,10 +15,12 @@ from reference_impl.api.meta import (
     label_value_errors,
     parse_quantity,
 )
+from reference_impl.apiserver.quota.pod_resources import compute_pod_qos
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
+from reference_impl.features import FeatureGates
 
 __all__ = ["pod_qos_class", "toleration_causes"]
 
@@ -41,21 +43,14 @@ def _image_pull_policy(image: str) -> str:
     return "Always" if tag in ("", "latest") else "IfNotPresent"
 
 
-def pod_qos_class(spec: Obj) -> str:
-    """The QoS class of a pod spec (``pkg/apis/core/helper/qos``)."""
-    requests_seen = limits_seen = False
-    guaranteed = True
-    for _, _, c in _containers(spec):
-        res = c.get("resources") or {}
-        req, lim = res.get("requests") or {}, res.get("limits") or {}
-        requests_seen |= any(k in req for k in ("cpu", "memory"))
-        limits_seen |= any(k in lim for k in ("cpu", "memory"))
-        for r in ("cpu", "memory"):
-            if r not in lim or (r in req and parse_quantity(req[r]) != parse_quantity(lim[r])):
-                guaranteed = False
-    if not requests_seen and not limits_seen:
-        return "BestEffort"
-    return "Guaranteed" if guaranteed else "Burstable"
+def pod_qos_class(spec: Obj, gates: FeatureGates) -> str:
+    """The QoS class of a pod spec: ``qos.ComputePodQOS`` (pod-level resources decide
+    when set; else the containers' classes, init containers first, must agree)."""
+    return compute_pod_qos(
+        {"spec": spec},
+        pod_level=gates.enabled("PodLevelResources"),
+        fix_kubelet_qos=gates.enabled("PodLevelResourcesFixKubeletQOSClass"),
+    )
 
 
 @defaulter("Pod")
@@ -90,7 +85,7 @@ def default_pod(pod: Obj, ctx: Context) -> None:
             }
         ]
     try:
-        status.setdefault("qosClass", pod_qos_class(spec))
+        status.setdefault("qosClass", pod_qos_class(spec, ctx.gates))
     except ValueError:
         pass  # validation reports the bad quantity
 
@@ -101,7 +96,7 @@ def prepare_pod_qos(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
     if old is not None:
         return
     try:
-        pod.setdefault("status", {})["qosClass"] = pod_qos_class(pod.get("spec") or {})
+        pod.setdefault("status", {})["qosClass"] = pod_qos_class(pod.get("spec") or {}, ctx.gates)
     except ValueError:
         pass  # validation reports the bad quantity
 

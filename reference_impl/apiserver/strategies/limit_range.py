@@ -8,26 +8,35 @@ A Container item's ``default`` falls back to ``max``, and ``defaultRequest`` to
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, Final
 
 from reference_impl.api.meta import label_key_errors, parse_quantity
 from reference_impl.api.quantity import MAX_MILLI_VALUE, milli_value, quantity_string, value
-from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.api.resource_names import (
+    is_extended_resource_name,
+    is_hugepage_resource_name,
+    is_native_resource,
+    is_standard_resource_name,
+)
+from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__: list[str] = []
+__all__ = ["resource_name_causes"]
 
 Obj = dict[str, Any]
 LIMIT_TYPES: Final = ("Pod", "Container", "PersistentVolumeClaim")
-_STANDARD: Final = frozenset({
-    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
-    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
-    "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
-    "persistentvolumeclaims", "storage", "requests.storage", "services.nodeports",
-    "services.loadbalancers",
-})  # fmt: skip
 _CONTAINER: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
+
+
+@preparer("LimitRange")
+def prepare_limit_range(lr: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """``limitrangeStrategy.PrepareForCreate``: a LimitRange created without a name gets a
+    UUID one (derived from its uid here, so the seeded reference stays deterministic)."""
+    meta = lr.get("metadata")
+    if old is None and isinstance(meta, dict) and not meta.get("name") and meta.get("uid"):
+        meta["name"] = str(uuid.uuid5(uuid.NAMESPACE_OID, str(meta["uid"])))
 
 
 @defaulter("LimitRange")
@@ -45,33 +54,23 @@ def default_limit_range(lr: Obj, ctx: Context) -> None:
                 item[field] = values
 
 
-def _native(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def _hugepages(name: str) -> bool:
-    return name.startswith("hugepages-")
-
-
-def _resource_name_causes(name: str, path: str) -> list[Cause]:
+def resource_name_causes(name: str, path: str) -> list[Cause]:
     """``validateResourceName``: qualified; unprefixed ones must be standard."""
     errs = label_key_errors(name)
     if errs:
         return [fe.invalid(path, name, e) for e in errs]
-    if "/" not in name and name not in _STANDARD and not name.startswith("requests.hugepages-"):
+    if "/" not in name and not is_standard_resource_name(name):
         return [fe.invalid(path, name, "must be a standard resource type or fully qualified")]
     return []
 
 
 def _container_resource_name_causes(name: str, path: str) -> list[Cause]:
     """``ValidateContainerResourceName``."""
-    causes = _resource_name_causes(name, path)
+    causes = resource_name_causes(name, path)
     if "/" not in name:
-        if name not in _CONTAINER and not _hugepages(name):
+        if name not in _CONTAINER and not is_hugepage_resource_name(name):
             causes.append(fe.invalid(path, name, "must be a standard resource for containers"))
-    elif not _native(name) and (
-        name.startswith("requests.") or label_key_errors(f"requests.{name}")
-    ):
+    elif not is_native_resource(name) and not is_extended_resource_name(name):
         causes.append(fe.invalid(path, name, "doesn't follow extended resource name standard"))
     return causes
 
@@ -80,7 +79,7 @@ def _name_causes(limit_type: str, name: str, path: str) -> list[Cause]:
     """``validateLimitRangeResourceName``: Pod and Container items hold container resources."""
     if limit_type in ("Pod", "Container"):
         return _container_resource_name_causes(name, path)
-    return _resource_name_causes(name, path)
+    return resource_name_causes(name, path)
 
 
 def _type_causes(limit_type: str, path: str) -> list[Cause]:
@@ -177,7 +176,7 @@ def _key_causes(k: str, q: dict[str, Any], path: str) -> list[Cause]:
         if ratio_v > limit:
             bad("maxLimitRequestRatio", ratio, f"ratio {s(ratio)} is greater than max/min = {_go_f(limit)}")
     # GPUs, hugepages and the like cannot overcommit: default and defaultRequest must match.
-    overcommit = _native(k) and not _hugepages(k)
+    overcommit = is_native_resource(k) and not is_hugepage_resource_name(k)
     if not overcommit and dflt is not None and req is not None and n(dflt) != n(req):
         bad("defaultRequest", req, f"default value {s(dflt)} must equal to defaultRequest value {s(req)} in {k}")
     return out

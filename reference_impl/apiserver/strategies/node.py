@@ -7,20 +7,17 @@ import re
 from typing import Any, Final
 
 from reference_impl.api.meta import label_key_errors, label_value_errors, parse_quantity
-from reference_impl.api.resource_names import is_extended_resource_name
+from reference_impl.api.quantity import milli_value, quantity_string
+from reference_impl.api.resource_names import is_integer_resource_name
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.core import TAINT_EFFECTS
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__: list[str] = []
+__all__ = ["resource_quantity_causes"]
 
 Obj = dict[str, Any]
 _DECLARED_FEATURE: Final = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*\Z")
-_INTEGER_RESOURCES: Final = frozenset({
-    "pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps",
-    "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
-})  # fmt: skip
 
 
 def taint_causes(taints: list[Obj], path: str) -> list[Cause]:
@@ -102,19 +99,15 @@ def resource_quantity_causes(name: str, value: Any, path: str) -> list[Cause]:
     """``ValidateResourceQuantityValue``: not negative, and whole for an integer resource
     (pods and the other object counts, extended resources)."""
     try:
-        q = parse_quantity(value)
+        canonical, milli = quantity_string(value), milli_value(value)
     except ValueError as e:
         return [Cause(path, "FieldValueInvalid", str(e))]
-    if q < 0:
-        return [fe.invalid(path, value, "must be greater than or equal to 0")]
-    if _integer_resource(name) and q != int(q):
-        return [fe.invalid(path, value, "must be an integer")]
-    return []
-
-
-def _integer_resource(name: str) -> bool:
-    # IsIntegerResourceName: the standard object counts and every extended resource.
-    return name in _INTEGER_RESOURCES or is_extended_resource_name(name)
+    causes: list[Cause] = []
+    if parse_quantity(value) < 0:
+        causes.append(fe.invalid(path, canonical, "must be greater than or equal to 0"))
+    if is_integer_resource_name(name) and milli % 1000:
+        causes.append(fe.invalid(path, canonical, "must be an integer"))
+    return causes
 
 
 @defaulter("Node")
