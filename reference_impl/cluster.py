@@ -26,6 +26,7 @@ from reference_impl.apiserver.admission import (
     pod_topology_labels,
     podgroup_protection,
     resource_quota,
+    runtime_class,
     storage_object_in_use_protection,
     taint_nodes_by_condition,
 )
@@ -140,6 +141,7 @@ class Cluster:
         taint_nodes_by_condition.install(self.api)
         podgroup_protection.install(self.api)
         storage_object_in_use_protection.install(self.api)
+        runtime_class.install(self.api)
         pod_topology_labels.install(self.api)
         resource_quota.install(self.api)  # last, as upstream orders it
         self.informers = InformerFactory(self.api)
