@@ -10,6 +10,7 @@ never be changed through a reference a caller kept.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -184,7 +185,7 @@ class MVCCStore:
         kvs: list[KeyValue] = []
         more = False
         count = 0
-        for key in self._keys[lo:]:
+        for key in itertools.islice(self._keys, lo, None):  # no copy of the key list
             if not key.startswith(prefix):
                 break
             kv = self._hist[key].at(rev)
