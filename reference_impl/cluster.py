@@ -23,6 +23,7 @@ from reference_impl.apiserver.admission import (
     default_toleration_seconds,
     install_priority,
     limit_ranger,
+    pod_security,
     pod_topology_labels,
     podgroup_protection,
     resource_quota,
@@ -135,6 +136,7 @@ class Cluster:
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
         limit_ranger.install(self.api)  # upstream's order: LimitRanger before Priority
+        pod_security.install(self.api)  # PodSecurity: after LimitRanger, before Priority
         install_priority(self.api)
         default_toleration_seconds.install(self.api)
         default_storage_class.install(self.api)

@@ -1,6 +1,6 @@
 """Models plugin/pkg/admission/defaulttolerationseconds: DefaultTolerationSeconds.
 
-On Pod create, a pod that does not already tolerate ``node.kubernetes.io/not-ready`` or
+On Pod create and update, a pod that does not already tolerate ``node.kubernetes.io/not-ready`` or
 ``node.kubernetes.io/unreachable`` with effect NoExecute (an empty key or effect counts as
 tolerating) gets an ``Exists`` toleration for each with ``tolerationSeconds: 300``
 (``--default-not-ready-toleration-seconds`` / ``--default-unreachable-toleration-seconds``).
@@ -47,8 +47,8 @@ class DefaultTolerationSeconds:
     def admit(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
     ) -> None:
-        """Only pod creation, as upstream (updates and subresources are left alone)."""
-        if op is not Operation.CREATE or info.kind != "Pod":
+        """Pod creates and updates (``NewHandler(Create, Update)``); no subresource."""
+        if op not in (Operation.CREATE, Operation.UPDATE) or info.kind != "Pod" or ctx.subresource:
             return
         spec = obj.setdefault("spec", {})
         tolerations: list[Obj] = list(spec.get("tolerations") or [])
