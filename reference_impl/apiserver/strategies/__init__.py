@@ -5,11 +5,14 @@ Importing this package registers every strategy with ``reference_impl.apiserver.
 
 from reference_impl.apiserver.strategies import (
     apps,
+    apps_daemonset,  # DaemonSet and ControllerRevision
     apps_deployment,  # Deployment strategy and counters
     autoscaling,
     batch,
     batch_gang,  # Job gangs: minCount vs parallelism, disruption vs policy
+    batch_status,  # Job /status rules
     certificates,  # PODCERT, CTB
+    certificates_csr,  # CSR update and /status rules
     certificates_names,  # signer names, CSR
     certificates_status,  # PODCERT status updates
     configmap,  # ConfigMap and Secret keys
@@ -22,6 +25,7 @@ from reference_impl.apiserver.strategies import (
     node_preemption,  # Node spec.podPreemptionPolicy (KEP-5836)
     pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
+    pvc_status,  # PersistentVolumeClaim /status
     resource,  # DRA (resource.k8s.io)
     resource_admin,  # adminAccess needs the namespace label
     resource_extended,  # DeviceClass extendedResourceName format
@@ -31,6 +35,7 @@ from reference_impl.apiserver.strategies import (
     scheduling,
     scheduling_claims,  # DRA-WLCLAIM resourceClaims
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
+    service_fields,  # Service external IPs, source ranges, LB status, type-dependent fields
     service_ips,  # Service clusterIPs pre-check (the allocator's)
     service_ports,  # Service healthCheckNodePort allocation and rules
     service_pvc,  # Service ports, PVC spec
@@ -41,11 +46,14 @@ from reference_impl.apiserver.strategies import (
 
 __all__ = [
     "apps",
+    "apps_daemonset",
     "apps_deployment",
     "autoscaling",
     "batch",
     "batch_gang",
+    "batch_status",
     "certificates",
+    "certificates_csr",
     "certificates_names",
     "certificates_status",
     "configmap",
@@ -58,6 +66,7 @@ __all__ = [
     "node_preemption",
     "pod_containers",
     "policy",
+    "pvc_status",
     "resource",
     "resource_admin",
     "resource_extended",
@@ -68,6 +77,7 @@ __all__ = [
     "service_ips",
     "service_ports",
     "service_pvc",
+    "service_fields",
     "service_traffic",
     "scheduling_claims",
     "scheduling_preemption",

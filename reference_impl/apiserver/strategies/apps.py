@@ -88,6 +88,27 @@ def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -
     return causes
 
 
+def _replicated_template_causes(spec: Obj) -> list[Cause]:
+    """``ValidatePodTemplateSpecForReplicaSet``: no activeDeadlineSeconds on the template."""
+    pod_spec = ((spec.get("template") or {}).get("spec")) or {}
+    if pod_spec.get("activeDeadlineSeconds") is None:
+        return []
+    return [
+        fe.forbidden(
+            "spec.template.spec.activeDeadlineSeconds",
+            "activeDeadlineSeconds in ReplicaSet is not Supported",
+        )
+    ]
+
+
+def _min_ready_causes(spec: Obj) -> list[Cause]:
+    """``ValidateReplicaSetSpec``: minReadySeconds non-negative."""
+    v = spec.get("minReadySeconds")
+    if isinstance(v, int) and v < 0:
+        return [fe.invalid("spec.minReadySeconds", v, "must be greater than or equal to 0")]
+    return []
+
+
 @validator("Deployment", "ReplicaSet")
 def validate_workload(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """``ValidateDeploymentSpec`` / ``ValidateReplicaSetSpec``: replicas non-negative; the
@@ -123,6 +144,9 @@ def validate_workload(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 )
             )
         causes += template_causes(obj, ("Always",), ctx)
+        causes += _replicated_template_causes(spec)
+    if obj["kind"] == "ReplicaSet":
+        causes += _min_ready_causes(spec)
     if old is not None and (old.get("spec") or {}).get("selector") != sel:
         causes.append(Cause("spec.selector", "FieldValueInvalid", "field is immutable"))
     return causes

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from reference_impl.api.meta import parse_quantity
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.autoscaling_metrics import metric_spec_causes
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__ = ["DEFAULT_CPU_UTILIZATION", "default_rules"]
@@ -205,9 +207,25 @@ def _behavior_causes(behavior: Any) -> list[Cause]:
                     f"{path}.selectPolicy", "FieldValueNotSupported", "must be Max, Min or Disabled"
                 )
             )
+        if not rules.get("policies"):
+            causes.append(fe.required(f"{path}.policies", "must specify at least one Policy"))
         for j, p in enumerate(rules.get("policies") or []):
             causes += _policy_causes(f"{path}.policies[{j}]", p)
+        causes += _tolerance_causes(rules.get("tolerance"), f"{path}.tolerance")
     return causes
+
+
+def _tolerance_causes(tolerance: Any, path: str) -> list[Cause]:
+    """``ValidateNonnegativeQuantity`` on a scaling rule's tolerance."""
+    if tolerance is None:
+        return []
+    try:
+        negative = parse_quantity(tolerance) < 0
+    except ValueError:
+        return []  # a malformed quantity never decodes
+    if negative:
+        return [fe.invalid(path, str(tolerance), "must be greater than or equal to 0")]
+    return []
 
 
 def _policy_causes(path: str, policy: Obj) -> list[Cause]:
@@ -227,4 +245,17 @@ def _policy_causes(path: str, policy: Obj) -> list[Cause]:
                 f"must be greater than zero and less than or equal to {MAX_PERIOD_SECONDS}",
             )
         )
+    return causes
+
+
+@validator("HorizontalPodAutoscaler", status=True)
+def validate_hpa_condition_generations(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidateHorizontalPodAutoscalerStatusUpdate``: a condition's observedGeneration,
+    when set, is non-negative (the replica counts are in status_counts)."""
+    causes: list[Cause] = []
+    for i, c in enumerate((obj.get("status") or {}).get("conditions") or []):
+        gen = c.get("observedGeneration") if isinstance(c, dict) else None
+        if isinstance(gen, int) and gen < 0:
+            path = f"status.conditions[{i}].observedGeneration"
+            causes.append(fe.invalid(path, gen, "must be greater than or equal to 0"))
     return causes

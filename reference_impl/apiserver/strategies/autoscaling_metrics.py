@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from reference_impl.api.meta import dns1123_label_errors, parse_quantity
+from reference_impl.api.meta import dns1123_label_errors, label_key_errors, parse_quantity
+from reference_impl.api.resource_names import (
+    is_extended_resource_name,
+    is_hugepage_resource_name,
+    is_native_resource,
+)
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["metric_spec_causes"]
+__all__ = ["container_resource_name_errors", "metric_spec_causes"]
 
 Obj = dict[str, Any]
 # validMetricSourceTypes and the order in which validateMetricSpec looks at the sources.
@@ -24,10 +29,25 @@ _SOURCES: Final = (
 )
 
 
+_CONTAINER_RESOURCES: Final = ("cpu", "memory", "ephemeral-storage")
+
+
 def _segment_errors(name: str) -> list[str]:
     if name in (".", ".."):
         return [f"may not be '{name}'"]
     return [f"may not contain '{c}'" for c in "/%" if c in name]
+
+
+def container_resource_name_errors(name: str) -> list[str]:
+    """``ValidateContainerResourceName``: a qualified name; unprefixed, a standard container
+    resource (cpu, memory, ephemeral-storage, hugepages-*); prefixed, native or extended."""
+    errs = list(label_key_errors(name))
+    if "/" not in name:
+        if name not in _CONTAINER_RESOURCES and not is_hugepage_resource_name(name):
+            errs.append("must be a standard resource for containers")
+    elif not is_native_resource(name) and not is_extended_resource_name(name):
+        errs.append("doesn't follow extended resource name standard")
+    return errs
 
 
 def _positive(v: Any) -> bool:
@@ -86,6 +106,9 @@ def _source(kind: str, src: Obj, path: str) -> list[Cause]:
         out += _identifier(src.get("metric"), f"{path}.metric")
     if kind in ("resource", "containerResource") and not src.get("name"):
         out.append(fe.required(f"{path}.name", "must specify a resource name"))
+    elif kind == "containerResource":
+        name = str(src.get("name"))
+        out += [fe.invalid(f"{path}.name", name, e) for e in container_resource_name_errors(name)]
     if kind == "containerResource":
         container = str(src.get("container") or "")
         if not container:

@@ -9,6 +9,10 @@ from reference_impl.api.meta import dns1123_subdomain_errors, selector_from_labe
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
 from reference_impl.apiserver.strategies.batch_policies import job_policy_causes
+from reference_impl.apiserver.strategies.batch_update import (
+    completions_update_causes,
+    template_update_causes,
+)
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
@@ -124,8 +128,8 @@ def domain_prefixed_path_causes(path: str, value: str) -> list[Cause]:
 @validator("Job")
 def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """``validateJobSpec`` (1.37.2): counts non-negative, the selector matches the template,
-    restartPolicy OnFailure or Never, successPolicy only when Indexed; on update the
-    template, selector and completionMode are immutable, completions too unless Indexed."""
+    restartPolicy OnFailure or Never, successPolicy only when Indexed; on update
+    ``ValidateJobSpecUpdate`` (see ``batch_update``) and its immutable fields."""
     spec = job.get("spec") or {}
     causes: list[Cause] = []
     for f in (
@@ -182,17 +186,17 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         )
     if old is not None:
         ospec = old.get("spec") or {}
+        causes += completions_update_causes(spec, ospec)
+        causes += template_update_causes(job, old)
         # validateJobSpecUpdate's ValidateImmutableField list.
-        immutable = [
-            "template",
+        immutable = (
             "selector",
             "completionMode",
             "podFailurePolicy",
             "backoffLimitPerIndex",
             "managedBy",
-        ]
-        if mode != "Indexed":
-            immutable.append("completions")
+            "successPolicy",
+        )
         for f in immutable:
             if ospec.get(f) != spec.get(f):
                 causes.append(fe.invalid(f"spec.{f}", spec.get(f), "field is immutable"))

@@ -9,7 +9,7 @@ from reference_impl.api.meta import label_key_errors
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["job_policy_causes"]
+__all__ = ["index_interval", "indexes_format", "job_policy_causes"]
 
 Obj = dict[str, Any]
 _MAX_INDEXED_PARALLELISM: Final = 100_000
@@ -22,6 +22,59 @@ _ACTIONS: Final = ("Count", "FailIndex", "FailJob", "Ignore")
 _EXIT_OPS: Final = ("In", "NotIn")
 _STATUSES: Final = ("False", "True", "Unknown")
 _REPLACEMENT: Final = ("Failed", "TerminatingOrFailed")
+_COMPLETIONS_SOFT_LIMIT: Final = 100_000
+_PARALLELISM_HIGH_COMPLETIONS: Final = 10_000
+_MAX_FAILED_HIGH_COMPLETIONS: Final = 10_000
+_MAX_SUCCEEDED_INDEXES_LEN: Final = 64 * 1024
+_HIGH: Final = f"when completions are above {_COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index"
+
+
+def _atoi(text: str) -> int | None:
+    """Go's ``strconv.Atoi``: an optional sign and decimal digits, within int64."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not (body.isdigit() and body.isascii()) or len(body) > 19:
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
+def index_interval(text: str, completions: int) -> tuple[int, int] | str:
+    """``parseIndexInterval``: ``x`` or ``x-y`` below ``completions``; else the error."""
+    parts = text.split("-")
+    if len(parts) > 2:
+        return (
+            f"the fragment {text!r} violates the requirement that an index interval can have "
+            "at most two parts separated by '-'"
+        )
+    bounds: list[int] = []
+    for part in parts:
+        x = _atoi(part)
+        if x is None:
+            return f'cannot convert string to integer for index: "{part}"'
+        if x >= completions:
+            return f'too large index: "{part}"'
+        bounds.append(x)
+    if len(bounds) == 2 and bounds[0] >= bounds[1]:
+        return f"non-increasing order, previous: {bounds[0]}, current: {bounds[1]}"
+    return bounds[0], bounds[-1]
+
+
+def indexes_format(text: str, completions: int) -> tuple[int, str | None]:
+    """``validateIndexesFormat``: the number of indexes, or the parse error."""
+    if not text:
+        return 0, None
+    last: int | None = None
+    total = 0
+    for part in text.split(","):
+        got = index_interval(part, completions)
+        if isinstance(got, str):
+            return 0, got
+        x, y = got
+        if last is not None and last >= x:
+            return 0, f"non-increasing order, previous: {last}, current: {x}"
+        total += y - x + 1
+        last = y
+    return total, None
 
 
 def _int(v: Any) -> int | None:
@@ -54,6 +107,8 @@ def job_policy_causes(spec: Obj) -> list[Cause]:
             out.append(fe.invalid("spec.maxFailedIndexes", max_failed, "must be less than or equal to completions"))
         if max_failed is not None and max_failed > _MAX_FAILED_INDEXES:
             out.append(fe.invalid("spec.maxFailedIndexes", max_failed, f"must be less than or equal to {_MAX_FAILED_INDEXES}"))
+        if completions is not None and completions > _COMPLETIONS_SOFT_LIMIT and per_index is not None:
+            out += _high_completions(parallelism, max_failed)
     else:
         for f, v in (("backoffLimitPerIndex", per_index), ("maxFailedIndexes", max_failed)):
             if v is not None:
@@ -78,6 +133,22 @@ def job_policy_causes(spec: Obj) -> list[Cause]:
                 'only "Never" is supported when podFailurePolicy is specified',
             )
         )
+    return out
+
+
+def _high_completions(parallelism: int | None, max_failed: int | None) -> list[Cause]:
+    """``validateJobSpec``'s limits for indexed jobs of over 100000 completions with a
+    backoff limit per index."""
+    out: list[Cause] = []
+    if max_failed is None:
+        msg = f"must be specified when completions is above {_COMPLETIONS_SOFT_LIMIT}"
+        out.append(fe.required("spec.maxFailedIndexes", msg))
+    if parallelism is not None and parallelism > _PARALLELISM_HIGH_COMPLETIONS:
+        msg = f"must be less than or equal to {_PARALLELISM_HIGH_COMPLETIONS} {_HIGH}"
+        out.append(fe.invalid("spec.parallelism", parallelism, msg))
+    if max_failed is not None and max_failed > _MAX_FAILED_HIGH_COMPLETIONS:
+        msg = f"must be less than or equal to {_MAX_FAILED_HIGH_COMPLETIONS} {_HIGH}"
+        out.append(fe.invalid("spec.maxFailedIndexes", max_failed, msg))
     return out
 
 
@@ -168,6 +239,14 @@ def _success_policy(policy: Obj, completions: int) -> list[Cause]:
         count = _int(rule.get("succeededCount"))
         if count is None and rule.get("succeededIndexes") is None:
             out.append(fe.required(p, "at least one of succeededCount or succeededIndexes must be specified"))
+        indexes, total = rule.get("succeededIndexes"), 0
+        if isinstance(indexes, str):
+            ip = f"{p}.succeededIndexes"
+            if len(indexes) > _MAX_SUCCEEDED_INDEXES_LEN:
+                out.append(fe.too_long(ip, _MAX_SUCCEEDED_INDEXES_LEN))
+            total, err = indexes_format(indexes, completions)
+            if err is not None:
+                out.append(fe.invalid(ip, indexes, f"error parsing succeededIndexes: {err}"))
         if count is not None:
             if count < 0:
                 out.append(fe.invalid(f"{p}.succeededCount", count, "must be greater than or equal to 0"))
@@ -179,4 +258,7 @@ def _success_policy(policy: Obj, completions: int) -> list[Cause]:
                         f"must be less than or equal to {completions} (the number of specified completions)",
                     )
                 )
+            if isinstance(indexes, str) and count > total:
+                msg = f"must be less than or equal to {total} (the number of indexes in the specified succeededIndexes field)"
+                out.append(fe.invalid(f"{p}.succeededCount", count, msg))
     return out

@@ -35,6 +35,8 @@ MIN_EXPIRATION: Final = 3600
 MAX_EXPIRATION: Final = 7862400
 KUBERNETES_MAX_EXPIRATION: Final = 86400
 DEFAULT_EXPIRATION: Final = 86400
+MAX_TRUST_BUNDLE_SIZE: Final = 1024 * 1024  # certificates.MaxTrustBundleSize
+_ANNOTATIONS_MAX: Final = 256 * 1024  # TotalAnnotationSizeLimitB
 _PEM: Final = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
 _CURVE_NAMES: Final = {"secp256r1": "ECDSAP256", "secp384r1": "ECDSAP384", "secp521r1": "ECDSAP521"}
 
@@ -86,6 +88,9 @@ def _pcr_create_causes(spec: Obj) -> list[Cause]:
     if isinstance(annotations, dict):
         for k in annotations:
             causes += domain_prefixed_key_causes("spec.unverifiedUserAnnotations", str(k).lower())
+        # ValidateAnnotationsSize, as ValidateUserAnnotations checks it.
+        if sum(len(str(k)) + len(str(v)) for k, v in annotations.items()) > _ANNOTATIONS_MAX:
+            causes.append(fe.too_long("spec.unverifiedUserAnnotations", _ANNOTATIONS_MAX))
     for f, check in (("podName", dns1123_subdomain_errors), ("serviceAccountName", dns1123_subdomain_errors),
                      ("nodeName", dns1123_subdomain_errors)):
         value = str(spec.get(f) or "")
@@ -170,8 +175,10 @@ def validate_ctb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
             causes.append(fe.invalid("spec.signerName", signer, "field is immutable"))
         if spec.get("trustBundle") == ospec.get("trustBundle"):
             return causes  # an unchanged bundle is not parsed again
-    ders, problems = pem_certificates(str(spec.get("trustBundle", "")))
     path = "spec.trustBundle"
+    if len(str(spec.get("trustBundle", ""))) > MAX_TRUST_BUNDLE_SIZE:
+        return [*causes, fe.too_long(path, MAX_TRUST_BUNDLE_SIZE)]  # validateTrustBundle
+    ders, problems = pem_certificates(str(spec.get("trustBundle", "")))
     causes += [Cause(path, "FieldValueInvalid", p) for p in problems]
     if not ders and not problems:
         causes.append(

@@ -11,6 +11,7 @@ from cryptography import x509
 
 from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors
 from reference_impl.apiserver.registry import Context, validator
+from reference_impl.apiserver.strategies.meta import annotations_causes, labels_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -119,4 +120,20 @@ def validate_csr(csr: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                 "may not specify a duration less than 600 seconds (10 minutes)",
             )
         )
+    if not causes:
+        causes = _generic_name_causes(csr.get("metadata") or {})
     return causes
+
+
+def _generic_name_causes(meta: Obj) -> list[Cause]:
+    """``rest.BeforeCreate``'s generic ObjectMeta check once the strategy's passed:
+    ``path.ValidatePathSegmentName`` (the CSR's own name rule accepts anything). Skipped
+    when metadata already failed the strategy's check (labels, annotations)."""
+    if labels_causes(meta.get("labels") or {}, "metadata.labels") or annotations_causes(
+        meta.get("annotations") or {}, "metadata.annotations"
+    ):
+        return []
+    name = str(meta.get("name") or "")
+    errs = [f"may not be '{name}'"] if name in (".", "..") else []
+    errs += [f"may not contain '{c}'" for c in "/%" if c in name]
+    return [fe.invalid("metadata.name", name, e) for e in errs]

@@ -19,6 +19,7 @@ from reference_impl.apiserver.quota.pod_resources import compute_pod_qos
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.pod_status import pod_status_causes, pod_update_causes
 from reference_impl.errors import Cause
 from reference_impl.features import FeatureGates
 
@@ -59,14 +60,25 @@ def default_pod(pod: Obj, ctx: Context) -> None:
     spec = pod.setdefault("spec", {})
     if not spec.get("restartPolicy"):  # SetDefaults_PodSpec: "" too
         spec["restartPolicy"] = "Always"
-    spec.setdefault("dnsPolicy", "ClusterFirst")
+    if not spec.get("dnsPolicy"):  # SetDefaults_PodSpec: "" too
+        spec["dnsPolicy"] = "ClusterFirst"
     spec.setdefault("schedulerName", "default-scheduler")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("securityContext", {})
     spec.setdefault("enableServiceLinks", True)
+    for v in spec.get("volumes") or []:
+        if isinstance(v, dict) and set(v) <= {"name"}:  # SetDefaults_Volume
+            v["emptyDir"] = {}
     for _, _, c in _containers(spec):
         c.setdefault("terminationMessagePath", "/dev/termination-log")
-        c.setdefault("terminationMessagePolicy", "File")
+        if not c.get("terminationMessagePolicy"):  # SetDefaults_Container: "" too
+            c["terminationMessagePolicy"] = "File"
+        if spec.get("hostNetwork") and pod.get("apiVersion"):  # SetDefaults_Pod only
+            for port in c.get("ports") or []:
+                if isinstance(port, dict) and not port.get("hostPort"):
+                    port["hostPort"] = port.get("containerPort")
+        if isinstance(c.get("lifecycle"), dict):  # ContainerStopSignals is off: dropped
+            c["lifecycle"].pop("stopSignal", None)
         if isinstance(c.get("image"), str):
             c.setdefault("imagePullPolicy", _image_pull_policy(c["image"]))
         res = c.setdefault("resources", {})
@@ -115,6 +127,8 @@ def toleration_causes(tolerations: list[Obj], path: str) -> list[Cause]:
                     f'Unsupported value: "{op}": supported values: "Equal", "Exists"',
                 )
             )
+        if op == "Equal" and t.get("value"):
+            causes += [fe.invalid(f"{p}.operator", t["value"], e) for e in label_value_errors(str(t["value"]))]
         if op == "Exists" and t.get("value"):
             causes.append(
                 Cause(
@@ -191,22 +205,27 @@ def _resource_causes(c: Obj, path: str) -> list[Cause]:
     return causes
 
 
-def resize_policy_causes(c: Obj, path: str) -> list[Cause]:
-    """``validateResizePolicy``: cpu/memory only, NotRequired or RestartContainer."""
+def resize_policy_causes(c: Obj, path: str, pod_restart: str | None = None) -> list[Cause]:
+    """``validateResizePolicy``: unique, cpu/memory only, NotRequired or RestartContainer
+    (its errors sit on the list's path), NotRequired only when the pod never restarts."""
     causes: list[Cause] = []
+    p = f"{path}.resizePolicy"
+    seen: set[str] = set()
     for j, rp in enumerate(c.get("resizePolicy") or ()):
-        name, policy = rp.get("resourceName"), rp.get("restartPolicy")
-        if name not in ("cpu", "memory"):
-            msg = f'Unsupported value: "{name}": supported values: "cpu", "memory"'
-            causes.append(
-                Cause(f"{path}.resizePolicy[{j}].resourceName", "FieldValueNotSupported", msg)
-            )
-        if policy not in ("NotRequired", "RestartContainer"):
-            msg = (
-                f'Unsupported value: "{policy}": supported values: "NotRequired", '
-                '"RestartContainer"'
-            )
-            causes.append(Cause(f"{path}.resizePolicy", "FieldValueNotSupported", msg))
+        name, policy = rp.get("resourceName") or "", rp.get("restartPolicy") or ""
+        if name in seen:
+            causes.append(fe.duplicate(f"{p}[{j}]", name))
+        seen.add(name)
+        if not name:
+            causes.append(fe.required(p))
+        elif name not in ("cpu", "memory"):
+            causes.append(fe.not_supported(p, name, ("cpu", "memory")))
+        if not policy:
+            causes.append(fe.required(p))
+        elif policy not in ("NotRequired", "RestartContainer"):
+            causes.append(fe.not_supported(p, policy, ("NotRequired", "RestartContainer")))
+        if pod_restart == "Never" and policy != "NotRequired":
+            causes.append(fe.invalid(p, policy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
     return causes
 
 
@@ -234,7 +253,7 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if not c.get("image"):
             causes.append(Cause(f"{p}.image", "FieldValueRequired", "Required value"))
         causes += _resource_causes(c, p)
-        causes += resize_policy_causes(c, p)
+        causes += resize_policy_causes(c, p, spec.get("restartPolicy"))
     rp = spec.get("restartPolicy")
     if not rp:  # validateRestartPolicy: "" is Required, anything else unknown NotSupported
         causes.append(fe.required("spec.restartPolicy"))
@@ -274,59 +293,11 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     # ValidatePodTemplateSpec's to refuse.
     causes += pod_spec_causes(spec, "spec", template=pod.get("apiVersion") is None or old is not None)
     if old is not None:
-        causes += _pod_update_causes(spec, old.get("spec") or {})
-    return causes
-
-
-def _pod_update_causes(spec: Obj, old: Obj) -> list[Cause]:
-    # Only images, activeDeadlineSeconds, added tolerations and removed gates may change.
-    def mutable_view(s: Obj) -> Obj:
-        v = {
-            k: x
-            for k, x in s.items()
-            if k not in ("activeDeadlineSeconds", "tolerations", "schedulingGates")
-        }
-        for lst in _CONTAINER_LISTS:
-            if lst in v:
-                v[lst] = [{k: x for k, x in c.items() if k != "image"} for c in v[lst]]
-        return v
-
-    causes: list[Cause] = []
-    if mutable_view(spec) != mutable_view(old):
-        causes.append(
-            Cause(
-                "spec",
-                "FieldValueForbidden",
-                "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.schedulingGates` (only removals)",
-            )
-        )
-    old_tol = old.get("tolerations") or []
-    if any(t not in (spec.get("tolerations") or []) for t in old_tol):
-        causes.append(
-            Cause(
-                "spec.tolerations",
-                "FieldValueForbidden",
-                "existing toleration can not be modified except its tolerationSeconds",
-            )
-        )
-    new_gates = [g.get("name") for g in spec.get("schedulingGates") or []]
-    old_gates = [g.get("name") for g in old.get("schedulingGates") or []]
-    for i, g in enumerate(new_gates):
-        if g not in old_gates:
-            causes.append(
-                Cause(
-                    f"spec.schedulingGates[{i}].name",
-                    "FieldValueForbidden",
-                    "only deletion is allowed, but found new scheduling gate",
-                )
-            )
+        causes += pod_update_causes(spec, old.get("spec") or {})
     return causes
 
 
 @validator("Pod", status=True)
 def validate_pod_status(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Phase must be known; nodeName cannot change through /status."""
-    phase = (pod.get("status") or {}).get("phase")
-    if phase is not None and phase not in POD_PHASES:
-        return [Cause("status.phase", "FieldValueNotSupported", f'Unsupported value: "{phase}"')]
-    return []
+    """``ValidatePodStatusUpdate`` (``pod_status.py``); the phase is not checked."""
+    return pod_status_causes(pod, old or {})

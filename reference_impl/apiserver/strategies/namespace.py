@@ -9,6 +9,7 @@ from typing import Any
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.meta import finalizer_name_causes
+from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
@@ -37,3 +38,17 @@ def default_namespace(ns: Obj, ctx: Context) -> None:
     ns["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = ns["metadata"].get(
         "name", ""
     )
+
+
+@validator("Namespace", status=True)
+def validate_namespace_status(ns: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidateNamespaceStatusUpdate``: Active without a deletionTimestamp, else Terminating."""
+    phase = (ns.get("status") or {}).get("phase") or "Active"  # SetDefaults_NamespaceStatus
+    deleting = bool((ns.get("metadata") or {}).get("deletionTimestamp"))
+    want = "Terminating" if deleting else "Active"
+    if phase == want:
+        return []
+    when = "is not empty" if deleting else "is empty"
+    return [
+        fe.invalid("status.Phase", phase, f"may only be '{want}' if `deletionTimestamp` {when}")
+    ]

@@ -67,6 +67,10 @@ def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     for field in ("capacity", "allocatable"):
         for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
             causes += resource_quantity_causes(str(name), v, f"status.{field}.{name}")
+    # validateNodeSwapStatus, called with the path "metadata.nodeSwapStatus" upstream.
+    swap = (((node.get("status") or {}).get("nodeInfo") or {}).get("swap") or {}).get("capacity")
+    if isinstance(swap, int) and swap < 0:
+        causes.append(fe.invalid("metadata.nodeSwapStatus.capacity", swap, "must be greater than or equal to 0"))
     features = (node.get("status") or {}).get("declaredFeatures")
     if isinstance(features, list):
         causes += declared_feature_causes(["" if f is None else str(f) for f in features])

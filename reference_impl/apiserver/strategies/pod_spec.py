@@ -19,6 +19,10 @@ from reference_impl.api.meta import (
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.node_selector import node_selector, node_selector_term
+from reference_impl.apiserver.validation.pod_container_rules import container_rule_causes
+from reference_impl.apiserver.validation.pod_security import pod_security_causes
+from reference_impl.apiserver.validation.pod_spec_rules import pod_spec_rule_causes
+from reference_impl.apiserver.validation.pod_volumes import volume_causes
 from reference_impl.errors import Cause
 
 __all__ = ["pod_spec_causes"]
@@ -27,7 +31,6 @@ Obj = dict[str, Any]
 _STANDARD_CONTAINER: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
 _PULL_POLICIES: Final = ("Always", "IfNotPresent", "Never")
 _WHEN_UNSATISFIABLE: Final = ("DoNotSchedule", "ScheduleAnyway")
-_OS: Final = ("linux", "windows")
 
 
 def _obj(v: Any) -> Obj:
@@ -185,7 +188,7 @@ def _resources(res: Obj, path: str) -> list[Cause]:
             except ValueError:
                 differ = False
             if differ:
-                out.append(fe.invalid(f"{path}.requests[{name}]", value, f"must be equal to {name} limit of {limits[name]}"))
+                out.append(fe.invalid(f"{path}.requests", value, f"must be equal to {name} limit of {limits[name]}"))
     if any(_hugepages(n) for n in [*limits, *requests]) and not any(
         n in ("cpu", "memory") for n in [*limits, *requests]
     ):
@@ -193,28 +196,7 @@ def _resources(res: Obj, path: str) -> list[Cause]:
     return out
 
 
-def _probe(probe: Any, path: str, liveness: bool) -> list[Cause]:
-    if not isinstance(probe, dict):
-        return []
-    out: list[Cause] = []
-    handlers = [h for h in ("exec", "httpGet", "tcpSocket", "grpc") if probe.get(h) is not None]
-    if not handlers:
-        out.append(fe.required(path, "must specify a handler type"))
-    elif len(handlers) > 1:
-        out.append(fe.forbidden(f"{path}.{handlers[1]}", "may not specify more than 1 handler type"))
-    for f in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"):
-        v = probe.get(f)
-        if isinstance(v, int) and v < 0:
-            out.append(fe.invalid(f"{path}.{f}", v, "must be greater than or equal to 0"))
-    if liveness and isinstance(probe.get("successThreshold"), int) and probe["successThreshold"] != 1:
-        out.append(fe.invalid(f"{path}.successThreshold", probe["successThreshold"], "must be 1"))
-    tgps = probe.get("terminationGracePeriodSeconds")
-    if isinstance(tgps, int) and tgps <= 0:
-        out.append(fe.invalid(f"{path}.terminationGracePeriodSeconds", tgps, "must be greater than 0"))
-    return out
-
-
-def _container(c: Obj, path: str, volumes: set[str], claims: set[str], init: bool) -> list[Cause]:
+def _container(c: Obj, path: str, claims: set[str]) -> list[Cause]:
     out: list[Cause] = []
     policy = c.get("imagePullPolicy")
     if policy is not None and policy not in _PULL_POLICIES:
@@ -222,24 +204,6 @@ def _container(c: Obj, path: str, volumes: set[str], claims: set[str], init: boo
     res = _obj(c.get("resources"))
     out += _resources(res, f"{path}.resources")
     out += _container_claims(_list(res.get("claims")), claims, f"{path}.resources.claims")
-    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-        if not init or c.get("restartPolicy") == "Always":
-            out += _probe(c.get(probe), f"{path}.{probe}", probe != "readinessProbe")
-    for i, e in enumerate(_list(c.get("env"))):
-        if e.get("value") and e.get("valueFrom") is not None:
-            out.append(fe.invalid(f"{path}.env[{i}].valueFrom", "", "may not be specified when `value` is not empty"))
-    for i, m in enumerate(_list(c.get("volumeMounts"))):
-        name = str(m.get("name") or "")
-        if not name:
-            out.append(fe.required(f"{path}.volumeMounts[{i}].name"))
-        elif name not in volumes:
-            out.append(Cause(f"{path}.volumeMounts[{i}].name", "FieldValueNotFound", f'Not found: "{name}"'))
-    seen: set[str] = set()
-    for i, rp in enumerate(_list(c.get("resizePolicy"))):
-        name = str(rp.get("resourceName") or "")
-        if name in seen:
-            out.append(fe.duplicate(f"{path}.resizePolicy[{i}]", name))
-        seen.add(name)
     return out
 
 
@@ -264,17 +228,16 @@ def _topology_spread(constraints: list[Obj], path: str) -> list[Cause]:
 def pod_spec_causes(spec: Obj, path: str, *, template: bool = False) -> list[Cause]:
     """The rules above for a pod spec at ``path`` (``spec`` or ``spec.template.spec``)."""
     out: list[Cause] = []
-    volumes: set[str] = set()
-    for i, v in enumerate(_list(spec.get("volumes"))):
-        name = str(v.get("name") or "")
-        if name in volumes:
-            out.append(fe.duplicate(f"{path}.volumes[{i}].name", name))
-        volumes.add(name)
+    vol_causes, volumes = volume_causes(spec.get("volumes") or [], f"{path}.volumes")
+    out += vol_causes
+    out += container_rule_causes(spec, path, volumes)
+    out += pod_security_causes(spec, path)
+    out += pod_spec_rule_causes(spec, path)
     claim_causes, claims = _pod_claims(_list(spec.get("resourceClaims")), f"{path}.resourceClaims")
     out += claim_causes
     for lst in ("initContainers", "containers"):
         for i, c in enumerate(_list(spec.get(lst))):
-            out += _container(c, f"{path}.{lst}[{i}]", volumes, claims, lst == "initContainers")
+            out += _container(c, f"{path}.{lst}[{i}]", claims)
     if isinstance(spec.get("affinity"), dict):
         out += _affinity(spec["affinity"], f"{path}.affinity")
     for f in ("hostname", "subdomain"):
@@ -284,9 +247,6 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False) -> list[Cau
         out += [fe.invalid(f"{path}.nodeName", spec["nodeName"], e) for e in dns1123_subdomain_errors(str(spec["nodeName"]))]
     if spec.get("dnsPolicy") == "None" and spec.get("dnsConfig") is None:
         out.append(fe.required(f"{path}.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None"))
-    servers = _obj(spec.get("dnsConfig")).get("nameservers") or []
-    if len(servers) > 3:
-        out.append(fe.invalid(f"{path}.dnsConfig.nameservers", servers, "must not have more than 3 nameservers"))
     gates: set[str] = set()
     for i, g in enumerate(_list(spec.get("schedulingGates"))):
         name = str(g.get("name") or "")
@@ -297,14 +257,6 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False) -> list[Cau
     for i, g in enumerate(_list(spec.get("readinessGates"))):
         ctype = str(g.get("conditionType") or "")
         out += [fe.invalid(f"{path}.readinessGates[{i}].conditionType", ctype, e) for e in label_key_errors(ctype)]
-    os_ = spec.get("os")
-    if isinstance(os_, dict) and os_.get("name") not in _OS:
-        out.append(fe.not_supported(f"{path}.os", os_.get("name"), _OS))
-    sc = _obj(spec.get("securityContext"))
-    for f in ("runAsUser", "runAsGroup", "fsGroup"):
-        ident = sc.get(f)
-        if isinstance(ident, int) and not 0 <= ident <= 2**31 - 1:
-            out.append(fe.invalid(f"{path}.securityContext.{f}", ident, "must be between 0 and 2147483647, inclusive"))
     res = _obj(spec.get("resources"))
     for name, value in (res.get("requests") or {}).items():
         lim = (res.get("limits") or {}).get(name)

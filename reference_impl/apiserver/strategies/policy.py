@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import label_key_errors, label_value_errors
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.validation.status_conditions import validate_conditions
 from reference_impl.errors import Cause
 
 __all__ = ["ZERO_STATUS", "int_or_percent_causes", "label_selector_causes"]
@@ -159,9 +160,10 @@ def validate_pdb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
 
 @validator("PodDisruptionBudget", status=True)
 def validate_pdb_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """``ValidatePodDisruptionBudgetStatusUpdate``: the counters are non-negative."""
+    """``ValidatePodDisruptionBudgetStatusUpdate``: metav1 conditions, and (policy/v1)
+    the counters are non-negative."""
     st = obj.get("status") or {}
-    return [
+    return validate_conditions(st.get("conditions"), "status.conditions") + [
         Cause(
             f"status.{f}",
             "FieldValueInvalid",

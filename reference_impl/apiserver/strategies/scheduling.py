@@ -121,7 +121,9 @@ def validate_priority_class(pc: Obj, old: Obj | None, ctx: Context) -> list[Caus
                 f"Forbidden: maximum allowed value of a user defined priority is {HIGHEST_USER_PRIORITY}",
             )
         )
-    if pc.get("preemptionPolicy") not in PREEMPTION_POLICIES:
+    if pc.get("preemptionPolicy") == "":
+        causes.append(fe.required("preemptionPolicy"))  # ValidatePreemptionPolicy
+    elif pc.get("preemptionPolicy") not in PREEMPTION_POLICIES:
         causes.append(
             Cause(
                 "preemptionPolicy",

@@ -64,8 +64,16 @@ def cluster_ip_causes(spec: Obj) -> list[Cause]:
 
 @preparer("Service")
 def precheck_cluster_ips(svc: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """SetDefaults_Service's clusterIPs from clusterIP, then the allocator's pre-check."""
+    """The storage's ``patchAllocatedValues`` on update (cluster IPs the update left
+    empty keep the old ones while both types need one), SetDefaults_Service's clusterIPs
+    from clusterIP, then the allocator's pre-check."""
     spec = svc.setdefault("spec", {})
+    ospec = (old or {}).get("spec")
+    if isinstance(ospec, dict) and "ExternalName" not in (spec.get("type"), ospec.get("type")):
+        if not spec.get("clusterIP") and ospec.get("clusterIP"):
+            spec["clusterIP"] = ospec["clusterIP"]
+        if not spec.get("clusterIPs") and ospec.get("clusterIPs"):
+            spec["clusterIPs"] = list(ospec["clusterIPs"])
     if spec.get("clusterIP") and not spec.get("clusterIPs"):
         spec["clusterIPs"] = [spec["clusterIP"]]
     causes = cluster_ip_causes(spec)

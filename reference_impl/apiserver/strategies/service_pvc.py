@@ -11,6 +11,7 @@ from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_erro
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.meta import labels_causes
 from reference_impl.apiserver.strategies.pod_containers import port_name_errors, port_number_errors
+from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -21,6 +22,7 @@ _TYPES: Final = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 _PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
 _ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 _VOLUME_MODES: Final = ("Block", "Filesystem")
+_BETA_CLASS: Final = "volume.beta.kubernetes.io/storage-class"
 
 
 def _port_causes(sp: Obj, path: str, require_name: bool, names: set[str]) -> list[Cause]:
@@ -274,6 +276,7 @@ def _claim_spec_causes(spec: Obj, allow_invalid_group: bool = False) -> list[Cau
     if vac:  # VolumeAttributesClass is GA (on)
         causes += [fe.invalid("spec.volumeAttributesClassName", vac, e) for e in dns1123_subdomain_errors(str(vac))]
     causes += _data_source_causes(spec, allow_invalid_group)
+    causes += label_selector_causes(spec.get("selector"), "spec.selector")
     vm = spec.get("volumeMode")
     if vm is not None and vm not in _VOLUME_MODES:
         causes.append(fe.not_supported("spec.volumeMode", vm, _VOLUME_MODES))
@@ -285,6 +288,8 @@ def _compared(new: Obj, old: Obj, bound: bool) -> tuple[Obj, Obj]:
     may be set once; a bound claim may change its storage request and its class of
     volume attributes."""
     nspec, ospec = copy.deepcopy(new.get("spec") or {}), copy.deepcopy(old.get("spec") or {})
+    if _class_upgrade(new, old):
+        nspec.pop("storageClassName", None)
     if not ospec.get("volumeName"):
         if "volumeName" in nspec:
             ospec["volumeName"] = nspec["volumeName"]
@@ -301,6 +306,35 @@ def _compared(new: Obj, old: Obj, bound: bool) -> tuple[Obj, Obj]:
         for spec_ in (nspec, ospec):
             spec_.pop("volumeAttributesClassName", None)
     return nspec, ospec
+
+
+def _beta_class(pvc: Obj) -> str | None:
+    ann = (pvc.get("metadata") or {}).get("annotations") or {}
+    return None if _BETA_CLASS not in ann else str(ann[_BETA_CLASS])
+
+
+def _class_upgrade(new: Obj, old: Obj) -> bool:
+    """``validateStorageClassUpgradeFromAnnotation`` or ``...FromNil``: a claim without
+    spec.storageClassName may set it once (to its beta annotation's class, if it has one)."""
+    nsc, osc = (new.get("spec") or {}).get("storageClassName"), (old.get("spec") or {}).get("storageClassName")
+    oann, nann = _beta_class(old), _beta_class(new)
+    if osc is not None or nsc is None:
+        return False
+    if oann is not None and nsc == oann and nann in (None, oann):
+        return True
+    return oann is None or nsc == oann
+
+
+def _annotation_causes(new: Obj, old: Obj) -> list[Cause]:
+    """``ValidateImmutableAnnotation`` of the beta storage class annotation, unless the
+    update moves it into spec.storageClassName."""
+    nsc, osc = (new.get("spec") or {}).get("storageClassName"), (old.get("spec") or {}).get("storageClassName")
+    oann, nann = _beta_class(old), _beta_class(new)
+    if oann is not None and osc is None and nsc == oann and nann in (None, oann):
+        return []
+    if (nann or "") != (oann or ""):
+        return [fe.invalid(f"metadata.annotations.{_BETA_CLASS}", nann or "", "field is immutable")]
+    return []
 
 
 def _storage(pvc: Obj) -> Any:
@@ -328,13 +362,17 @@ def validate_pvc(pvc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                     "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims",
                 )
             )
+        causes += _annotation_causes(pvc, old)
+        # RecoverVolumeExpansionFailure (GA): a shrink must stay above status.capacity.
+        capacity = ((old.get("status") or {}).get("capacity") or {}).get("storage") or 0
         try:
-            shrunk = parse_quantity(_storage(pvc) or 0) < parse_quantity(_storage(old) or 0)
+            size = parse_quantity(_storage(pvc) or 0)
+            shrunk = size < parse_quantity(_storage(old) or 0) and size <= parse_quantity(capacity)
         except ValueError:
             shrunk = False
         if shrunk:
             causes.append(
-                fe.forbidden("spec.resources.requests.storage", "field can not be less than previous value")
+                fe.forbidden("spec.resources.requests.storage", "field can not be less than status.capacity")
             )
         if (pvc.get("spec") or {}).get("volumeMode") != (old.get("spec") or {}).get("volumeMode"):
             causes.append(fe.invalid("volumeMode", (pvc.get("spec") or {}).get("volumeMode"), "field is immutable"))

@@ -1,6 +1,5 @@
 """The counter rules of the /status strategies: ``ValidateDeploymentStatus``,
-``ValidateReplicaSetStatus``, ``ValidateJobStatus`` (non-negative counters; on update the
-failed and succeeded counters never decrease) and the HPA's
+``ValidateReplicaSetStatus`` (non-negative counters; a Job's are in ``batch_status``) and the HPA's
 ``validateHorizontalPodAutoscalerStatus`` (1.37.2)."""
 
 from __future__ import annotations
@@ -53,18 +52,6 @@ def validate_replicaset_status(obj: Obj, old: Obj | None, ctx: Context) -> list[
     fields = ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration",
               "terminatingReplicas")
     return _nonnegative(st, fields) + _replica_bounds(st, ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"))
-
-
-@validator("Job", status=True)
-def validate_job_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """``ValidateJobStatus`` and the counters' monotonicity of ``ValidateJobStatusUpdate``."""
-    st = obj.get("status") or {}
-    out = _nonnegative(st, ("active", "succeeded", "failed", "ready", "terminating"))
-    ost = (old or {}).get("status") or {}
-    for f in ("failed", "succeeded"):
-        if old is not None and _n(st, f) < _n(ost, f):
-            out.append(fe.invalid(f"status.{f}", _n(st, f), f"cannot decrease the {f} counter"))
-    return out
 
 
 @validator("HorizontalPodAutoscaler", status=True)

@@ -1,0 +1,179 @@
+"""More of upstream v1.37.2's ``ValidatePodSpec``: ``validatePodDNSConfig``, the rest of
+``validateTopologySpreadConstraints``, ``ValidateMatchLabelKeysAndMismatchLabelKeys`` of
+pod affinity terms, ``ValidateHostAliases`` hostnames, ``validatePodHostNetworkDeps``,
+``validatePodHostName`` and the resource names of ``validatePodResources``."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any, Final
+
+from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
+from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.errors import Cause
+
+__all__ = ["pod_spec_rule_causes"]
+
+Obj = dict[str, Any]
+_POLICIES: Final = ("Honor", "Ignore")
+_POD_RESOURCES: Final = ("cpu", "memory", "hugepages-")
+_SEARCH: Final = re.compile(r"^[a-z0-9_]([-a-z0-9_]*[a-z0-9_])?(\.[a-z0-9_]([-a-z0-9_]*[a-z0-9_])?)*$")
+
+
+def _o(v: Any) -> Obj:
+    return v if isinstance(v, dict) else {}
+
+
+def _dns_config(spec: Obj, path: str) -> list[Cause]:
+    """``validatePodDNSConfig`` (the required-when-None rules stay in ``pod_spec``)."""
+    cfg, p = spec.get("dnsConfig"), f"{path}.dnsConfig"
+    if not isinstance(cfg, dict):
+        return []
+    servers = cfg.get("nameservers") or []
+    if spec.get("dnsPolicy") == "None" and not servers:
+        return [fe.required(f"{p}.nameservers", "must provide at least one DNS nameserver when `dnsPolicy` is None")]
+    out: list[Cause] = []
+    if len(servers) > 3:
+        out.append(fe.invalid(f"{p}.nameservers", servers, "must not have more than 3 nameservers"))
+    for i, ns in enumerate(servers):
+        try:
+            ipaddress.ip_address(str(ns))
+        except ValueError:
+            out.append(fe.invalid(f"{p}.nameservers[{i}]", ns, "must be a valid IP address"))
+    searches = [str(s) for s in cfg.get("searches") or []]
+    if len(searches) > 32:
+        out.append(fe.invalid(f"{p}.searches", searches, "must not have more than 32 search paths"))
+    if len(" ".join(searches)) > 2048:
+        out.append(fe.invalid(f"{p}.searches", searches, "must not have more than 2048 characters (including spaces) in the search list"))
+    for i, s in enumerate(searches):
+        if s == ".":
+            continue
+        s = s.removesuffix(".")
+        if len(s) > 253:
+            out.append(fe.invalid(f"{p}.searches[{i}]", s, "must be no more than 253 characters"))
+        if not _SEARCH.match(s):
+            out.append(fe.invalid(f"{p}.searches[{i}]", s, "a lowercase RFC 1123 subdomain with underscores"))
+    for i, o in enumerate(cfg.get("options") or []):
+        if not _o(o).get("name"):
+            out.append(fe.required(f"{p}.options[{i}]", "must not be empty"))
+    return out
+
+
+def _label_name(key: str, path: str) -> list[Cause]:
+    return [fe.invalid(path, key, e) for e in label_key_errors(key)]
+
+
+def _selector_keys(sel: Obj) -> set[str]:
+    keys = set(_o(sel.get("matchLabels")))
+    return keys | {str(_o(e).get("key")) for e in sel.get("matchExpressions") or []}
+
+
+def _match_label_keys(path: str, match: list[str], mismatch: list[str], sel: Any) -> list[Cause]:
+    """``ValidateMatchLabelKeysAndMismatchLabelKeys``."""
+    out: list[Cause] = []
+    for name, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
+        if not keys:
+            continue
+        if not isinstance(sel, dict):
+            out.append(fe.forbidden(f"{path}.{name}", "must not be specified when labelSelector is not set"))
+            continue
+        for i, k in enumerate(keys):
+            out += _label_name(k, f"{path}.{name}[{i}]")
+    if isinstance(sel, dict):
+        index = {k: i for i, k in enumerate(match)}
+        seen = set(_o(sel.get("matchLabels")))
+        for e in sel.get("matchExpressions") or []:
+            k = str(_o(e).get("key"))
+            if k in index and k in seen:
+                out.append(fe.invalid(f"{path}[{index[k]}]", k, "exists in both matchLabelKeys and labelSelector"))
+            seen.add(k)
+    for i, k in enumerate(match):
+        if k in mismatch:
+            out.append(fe.invalid(f"{path}.matchLabelKeys[{i}]", k, "exists in both matchLabelKeys and mismatchLabelKeys"))
+    return out
+
+
+def _affinity_terms(spec: Obj, path: str) -> list[Cause]:
+    out: list[Cause] = []
+    aff = _o(spec.get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        pa, p = _o(aff.get(kind)), f"{path}.affinity.{kind}"
+        terms = [(t, f"{p}.requiredDuringSchedulingIgnoredDuringExecution[{i}]") for i, t in enumerate(pa.get("requiredDuringSchedulingIgnoredDuringExecution") or [])]
+        terms += [
+            (_o(_o(t).get("podAffinityTerm")), f"{p}.preferredDuringSchedulingIgnoredDuringExecution[{i}].podAffinityTerm")
+            for i, t in enumerate(pa.get("preferredDuringSchedulingIgnoredDuringExecution") or [])
+        ]
+        for t, tp in terms:
+            t = _o(t)
+            out += _match_label_keys(tp, t.get("matchLabelKeys") or [], t.get("mismatchLabelKeys") or [], t.get("labelSelector"))
+    return out
+
+
+def _topology_spread(spec: Obj, path: str) -> list[Cause]:
+    """The parts of ``validateTopologySpreadConstraints`` beyond maxSkew, key and action."""
+    from reference_impl.apiserver.strategies.policy import label_selector_causes
+
+    out: list[Cause] = []
+    constraints = [_o(c) for c in spec.get("topologySpreadConstraints") or []]
+    for i, c in enumerate(constraints):
+        p = f"{path}.topologySpreadConstraints[{i}]"
+        pair = (c.get("topologyKey"), c.get("whenUnsatisfiable"))
+        if any((r.get("topologyKey"), r.get("whenUnsatisfiable")) == pair for r in constraints[i + 1 :]):
+            out.append(fe.duplicate(f"{p}.{{topologyKey, whenUnsatisfiable}}", f"{{{pair[0]}, {pair[1]}}}"))
+        md = c.get("minDomains")
+        if isinstance(md, int):
+            if md <= 0:
+                out.append(fe.invalid(f"{p}.minDomains", md, "must be greater than zero"))
+            if c.get("whenUnsatisfiable") != "DoNotSchedule":
+                out.append(fe.invalid(f"{p}.minDomains", md, "can only use minDomains if whenUnsatisfiable=DoNotSchedule"))
+        for f in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            if c.get(f) is not None and c[f] not in _POLICIES:
+                out.append(fe.not_supported(f"{p}.{f}", c[f], _POLICIES))
+        out += _match_label_keys(p, c.get("matchLabelKeys") or [], [], c.get("labelSelector"))
+        out += label_selector_causes(c.get("labelSelector"), f"{p}.labelSelector")
+    return out
+
+
+def _pod_resources(spec: Obj, path: str) -> list[Cause]:
+    """``validatePodResources``: windows pods, and the supported resource names."""
+    res = spec.get("resources")
+    if not isinstance(res, dict):
+        return []
+    p = f"{path}.resources"
+    if _o(spec.get("os")).get("name") == "windows":
+        return [fe.forbidden(p, "may not be set for a windows pod")]
+    out: list[Cause] = []
+    for kind in ("requests", "limits"):
+        for name in _o(res.get(kind)):
+            if name not in _POD_RESOURCES[:2] and not name.startswith(_POD_RESOURCES[2]):
+                out.append(fe.not_supported(f"{p}.{kind}[{name}]", name, ("cpu", "memory", "hugepages-")))
+    limits = _o(res.get("limits"))
+    for name in _o(res.get("requests")):
+        if "/" in name and "kubernetes.io/" not in name and name not in limits:
+            out.append(fe.required(f"{p}.limits", "Limit must be set for non overcommitable resources"))
+    return out
+
+
+def pod_spec_rule_causes(spec: Obj, path: str) -> list[Cause]:
+    """The rules above for a pod spec at ``path``."""
+    out = _dns_config(spec, path) + _affinity_terms(spec, path) + _topology_spread(spec, path)
+    for i, h in enumerate(spec.get("hostAliases") or []):
+        for j, name in enumerate(_o(h).get("hostnames") or []):
+            ap = f"{path}.hostAliases[{i}].hostnames[{j}]"
+            out += [fe.invalid(ap, name, e) for e in dns1123_subdomain_errors(str(name))]
+    if spec.get("hostNetwork"):
+        for i, c in enumerate(spec.get("containers") or []):
+            for j, port in enumerate(_o(c).get("ports") or []):
+                hp, cp = _o(port).get("hostPort") or 0, _o(port).get("containerPort") or 0
+                if hp and hp != cp:  # a Pod's unset hostPort was defaulted to containerPort
+                    out.append(fe.invalid(f"{path}.containers[{i}].ports[{j}].hostPort", hp, "must match `containerPort` when `hostNetwork` is true"))
+    override = spec.get("hostnameOverride")
+    if override is not None:
+        p = f"{path}.hostnameOverride"
+        if spec.get("setHostnameAsFQDN"):
+            out.append(fe.forbidden(p, "may not be specified when setHostnameAsFQDN is true"))
+        if spec.get("hostNetwork"):
+            out.append(fe.forbidden(p, "may not be specified when hostNetwork is true"))
+        out += [fe.invalid(p, override, e) for e in dns1123_subdomain_errors(str(override))]
+    return out + _pod_resources(spec, path)

@@ -1,0 +1,379 @@
+"""Pod volumes: ``ValidateVolumes`` and ``validateVolumeSource`` of upstream v1.37.2's
+``pkg/apis/core/validation/validation.go`` (one source per volume, each source's own
+rules, and the local-path rules of items and projections)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors, parse_quantity
+from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.errors import Cause
+
+__all__ = ["local_path_causes", "no_backsteps", "volume_causes"]
+
+Obj = dict[str, Any]
+_HOST_PATH_TYPES: Final = (
+    "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket",
+)
+_PULL: Final = ("Always", "IfNotPresent", "Never")
+_DOWNWARD_FIELDS: Final = (
+    "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
+)
+_IQN: Final = re.compile(r"^iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$".replace("[:alnum:]", "a-zA-Z0-9"))
+_EUI: Final = re.compile(r"^eui\.[0-9A-Fa-f]{16}$")
+_NAA: Final = re.compile(r"^naa\.[0-9A-Fa-f]{32}$")
+_MODE_MSG: Final = "must be a number between 0 and 0777 (octal), both inclusive"
+
+
+def _o(v: Any) -> Obj:
+    return v if isinstance(v, dict) else {}
+
+
+def no_backsteps(value: str, path: str) -> list[Cause]:
+    """``validatePathNoBacksteps``."""
+    return [fe.invalid(path, value, "must not contain '..'")] if ".." in value.split("/") else []
+
+
+def local_path_causes(value: str, path: str) -> list[Cause]:
+    """``ValidateLocalNonReservedPath``: relative, no backsteps, not starting with ".."."""
+    out = [fe.invalid(path, value, "must be a relative path")] if value.startswith("/") else []
+    out += no_backsteps(value, path)
+    if value.startswith("..") and not value.startswith("../"):
+        out.append(fe.invalid(path, value, "must not start with '..'"))
+    return out
+
+
+def _mode(src: Obj, key: str, path: str) -> list[Cause]:
+    m = src.get(key)
+    return [fe.invalid(f"{path}.{key}", m, _MODE_MSG)] if isinstance(m, int) and not 0 <= m <= 0o777 else []
+
+
+def _key_to_path(kp: Obj, path: str) -> list[Cause]:
+    """``validateKeyToPath``."""
+    out = [] if kp.get("key") else [fe.required(f"{path}.key")]
+    p = str(kp.get("path") or "")
+    if not p:
+        out.append(fe.required(f"{path}.path"))
+    return out + local_path_causes(p, f"{path}.path") + _mode(kp, "mode", path)
+
+
+def _items(src: Obj, path: str) -> list[Cause]:
+    out: list[Cause] = []
+    for i, kp in enumerate(src.get("items") or []):
+        out += _key_to_path(_o(kp), f"{path}.items[{i}]")
+    return out
+
+
+def _required(*keys: str) -> Callable[[Obj, str], list[Cause]]:
+    def check(src: Obj, path: str) -> list[Cause]:
+        return [fe.required(f"{path}.{k}") for k in keys if not src.get(k)]
+
+    return check
+
+
+def _empty_dir(src: Obj, path: str) -> list[Cause]:
+    try:
+        negative = src.get("sizeLimit") is not None and parse_quantity(src["sizeLimit"]) < 0
+    except ValueError:
+        negative = False
+    if negative:
+        return [fe.forbidden(f"{path}.sizeLimit", "SizeLimit field must be a valid resource quantity")]
+    return []
+
+
+def _host_path(src: Obj, path: str) -> list[Cause]:
+    p = str(src.get("path") or "")
+    if not p:
+        return [fe.required(f"{path}.path")]
+    out = no_backsteps(p, f"{path}.path")
+    t = src.get("type")
+    if t is not None and t not in _HOST_PATH_TYPES:
+        out.append(fe.not_supported(f"{path}.type", t, _HOST_PATH_TYPES))
+    return out
+
+
+def _git_repo(src: Obj, path: str) -> list[Cause]:
+    out = _required("repository")(src, path)
+    d = str(src.get("directory") or "")
+    if d.startswith("/"):
+        out.append(fe.invalid(f"{path}.directory", d, "must be a relative path"))
+    return out + no_backsteps(d, f"{path}.directory")
+
+
+def _secret(src: Obj, path: str) -> list[Cause]:
+    return _required("secretName")(src, path) + _mode(src, "defaultMode", path) + _items(src, path)
+
+
+def _config_map(src: Obj, path: str) -> list[Cause]:
+    return _required("name")(src, path) + _mode(src, "defaultMode", path) + _items(src, path)
+
+
+def _nfs(src: Obj, path: str) -> list[Cause]:
+    out = _required("server", "path")(src, path)
+    if not str(src.get("path") or "").startswith("/"):
+        out.append(fe.invalid(f"{path}.path", src.get("path", ""), "must be an absolute path"))
+    return out
+
+
+def _iscsi(src: Obj, path: str) -> list[Cause]:
+    out = _required("targetPortal", "iqn")(src, path)
+    iqn = str(src.get("iqn") or "")
+    if iqn:
+        if not iqn.startswith(("iqn", "eui", "naa")):
+            out.append(fe.invalid(f"{path}.iqn", iqn, "must be valid format starting with iqn, eui, or naa"))
+        elif not {"iqn": _IQN, "eui": _EUI, "naa": _NAA}[iqn[:3]].match(iqn):
+            out.append(fe.invalid(f"{path}.iqn", iqn, "must be valid format"))
+    lun = src.get("lun", 0)
+    if isinstance(lun, int) and not 0 <= lun <= 255:
+        out.append(fe.invalid(f"{path}.lun", lun, "must be between 0 and 255, inclusive"))
+    if (src.get("chapAuthDiscovery") or src.get("chapAuthSession")) and src.get("secretRef") is None:
+        out.append(fe.required(f"{path}.secretRef"))
+    return out
+
+
+def _fc(src: Obj, path: str) -> list[Cause]:
+    out: list[Cause] = []
+    wwns, wwids = src.get("targetWWNs") or [], src.get("wwids") or []
+    if not wwns and not wwids:
+        out.append(fe.required(f"{path}.targetWWNs", "must specify either targetWWNs or wwids, but not both"))
+    if wwns and wwids:
+        out.append(fe.invalid(f"{path}.targetWWNs", wwns, "targetWWNs and wwids can not be specified simultaneously"))
+    if wwns:
+        lun = src.get("lun")
+        if lun is None:
+            out.append(fe.required(f"{path}.lun", "lun is required if targetWWNs is specified"))
+        elif isinstance(lun, int) and not 0 <= lun <= 255:
+            out.append(fe.invalid(f"{path}.lun", lun, "must be between 0 and 255, inclusive"))
+    return out
+
+
+def _field_selector(ref: Obj, allowed: tuple[str, ...], path: str) -> list[Cause]:
+    """``validateObjectFieldSelector`` for the downward API volume."""
+    fp = str(ref.get("fieldPath") or "")
+    if not fp:
+        return [fe.required(f"{path}.fieldPath")]
+    version = ref.get("apiVersion") or "v1"
+    if version != "v1":
+        return [fe.invalid(f"{path}.apiVersion", version, "unsupported version")]
+    m = re.match(r"^(metadata\.(?:labels|annotations))\['(.*)'\]$", fp)
+    if m:
+        return []
+    if fp not in allowed:
+        return [fe.not_supported(f"{path}.fieldPath", fp, allowed)]
+    return []
+
+
+def _downward_file(f: Obj, path: str) -> list[Cause]:
+    """``validateDownwardAPIVolumeFile`` (its path is the source's, without an index)."""
+    p = str(f.get("path") or "")
+    out = [] if p else [fe.required(f"{path}.path")]
+    out += local_path_causes(p, f"{path}.path")
+    if f.get("fieldRef") is not None:
+        out += _field_selector(_o(f["fieldRef"]), _DOWNWARD_FIELDS, f"{path}.fieldRef")
+        if f.get("resourceFieldRef") is not None:
+            out.append(fe.invalid(path, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
+    elif f.get("resourceFieldRef") is not None:
+        ref = _o(f["resourceFieldRef"])
+        if not ref.get("containerName"):
+            out.append(fe.required(f"{path}.resourceFieldRef.containerName"))
+    else:
+        out.append(fe.required(path, "one of fieldRef and resourceFieldRef is required"))
+    return out + _mode(f, "mode", path)
+
+
+def _downward(src: Obj, path: str) -> list[Cause]:
+    out = _mode(src, "defaultMode", path)
+    for f in src.get("items") or []:
+        out += _downward_file(_o(f), path)
+    return out
+
+
+def _claimed_path(p: str, paths: set[str], path: str, value: Any) -> list[Cause]:
+    if p in paths:
+        return [fe.invalid(path, value, "conflicting duplicate paths")]
+    paths.add(p)
+    return []
+
+
+def _projected(src: Obj, path: str) -> list[Cause]:
+    """``validateProjectionSources``."""
+    out = _mode(src, "defaultMode", path)
+    paths: set[str] = set()
+    for i, s in enumerate(src.get("sources") or []):
+        s, sp = _o(s), f"{path}.sources[{i}]"
+        for kind in ("secret", "configMap"):
+            if s.get(kind) is None:
+                continue
+            ref = _o(s[kind])
+            if not ref.get("name"):
+                out.append(fe.required(f"{sp}.{kind}.name"))
+            for j, kp in enumerate(ref.get("items") or []):
+                out += _key_to_path(_o(kp), f"{sp}.{kind}.items[{j}]")
+                if _o(kp).get("path"):
+                    out += _claimed_path(kp["path"], paths, path, ref.get("name", ""))
+        if s.get("downwardAPI") is not None:
+            for f in _o(s["downwardAPI"]).get("items") or []:
+                out += _downward_file(_o(f), f"{sp}.downwardAPI")
+                if _o(f).get("path"):
+                    out += _claimed_path(f["path"], paths, path, f["path"])
+        if s.get("serviceAccountToken") is not None:
+            out += _token(_o(s["serviceAccountToken"]), f"{sp}.serviceAccountToken", path)
+        if s.get("clusterTrustBundle") is not None:
+            out += _trust_bundle(_o(s["clusterTrustBundle"]), f"{sp}.clusterTrustBundle", paths, path)
+        kinds = [k for k in ("secret", "configMap", "downwardAPI", "serviceAccountToken", "clusterTrustBundle", "podCertificate") if s.get(k) is not None]
+        if len(kinds) > 1:
+            out.append(fe.forbidden(sp, "may not specify more than 1 volume type per source"))
+    return out
+
+
+def _token(t: Obj, path: str, projected: str) -> list[Cause]:
+    out: list[Cause] = []
+    exp = t.get("expirationSeconds")  # defaulted to 3600 when unset
+    if isinstance(exp, int):
+        if exp < 600:
+            out.append(fe.invalid(f"{path}.expirationSeconds", exp, "may not specify a duration less than 10 minutes"))
+        if exp > 1 << 32:
+            out.append(fe.invalid(f"{path}.expirationSeconds", exp, "may not specify a duration larger than 2^32 seconds"))
+    p = str(t.get("path") or "")
+    if not p:
+        out.append(fe.required(f"{projected}.path"))
+    else:
+        out += local_path_causes(p, f"{projected}.path")
+    return out
+
+
+def _trust_bundle(b: Obj, path: str, paths: set[str], projected: str) -> list[Cause]:
+    out: list[Cause] = []
+    name, signer = b.get("name"), b.get("signerName")
+    if name is not None and signer is not None:
+        out.append(fe.invalid(path, b, "only one of name and signerName may be used"))
+    elif name is None and signer is None:
+        out.append(fe.required(path, "either name or signerName must be specified"))
+    p = str(b.get("path") or "")
+    if not p:
+        out.append(fe.required(f"{path}.path"))
+    out += local_path_causes(p, f"{path}.path")
+    return out + _claimed_path(p, paths, projected, p)
+
+
+def _csi(src: Obj, path: str) -> list[Cause]:
+    """``validateCSIVolumeSource`` with ``ValidateCSIDriverName``."""
+    driver = str(src.get("driver") or "")
+    out: list[Cause] = []
+    if not driver:
+        out.append(fe.required(f"{path}.driver"))
+    else:
+        if len(driver) > 63:
+            out.append(Cause(f"{path}.driver", "FieldValueTooLong", "Too long: may not be more than 63 bytes"))
+        out += [fe.invalid(f"{path}.driver", driver, e) for e in dns1123_subdomain_errors(driver.lower())]
+    ref = src.get("nodePublishSecretRef")
+    if ref is not None:
+        name = str(_o(ref).get("name") or "")
+        if not name:
+            out.append(fe.required(f"{path}.nodePublishSecretRef.name"))
+        else:
+            out += [fe.invalid(f"{path}.name", name, e) for e in dns1123_subdomain_errors(name)]
+    return out
+
+
+def _ephemeral(src: Obj, path: str) -> list[Cause]:
+    from reference_impl.apiserver.strategies.service_pvc import _claim_spec_causes
+
+    tmpl = src.get("volumeClaimTemplate")
+    if tmpl is None:
+        return [fe.required(f"{path}.volumeClaimTemplate")]
+    tp = f"{path}.volumeClaimTemplate"
+    meta = _o(_o(tmpl).get("metadata"))
+    out = [fe.forbidden(f"{tp}.metadata.{k}", "cannot be set") for k in sorted(meta) if k not in ("labels", "annotations")]
+    for c in _claim_spec_causes(_o(_o(tmpl).get("spec"))):
+        out.append(Cause(f"{tp}.{c.field}", c.reason, c.message))
+    return out
+
+
+def _image(src: Obj, path: str) -> list[Cause]:
+    out = _required("reference")(src, path)
+    policy = src.get("pullPolicy")
+    if policy is not None and policy not in _PULL:
+        out.append(fe.not_supported(f"{path}.pullPolicy", policy, _PULL))
+    return out
+
+
+# validateVolumeSource's order: the first source set is validated, later ones forbidden.
+_SOURCES: Final[tuple[tuple[str, Callable[[Obj, str], list[Cause]]], ...]] = (
+    ("emptyDir", _empty_dir),
+    ("hostPath", _host_path),
+    ("gitRepo", _git_repo),
+    ("gcePersistentDisk", _required("pdName")),
+    ("awsElasticBlockStore", _required("volumeID")),
+    ("secret", _secret),
+    ("nfs", _nfs),
+    ("iscsi", _iscsi),
+    ("glusterfs", _required("endpoints", "path")),
+    ("flocker", lambda s, p: []),
+    ("persistentVolumeClaim", _required("claimName")),
+    ("rbd", _required("monitors", "image")),
+    ("cinder", _required("volumeID")),
+    ("cephfs", _required("monitors")),
+    ("quobyte", _required("registry", "volume")),
+    ("downwardAPI", _downward),
+    ("fc", _fc),
+    ("flexVolume", _required("driver")),
+    ("configMap", _config_map),
+    ("azureFile", _required("secretName", "shareName")),
+    ("vsphereVolume", _required("volumePath")),
+    ("photonPersistentDisk", _required("pdID")),
+    ("portworxVolume", _required("volumeID")),
+    ("azureDisk", _required("diskName", "diskURI")),
+    ("storageos", _required("volumeName")),
+    ("projected", _projected),
+    ("scaleIO", _required("gateway", "system", "volumeName")),
+    ("csi", _csi),
+    ("ephemeral", _ephemeral),
+    ("image", _image),
+)
+
+
+def _source(vol: Obj, path: str) -> list[Cause]:
+    """``validateVolumeSource``."""
+    out: list[Cause] = []
+    seen = 0
+    for key, check in _SOURCES:
+        if vol.get(key) is None:
+            continue
+        if seen:
+            out.append(fe.forbidden(f"{path}.{key}", "may not specify more than 1 volume type"))
+            continue
+        seen += 1
+        out += check(_o(vol[key]), f"{path}.{key}")
+    if not seen:
+        out.append(fe.required(path, "must specify a volume type"))
+    return out
+
+
+def volume_causes(volumes: list[Any], path: str) -> tuple[list[Cause], dict[str, Obj]]:
+    """``ValidateVolumes``: the causes, and the valid volumes by name."""
+    out: list[Cause] = []
+    valid: dict[str, Obj] = {}
+    names: set[str] = set()
+    for i, v in enumerate(volumes):
+        vol, vp = _o(v), f"{path}[{i}]"
+        name = str(vol.get("name") or "")
+        errs = _source(vol, vp)
+        if not name:
+            errs.append(fe.required(f"{vp}.name"))
+        else:
+            errs += [fe.invalid(f"{vp}.name", name, e) for e in dns1123_label_errors(name)]
+        if name in names:
+            errs.append(fe.duplicate(f"{vp}.name", name))
+        if errs:
+            out += errs
+        else:
+            names.add(name)
+            valid[name] = vol
+    return out, valid
+
+
+
