@@ -38,6 +38,7 @@ from reference_impl.apiserver.decode import (
     spec_part,
     status_schema_causes,
 )
+from reference_impl.apiserver.generation import bumps_generation, sets_generation
 from reference_impl.apiserver.registry import AdmissionPlugin, Context, Operation, strategy_for
 from reference_impl.apiserver.strategies.meta import GENERIC_META_ONLY, meta_causes
 from reference_impl.apiserver.watch import ObjectEvent, object_event, open_watch
@@ -163,11 +164,15 @@ class APIServer:
             self._check_namespace(ns, info)
         else:
             meta.pop("namespace", None)
+        sent_generation = meta.get("generation")
         for k in SERVER_META:
             meta.pop(k, None)
         meta["uid"] = self._uid()
         meta["creationTimestamp"] = rfc3339(self.clock.now())
-        meta["generation"] = 1
+        if sets_generation(info):
+            meta["generation"] = 1
+        elif sent_generation is not None:
+            meta["generation"] = sent_generation  # kept: nothing manages it (validated >= 0)
         # Validation (a missing name included) comes before the storage's AlreadyExists.
         self._prepare(d, None)
         key = keys.key(info, meta["name"], ns)
@@ -203,8 +208,10 @@ class APIServer:
                 f'no new finalizers can be added if the object is being deleted: {info.group_resource} "{meta["name"]}"'
             )
         self._prepare(d, old)
-        if spec_part(obj) != spec_part(old) or annotations_bump(info, obj, old):
-            meta["generation"] = int(old["metadata"].get("generation", 1)) + 1
+        if bumps_generation(info) and (
+            spec_part(obj) != spec_part(old) or annotations_bump(info, obj, old)
+        ):
+            meta["generation"] = int(old["metadata"].get("generation", 0)) + 1
         return self._finish_update(key, d, old)
 
     def apply(self, manifest: Obj) -> Obj:
@@ -374,6 +381,11 @@ class APIServer:
 
     def _uid(self) -> str:
         return self._rng.uuid4()
+
+    def rng_stream(self, name: str) -> Rng:
+        """An independent seeded stream of the apiserver's randomness, for an admission
+        plugin (its draws shift neither uids nor generated object names)."""
+        return self._rng.child(name)
 
     def _on_store_event(self, ev: StoreEvent) -> None:
         if not self._handlers:

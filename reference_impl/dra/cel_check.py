@@ -89,6 +89,17 @@ def _elem(t: str) -> str:
     return "dyn"
 
 
+def _map_key(t: str) -> str:
+    """The key type of ``map(K, V)``."""
+    depth = 0
+    for i, ch in enumerate(t[4:-1]):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            return t[4:4 + i]
+    return "dyn"
+
+
 def _key(t: str) -> str:
     return "string" if t.startswith("map(") else _elem(t)
 
@@ -188,8 +199,24 @@ class _Checker:
 
     def n_member_index(self, t: _T, kids: list[Any]) -> Checked:
         base, idx = self.node(kids[0]), self.node(kids[1])
+        self._index_overload(base, idx, kids[0])
         typ = _elem(base.type) if base.type.startswith(("map(", "list(")) else "dyn"
         return Checked(typ, base.cost + idx.cost + 1, _SIZES.get(typ, _DYN_SIZE if typ == "dyn" else 0))
+
+    @staticmethod
+    def _index_overload(base: Checked, idx: Checked, base_tree: Any) -> None:
+        """cel-go's ``_[_]`` overloads: a map is indexed by its key type, a list by int."""
+        want = _map_key(base.type) if base.type.startswith("map(") else "int" if base.type.startswith("list(") else None
+        if want is None or want not in _PRIMITIVES or idx.type not in _PRIMITIVES or idx.type == want:
+            return
+        if want == "int" and idx.type == "uint":
+            return
+        meta = getattr(base_tree, "meta", None)
+        line = getattr(meta, "end_line", 1) if meta is not None and not meta.empty else 1
+        col = getattr(meta, "end_column", 1) if meta is not None and not meta.empty else 1
+        shown = base.type.replace("dyn", "any")
+        raise CheckError(f"ERROR: <input>:{line}:{col}: found no matching overload for '_[_]' applied to "
+                         f"'({shown}, {idx.type})'")
 
     def n_member_dot_arg(self, t: _T, kids: list[Any]) -> Checked:
         base, name = self.node(kids[0]), str(kids[1])

@@ -5,7 +5,8 @@ checked in ``apiserver/validation/resource``; this module compiles each new expr
 type-checks it (``cel_check``: a selector must be bool or dyn, a derived attribute a
 scalar or a list of scalars) and estimates its cost (≤ 1,000,000 each; the derived
 attributes of one claim share one such budget). As upstream, a stored expression is not
-re-checked: a claim's or template's spec is only compared on update, and a DeviceClass's
+re-checked: a claim's spec is only compared on update (a template's is validated again
+in full, as its strategy's ValidateUpdate does), and a DeviceClass's
 selectors count as stored when they are exactly the old ones.
 """
 
@@ -129,7 +130,6 @@ def validate_claim_cel(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
 
 @validator("ResourceClaimTemplate")
 def validate_template_cel(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """As for a claim, under ``spec.spec``."""
-    if old is not None:
-        return []
+    """As for a claim, under ``spec.spec``; also on update, where the template strategy
+    re-validates the whole new object."""
     return _claim_causes(as_dict(obj.get("spec")).get("spec"), "spec.spec", ctx)

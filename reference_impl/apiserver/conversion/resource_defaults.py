@@ -6,7 +6,8 @@ Upstream defaults while decoding, in the version the client sent:
   ``ExactCount`` when unset, then count 1 for ExactCount.
 * v1beta1: the same on a flat ``DeviceRequest``, but only when it names a deviceClassName
   (a request with ``firstAvailable`` must keep both unset), and on its subrequests.
-* every version: a DeviceToleration's operator is ``Equal`` (a declarative ``+default``).
+* every version: a DeviceToleration's operator is ``Equal`` (a declarative ``+default``),
+  in requests and in a claim's allocation results.
 """
 
 from __future__ import annotations
@@ -70,9 +71,20 @@ def _requests(spec: object, fn: Callable[[object], None]) -> None:
         fn(r)
 
 
+def _results(status: object) -> None:
+    """The tolerations of ``status.allocation.devices.results`` (the same +default)."""
+    alloc = status.get("allocation") if isinstance(status, dict) else None
+    devices = alloc.get("devices") if isinstance(alloc, dict) else None
+    results = devices.get("results") if isinstance(devices, dict) else None
+    for r in results if isinstance(results, list) else ():
+        if isinstance(r, dict):
+            _tolerations(r)
+
+
 def _claim(fn: Callable[[object], None]) -> Callable[[Obj], None]:
     def default(obj: Obj) -> None:
         _requests(obj.get("spec"), fn)
+        _results(obj.get("status"))
 
     return default
 

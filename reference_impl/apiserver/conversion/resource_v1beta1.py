@@ -161,6 +161,26 @@ _TO_V1BETA1: Final = (
     (re.compile(r"^(spec\.devices\[\d+\])\.(?!name$)"), r"\1.basic."),
 )
 _DECLARATIVE: Final = frozenset({"FieldValueNotSupported"})
+# Other errors inside a request that v1beta1's +k8s tags check (DeviceRequest selectors and
+# derivedAttributes maxItems, DeviceToleration key format, DeviceDerivedAttribute name and
+# expression); the handwritten rules beside them (the derived name's "must be referenced")
+# keep the internal path.
+_REQUEST_DECLARATIVE: Final = (
+    ("FieldValueTooMany", re.compile(r"\.exactly\.(selectors|derivedAttributes)$")),
+    ("FieldValueInvalid", re.compile(r"\.exactly\.tolerations\[\d+\]\.key$")),
+    ("FieldValueInvalid", re.compile(r"\.exactly\.derivedAttributes\[\d+\]\.name$")),
+    ("FieldValueRequired", re.compile(r"\.exactly\.derivedAttributes\[\d+\]\.(name|expression)$")),
+)
+_HANDWRITTEN_MSG: Final = "must be referenced by"
+
+
+def _declarative(c: Cause) -> bool:
+    """Whether upstream reports ``c`` from declarative validation (on the v1beta1 object)."""
+    if c.reason in _DECLARATIVE:
+        return True
+    if _HANDWRITTEN_MSG in c.message:
+        return False
+    return any(c.reason == r and p.search(c.field) for r, p in _REQUEST_DECLARATIVE)
 
 
 def declarative_paths(causes: list[Cause]) -> list[Cause]:
@@ -168,7 +188,7 @@ def declarative_paths(causes: list[Cause]) -> list[Cause]:
     out: list[Cause] = []
     for c in causes:
         field = c.field
-        if c.reason in _DECLARATIVE:
+        if _declarative(c):
             for pattern, repl in _TO_V1BETA1:
                 field = pattern.sub(repl, field)
         out.append(c if field == c.field else dataclasses.replace(c, field=field))

@@ -7,8 +7,10 @@ from reference_impl.apiserver.strategies import (
     apps,
     apps_daemonset,  # DaemonSet and ControllerRevision
     apps_deployment,  # Deployment strategy and counters
+    apps_statefulset,  # StatefulSet defaults, spec/update/status rules
     autoscaling,
     batch,
+    batch_cronjob,  # CronJob schedule, time zone, job template
     batch_gang,  # Job gangs: minCount vs parallelism, disruption vs policy
     batch_status,  # Job /status rules
     certificates,  # PODCERT, CTB
@@ -48,8 +50,10 @@ __all__ = [
     "apps",
     "apps_daemonset",
     "apps_deployment",
+    "apps_statefulset",
     "autoscaling",
     "batch",
+    "batch_cronjob",
     "batch_gang",
     "batch_status",
     "certificates",

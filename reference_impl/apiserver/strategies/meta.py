@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 # Kinds whose names must be DNS labels rather than subdomains.
-_LABEL_NAMED: Final = frozenset({"Namespace", "Service"})
+_LABEL_NAMED: Final = frozenset({"Namespace", "Service", "StatefulSet"})
 # Kinds whose strategy's Validate never calls ValidateObjectMeta: only rest.BeforeCreate's
 # generic check runs, after (and only when) the strategy found nothing, with
 # path.ValidatePathSegmentName for the name.
@@ -59,6 +59,9 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
             fe.invalid("metadata.generateName", generate, e)
             for e in name_errors(info.kind, generate, True, obj)
         ]
+    generation = meta.get("generation")
+    if isinstance(generation, int) and generation < 0:  # ValidateNonnegativeField
+        causes.append(fe.invalid("metadata.generation", generation, "must be greater than or equal to 0"))
     causes += labels_causes(meta.get("labels") or {}, "metadata.labels")
     causes += annotations_causes(meta.get("annotations") or {}, "metadata.annotations")
     # Core's ValidateObjectMeta adds validateKubeFinalizerName; the generic check does not.
@@ -71,6 +74,7 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
                         f"metadata.ownerReferences[{i}].{f}", "FieldValueRequired", "Required value"
                     )
                 )
+        causes += _owner_reference_causes(ref, f"metadata.ownerReferences[{i}]")
     if sum(1 for r in meta.get("ownerReferences") or [] if r.get("controller")) > 1:
         causes.append(
             Cause(
@@ -84,6 +88,23 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
         for f in ("name", "namespace", "uid", "creationTimestamp"):
             if f in om and meta.get(f) != om.get(f):
                 causes.append(Cause(f"metadata.{f}", "FieldValueInvalid", "field is immutable"))
+    return causes
+
+
+def _owner_reference_causes(ref: dict[str, Any], path: str) -> list[Cause]:
+    """``validateOwnerReference``: an apiVersion that ``schema.ParseGroupVersion`` rejects
+    or that names no version, and a banned owner kind (``BannedOwners``: core v1 Event)."""
+    api_version = str(ref.get("apiVersion") or "")
+    parts = api_version.split("/")
+    group, version = ("", parts[0]) if len(parts) == 1 else (parts[0], parts[-1])
+    causes: list[Cause] = []
+    if api_version and (len(parts) > 2 or not version):
+        group, version = "", ""
+        causes.append(
+            fe.invalid(f"{path}.apiVersion", api_version, "must be <group>/<version> or <version>")
+        )
+    if (group, version, ref.get("kind")) == ("", "v1", "Event"):
+        causes.append(fe.invalid(path, None, "/v1, Kind=Event is disallowed from being an owner"))
     return causes
 
 

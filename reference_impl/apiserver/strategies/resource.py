@@ -45,13 +45,16 @@ def validate_claim(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
 
 @validator("ResourceClaimTemplate")
 def validate_claim_template(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """``ValidateResourceClaimTemplate`` / ``...Update``: the template's metadata and spec."""
-    if old is not None:
-        return _immutable(obj.get("spec"), old.get("spec"), "spec")
+    """``ValidateResourceClaimTemplate``: the template's metadata and spec. Unlike a
+    claim's, the template strategy's ValidateUpdate re-validates the whole new object
+    before ``ValidateResourceClaimTemplateUpdate``'s immutability check."""
     spec = as_dict(obj.get("spec"))
     devices = as_dict(spec.get("spec")).get("devices")
-    return (template_meta(spec.get("metadata"), "spec.metadata")
-            + device_claim(devices, "spec.spec.devices", False, _consumable(ctx)))
+    out = (template_meta(spec.get("metadata"), "spec.metadata")
+           + device_claim(devices, "spec.spec.devices", False, _consumable(ctx)))
+    if old is not None:
+        out += _immutable(obj.get("spec"), old.get("spec"), "spec")
+    return out
 
 
 @validator("DeviceClass")

@@ -6,7 +6,11 @@ already used the feature, so turning a gate off never breaks objects written wit
 - ResourceSlice devices: ``bindingConditions``, ``bindingFailureConditions`` and
   ``bindsToNode`` (DRADeviceBindingConditions + DRAResourceClaimDeviceStatus); list
   attributes ``bools``/``ints``/``strings``/``versions`` (DRAListTypeAttributes). An
-  attribute left empty is then rejected by validation ("exactly one value").
+  attribute left empty is then rejected by validation ("exactly one value"). Alpha gates
+  off by default in 1.37 (the reference's gate table need not list them): devices'
+  ``nodeAllocatableResources`` (DRANodeAllocatableResources), ``consumesCounters[].
+  compatibilityGroups`` (DRADeviceCompatibilityGroups), ``spec.partitionTypeAttribute``
+  (DRAPartitionableDevicesType) and ``spec.skipNodeOperations`` (DRAOptionalNodeOperations).
 - ResourceClaim / ResourceClaimTemplate requests: ``derivedAttributes``
   (DRADerivedAttributes, ``resourceclaimspec.DropDisabledFields``).
 """
@@ -39,10 +43,36 @@ def _lists_in_use(obj: Obj | None) -> bool:
                for d in _devices(obj) for a in (d.get("attributes") or {}).values())
 
 
+def _on(ctx: Context, gate: str) -> bool:
+    """A gate's value; one the table does not list is an alpha gate, off."""
+    return gate in ctx.gates and ctx.gates.enabled(gate)
+
+
+def _drop_alpha_slice_fields(obj: Obj, old: Obj | None, ctx: Context) -> None:
+    """``dropDisabledDRA{NodeAllocatableResources,DeviceCompatibilityGroups,
+    PartitionableDevicesType,OptionalNodeOperations}Fields``."""
+    spec, old_spec = obj.get("spec") or {}, (old or {}).get("spec") or {}
+    if not (_on(ctx, "DRANodeAllocatableResources") or any(d.get("nodeAllocatableResources") for d in _devices(old))):
+        for d in _devices(obj):
+            d.pop("nodeAllocatableResources", None)
+    if not (_on(ctx, "DRADeviceCompatibilityGroups") or any(
+            isinstance(c, dict) and c.get("compatibilityGroups")
+            for d in _devices(old) for c in d.get("consumesCounters") or ())):
+        for d in _devices(obj):
+            for c in d.get("consumesCounters") or ():
+                if isinstance(c, dict):
+                    c.pop("compatibilityGroups", None)
+    for gate, key in (("DRAPartitionableDevicesType", "partitionTypeAttribute"),
+                      ("DRAOptionalNodeOperations", "skipNodeOperations")):
+        if isinstance(spec, dict) and not (_on(ctx, gate) or old_spec.get(key)):
+            spec.pop(key, None)
+
+
 @preparer("ResourceSlice")
 def drop_slice_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
     """Binding-condition fields and list attributes, when their gates are off."""
     g = ctx.gates
+    _drop_alpha_slice_fields(obj, old, ctx)
     binding_on = g.enabled("DRADeviceBindingConditions") and g.enabled("DRAResourceClaimDeviceStatus")
     if not (binding_on or _binding_in_use(old)):
         for d in _devices(obj):

@@ -7,7 +7,8 @@ checks them, plus the type's union. Semantics follow ``apimachinery/pkg/api/vali
   optional zero value is skipped. Declarative validation counts 0 as missing, so a
   required ``minCount: 0`` is Required, not Invalid.
 - on update a field equal to the old one is not re-checked (ratcheting); ``immutable``,
-  ``no_set``/``no_unset`` and ``no_add``/``no_remove`` compare against the old value.
+  ``no_set``/``no_unset`` and ``no_add``/``no_remove`` compare against the old value and,
+  failing, short-circuit: the field's formats, bounds and contents are then not checked.
 - a list with a map key reports a repeated key as Duplicate at the later index, and
   ratchets each item against the old item with the same key.
 - a union names its members: none set is ``must specify one of``, several is
@@ -115,6 +116,10 @@ def _field(f: Field, v: Any, ov: Any, path: str, gates: Gates, update: bool) -> 
         causes += _update_rules(f, v, ov, path)
         if v == ov:
             return causes  # ratcheting: unchanged values are not re-validated
+    # The update rules (immutable, update=NoSet..., NoAddItem...) short-circuit like
+    # required, maxItems and the gates: the other short-circuiting tags still report,
+    # but nothing below the field (formats, bounds, its struct or items) is checked.
+    stop = bool(causes)
     if f.gate and not gates.get(f.gate, False):
         return causes + ([fe.forbidden(path)] if v is not None else [])
     if f.value and v is None:
@@ -124,6 +129,9 @@ def _field(f: Field, v: Any, ov: Any, path: str, gates: Gates, update: bool) -> 
         if f.required:
             causes.append(fe.required(path))
         return causes
+    if stop:
+        too_many = isinstance(v, list) and f.max_items is not None and len(v) > f.max_items
+        return causes + ([fe.too_many(path, len(v), f.max_items or 0)] if too_many else [])
     if f.fmt and isinstance(v, str):
         causes += [fe.invalid(path, v, e) for e in FORMATS[f.fmt](v)]
     if f.enum and v not in f.enum:

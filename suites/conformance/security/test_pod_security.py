@@ -8,7 +8,7 @@ Pods carry a node selector no node matches: they stay API objects.
 
 from __future__ import annotations
 
-import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -49,10 +49,10 @@ def _pod(
 ) -> Obj:
     c: Obj = {"name": "app", "image": IMAGE}
     if container_sc is not None:
-        c["securityContext"] = copy.deepcopy(container_sc)
+        c["securityContext"] = json.loads(json.dumps(container_sc))
     body: Obj = {"containers": [c], "nodeSelector": {"garhwal.io/no-such-node": "x"}, **spec}
     if pod_sc is not None:
-        body["securityContext"] = copy.deepcopy(pod_sc)
+        body["securityContext"] = json.loads(json.dumps(pod_sc))
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace}, "spec": body}  # fmt: skip
 
 
@@ -69,7 +69,7 @@ def _refusal(target: Target, pod: Obj) -> str:
 
     def attempt() -> bool:
         try:
-            target.apply(copy.deepcopy(pod))
+            target.apply(json.loads(json.dumps(pod)))
         except Forbidden as e:
             got.append(e.message)
             return True
@@ -87,7 +87,7 @@ def _admitted(target: Target, pod: Obj) -> Obj:
 
     def attempt() -> bool:
         try:
-            out.append(target.apply(copy.deepcopy(pod)))
+            out.append(target.apply(json.loads(json.dumps(pod))))
         except Forbidden:
             return False
         return True

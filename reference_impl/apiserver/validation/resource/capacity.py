@@ -1,8 +1,14 @@
 """Device capacity (``validateMulti/SingleAllocatableDeviceCapacity``): a request policy
-only on multi-allocatable devices, and then a consistent default, values or range."""
+only on multi-allocatable devices, and then a consistent default, values or range.
+
+``DRAFractionalCapacityRange`` (beta in 1.37) defaults on only with
+``--min-compatibility-version>=1.37``; a 1.37 apiserver's default is 1.36, so upstream
+checks values with 64-bit integer arithmetic (``Quantity.Value()``, which rounds away from
+zero): ``FRACTIONAL`` is off, as on a default v1.37.2 apiserver."""
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any, Final
 
@@ -14,6 +20,8 @@ from reference_impl.errors import Cause
 __all__ = ["capacity"]
 
 VALID_VALUES_MAX: Final = 10
+FRACTIONAL: Final = False
+_MAX_INT64: Final = 2**63 - 1
 
 
 def _q(v: Any) -> Decimal | None:
@@ -21,6 +29,21 @@ def _q(v: Any) -> Decimal | None:
         return parse_quantity(str(v))
     except (ValueError, TypeError):
         return None
+
+
+def _int(q: Decimal) -> int:
+    """``Quantity.Value()``: rounded up, away from zero."""
+    return int(math.copysign(math.ceil(abs(q)), q)) if q else 0
+
+
+def _milli_exact(q: Decimal) -> bool:
+    """Whether ``q`` survives ``NewMilliQuantity(q.MilliValue())``."""
+    m = q * 1000
+    return m == m.to_integral_value() and abs(m) <= _MAX_INT64
+
+
+def _fractional(q: Decimal | None) -> bool:
+    return q is not None and q != q.to_integral_value()
 
 
 def _values(default: Decimal, cap: Decimal, values: list[Any], path: str, shown: tuple[str, str]) -> list[Cause]:
@@ -35,8 +58,13 @@ def _values(default: Decimal, cap: Decimal, values: list[Any], path: str, shown:
     def one(v: Any, p: str) -> list[Cause]:
         q = _q(v)
         return [f.invalid(p, str(v), f"option is larger than capacity value: {cap_s}")] if q is not None and q > cap else []
-    out += validate_set(values, VALID_VALUES_MAX, one, lambda v: str(_q(v)), path)
-    if default not in [q for q in qs if q is not None]:
+    def key(v: Any) -> str:
+        q = _q(v)
+        return "" if q is None else str(q.normalize()) if FRACTIONAL else str(_int(q))
+    out += validate_set(values, VALID_VALUES_MAX, one, key, path)
+    # upstream notes the default while checking the items, which a too-long list skips
+    found = len(values) <= VALID_VALUES_MAX and default in [q for q in qs if q is not None]
+    if not found:
         out.append(f.invalid(path, default_s, "default value is not valid according to the requestPolicy"))
     return out
 
@@ -58,17 +86,50 @@ def _range(default: Decimal, cap: Decimal, rng: dict[str, Any], path: str, shown
             out.append(f.invalid(f"{path}.max", str(rng["max"]), f"max is larger than capacity value: {cap_s}"))
         if default > hi:
             out.append(f.invalid(f"{path}.default", default_s, f"default is more than max: {rng['max']}"))
+    named = (("default", default, default_s), ("min", lo, str(rng["min"])),
+             ("max", hi, str(rng.get("max"))), ("step", step, str(rng.get("step"))))
+    milli = FRACTIONAL and any(_fractional(q) for q in (lo, hi, step, default))
+    if milli:
+        unsafe = [f.invalid(f"{path}.{n}", s, "value cannot be represented as a milli value")
+                  for n, q, s in named if q is not None and not _milli_exact(q)]
+        if unsafe:
+            return out + unsafe
     if step is not None:
-        if step <= 0:
-            out.append(f.invalid(f"{path}.step", str(rng["step"]), "must be greater than zero"))
-        else:
-            if lo + step > cap:
-                out.append(f.invalid(f"{path}.step", str(rng["step"]),
-                                     f"one step {lo + step} is larger than capacity value: {cap_s}"))
-            for v, v_s in ((default, default_s), (hi, str(rng.get("max")))):
-                if v is not None and (v - lo) % step != 0:
-                    out.append(f.invalid(f"{path}.step", v_s, f"value is not a multiple of a given step "
-                                         f"({rng['step']}) from ({rng['min']})"))
+        out += _step(named, cap, cap_s, rng, milli, path)
+    return out
+
+
+def _int64_range(q: Decimal, s: str, path: str) -> list[Cause]:
+    """``validateInt64Range``: where ``Quantity.Value()`` can be reasoned about."""
+    if q < 0:
+        return [f.invalid(path, s, "must be greater than or equal to 0")]
+    if q > _MAX_INT64:
+        return [f.invalid(path, s, "must not be larger than 9223372036854775807")]
+    return []
+
+
+def _step(named: tuple[tuple[str, Decimal | None, str], ...], cap: Decimal, cap_s: str,
+          rng: dict[str, Any], milli: bool, path: str) -> list[Cause]:
+    """The step of ``validateRequestPolicyRange``: positive, one step within the
+    capacity, bounds in int64 (integer mode), default and max on the step grid."""
+    (_, default, default_s), (_, lo, _), (_, hi, _), (_, step, step_s) = named
+    assert lo is not None and step is not None and default is not None
+    if step <= 0:
+        return [f.invalid(f"{path}.step", step_s, "must be greater than zero")]
+    out: list[Cause] = []
+    if lo + step > cap:
+        out.append(f.invalid(f"{path}.step", step_s, f"one step {lo + step} is larger than capacity value: {cap_s}"))
+    if not milli:
+        unsafe = [e for n, q, s in named if q is not None for e in _int64_range(q, s, f"{path}.{n}")]
+        if unsafe:
+            return out + unsafe
+
+    def units(q: Decimal) -> int:
+        return int(q * 1000) if milli else _int(q)
+    for v, v_s in ((default, default_s), (hi, str(rng.get("max")))):
+        if v is not None and (units(v) - units(lo)) % units(step) != 0:
+            out.append(f.invalid(f"{path}.step", v_s, f"value is not a multiple of a given step "
+                                 f"({rng['step']}) from ({rng['min']})"))
     return out
 
 
