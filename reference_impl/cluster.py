@@ -28,6 +28,7 @@ from reference_impl.apiserver.admission import (
     podgroup_protection,
     resource_quota,
     runtime_class,
+    service_account,
     storage_object_in_use_protection,
     taint_nodes_by_condition,
 )
@@ -136,6 +137,7 @@ class Cluster:
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
         limit_ranger.install(self.api)  # upstream's order: LimitRanger before Priority
+        service_account.install(self.api)  # ServiceAccount: right after LimitRanger
         pod_security.install(self.api)  # PodSecurity: after LimitRanger, before Priority
         install_priority(self.api)
         default_toleration_seconds.install(self.api)

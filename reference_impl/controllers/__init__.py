@@ -27,6 +27,8 @@ from reference_impl.controllers.pvc_protection import PVCProtectionController
 from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.controllers.resourceclaim import ResourceClaimController
 from reference_impl.controllers.resourcequota import ResourceQuotaController
+from reference_impl.controllers.root_ca_publisher import RootCACertPublisher
+from reference_impl.controllers.serviceaccounts import ServiceAccountsController
 from reference_impl.controllers.taint_eviction import TaintEvictionController
 
 __all__ = [
@@ -48,6 +50,8 @@ __all__ = [
     "ReplicaSetController",
     "ResourceClaimController",
     "ResourceQuotaController",
+    "RootCACertPublisher",
+    "ServiceAccountsController",
     "TaintEvictionController",
     "start_controllers",
 ]
@@ -75,6 +79,7 @@ def start_controllers(
     controllers: list[Controller] = [
         GarbageCollector(ctx),
         NamespaceController(ctx),
+        ServiceAccountsController(ctx),
         ReplicaSetController(ctx),
         ResourceQuotaController(ctx),
         DeploymentController(ctx),
@@ -88,6 +93,7 @@ def start_controllers(
         PodGroupProtectionController(ctx),
         PVCProtectionController(ctx),
         PVProtectionController(ctx),
+        RootCACertPublisher(ctx),
         DisruptionController(ctx),
         TaintEvictionController(ctx),
         PodGCController(ctx),
