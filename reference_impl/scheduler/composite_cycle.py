@@ -323,13 +323,14 @@ class CompositeCycle:
             return
         st = {**(latest.get("status") or {})}
         st["conditions"] = [dict(c) for c in st.get("conditions") or ()]
-        cond = {
+        cond: dict[str, Any] = {
             "type": COMPOSITE_SCHEDULED,
             "status": status,
             "reason": reason,
             "message": message,
-            "observedGeneration": int(latest["metadata"].get("generation", 1)),
         }
+        if latest["metadata"].get("generation"):  # pg.Generation; 0 is omitted (omitempty)
+            cond["observedGeneration"] = int(latest["metadata"]["generation"])
         if set_condition(st, cond, rfc3339(self._s.ctx.clock.now())):
             try:
                 self._s.ctx.server.update_status({**latest, "status": st})

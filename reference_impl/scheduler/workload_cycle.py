@@ -198,13 +198,14 @@ class WorkloadCycle:
             for c in st["conditions"]
         ):
             return
-        cond = {
+        cond: dict[str, Any] = {
             "type": INITIALLY_SCHEDULED,
             "status": status,
             "reason": reason,
             "message": message,
-            "observedGeneration": int(latest["metadata"].get("generation", 1)),
         }
+        if latest["metadata"].get("generation"):  # pg.Generation; 0 is omitted (omitempty)
+            cond["observedGeneration"] = int(latest["metadata"]["generation"])
         if not set_condition(st, cond, rfc3339(self._s.ctx.clock.now())):
             return
         try:
