@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.meta import parse_quantity
 from reference_impl.apiserver import keys
+from reference_impl.apiserver.quota.pod_resources import pod_requests as quota_pod_requests
 from reference_impl.errors import Forbidden
 
 if TYPE_CHECKING:
@@ -28,44 +29,11 @@ _RESOURCES: Final = ("cpu", "memory")
 _OS_LABEL: Final = "kubernetes.io/os"
 
 
-def _requests(resources: Obj | None) -> dict[str, Decimal]:
-    reqs = (resources or {}).get("requests") or {}
-    return {k: parse_quantity(reqs[k]) for k in _RESOURCES if k in reqs}
-
-
-def _add(into: dict[str, Decimal], more: dict[str, Decimal]) -> None:
-    for k, v in more.items():
-        into[k] = into.get(k, Decimal(0)) + v
-
-
-def _max_into(into: dict[str, Decimal], other: dict[str, Decimal]) -> None:
-    for k, v in other.items():
-        into[k] = max(into.get(k, Decimal(0)), v)
-
-
 def pod_requests(spec: Obj) -> dict[str, Decimal]:
-    """``resource.PodRequests`` with no options, for cpu and memory: app containers and
-    sidecars summed, each init container on top of the sidecars started before it, the
-    larger of the two, pod-level requests where set, then the overhead."""
-    reqs: dict[str, Decimal] = {}
-    for c in spec.get("containers") or ():
-        _add(reqs, _requests(c.get("resources")))
-    sidecars: dict[str, Decimal] = {}
-    init_max: dict[str, Decimal] = {}
-    for c in spec.get("initContainers") or ():
-        one = _requests(c.get("resources"))
-        if c.get("restartPolicy") == "Always":
-            _add(reqs, one)
-            _add(sidecars, one)
-            one = dict(sidecars)
-        else:
-            _add(one, sidecars)
-        _max_into(init_max, one)
-    _max_into(reqs, init_max)
-    reqs.update(_requests(spec.get("resources")))
-    overhead = spec.get("overhead") or {}
-    _add(reqs, {k: parse_quantity(overhead[k]) for k in _RESOURCES if k in overhead})
-    return reqs
+    """``resource.PodRequests`` with no options (the quota evaluator's, from the spec
+    alone, pod-level requests included), for cpu and memory."""
+    reqs = quota_pod_requests({"spec": spec}, use_status=False, pod_level=True)
+    return {k: reqs[k].amount for k in _RESOURCES if k in reqs}
 
 
 def _shortfall(requests: dict[str, Decimal], allocatable: Obj) -> str:
