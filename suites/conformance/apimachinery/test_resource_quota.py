@@ -89,17 +89,26 @@ def _wait_used_recounting(target: Target, namespace: str, want: dict[str, str], 
         except Timeout:
             if attempt == 11:
                 raise
+        _raise_limit(target, namespace, nudge)
 
-        def raise_limit() -> bool:
-            rq = target.get("v1", "ResourceQuota", "quota", namespace)
-            rq["spec"]["hard"][nudge] = str(quantity_value(rq["spec"]["hard"][nudge]) + 1)
-            try:
-                target.apply(rq)
-            except Conflict:  # the controller's status write came between
-                return False
-            return True
 
-        target.wait_until(raise_limit, timeout=30, what=f"{nudge} limit raised")
+def _raise_limit(target: Target, namespace: str, key: str) -> Any:
+    """Raise ``spec.hard[key]`` of the quota by one; the new limit."""
+    out: list[Any] = []
+
+    def attempt() -> bool:
+        rq = target.get("v1", "ResourceQuota", "quota", namespace)
+        limit = quantity_value(rq["spec"]["hard"][key]) + 1
+        rq["spec"]["hard"][key] = str(limit)
+        try:
+            target.apply(rq)
+        except Conflict:  # the controller's status write came between
+            return False
+        out.append(limit)
+        return True
+
+    target.wait_until(attempt, timeout=30, what=f"{key} limit raised")
+    return out[0]
 
 
 def _admitted_eventually(target: Target, obj: Obj) -> None:
@@ -126,7 +135,7 @@ def test_status_reports_hard_and_what_the_namespace_already_uses(
     The controller counts from its informers, which may not have seen objects created a
     moment before the quota (live, after the etcd restart test, they trailed by many
     seconds), and it recounts on a spec change (else only every 5 minutes); so the usage
-    is awaited while the pods limit is raised, a step every few seconds."""
+    is awaited while the pods limit is raised, a step every 5 seconds."""
     target.apply(_pod("before", namespace, requests={"cpu": "250m", "memory": "64Mi"}))
     target.apply(_claim("claim-before", namespace, 2))
     hard = {"pods": "5", "requests.cpu": "2", "requests.memory": "1Gi", "limits.cpu": "4",
@@ -135,31 +144,15 @@ def test_status_reports_hard_and_what_the_namespace_already_uses(
     assert {k: quantity_value(v) for k, v in rq["status"]["hard"].items()} == {
         k: quantity_value(v) for k, v in hard.items()
     }
+    limit = _raise_limit(target, namespace, "pods")
+    target.wait_until(
+        lambda: quantity_value(target.get("v1", "ResourceQuota", "quota", namespace)["status"]["hard"]["pods"]) == limit,
+        timeout=30,
+        what="status.hard follows the raised pods limit",
+    )
     want = {"pods": "1", "requests.cpu": "250m", "requests.memory": "64Mi", "limits.cpu": "0",
             CLAIMS: "1", GPU_DEVICES: "2", "services": "0"}  # fmt: skip
-    for pods in range(6, 20):  # at most 14 recounts, 5 s apart
-        def raise_limit(limit: int = pods) -> bool:
-            rq = target.get("v1", "ResourceQuota", "quota", namespace)
-            rq["spec"]["hard"]["pods"] = str(limit)
-            try:
-                target.apply(rq)
-            except Conflict:  # the controller's status write came between
-                return False
-            return True
-
-        target.wait_until(raise_limit, timeout=30, what=f"pods limit raised to {pods}")
-
-        def recounted(limit: int = pods) -> bool:
-            status = target.get("v1", "ResourceQuota", "quota", namespace)["status"]
-            return bool(quantity_value(status["hard"]["pods"]) == limit)
-
-        target.wait_until(recounted, timeout=30, what=f"status.hard follows pods={pods}")
-        try:
-            _wait_used(target, namespace, want, timeout=5)
-            return
-        except Timeout:
-            if pods == 19:
-                raise
+    _wait_used_recounting(target, namespace, want, "pods")
 
 
 def test_a_pod_past_the_requests_quota_is_forbidden_naming_the_resource(
