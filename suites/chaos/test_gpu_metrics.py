@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from fixtures.gpu.faults import Xid
-from fixtures.gpu.state import NodeState
+from fixtures.nvml.state import NodeState
 from fixtures.plugin.gpu_fleet import GpuFleet
 from fixtures.targets.base import Target
 from reference_impl.api import DRA_API

@@ -9,7 +9,7 @@ from types import ModuleType
 import pytest
 
 from fixtures.gpu.library import LibraryUnavailable, load_in_process
-from fixtures.gpu.state import GpuNode
+from fixtures.nvml.state import GpuNode
 
 
 @pytest.fixture

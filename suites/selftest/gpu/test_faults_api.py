@@ -16,8 +16,8 @@ from fixtures.gpu.faults import (
     inject_gpu_fault,
     parse_fault,
 )
-from fixtures.gpu.profiles import GpuSpecError, make_profile, profile_from_spec
-from fixtures.gpu.state import GpuNode
+from fixtures.nvml.profiles import GpuSpecError, make_profile, profile_from_spec
+from fixtures.nvml.state import GpuNode
 
 
 @pytest.mark.parametrize(("spec", "fault"), [

@@ -8,7 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 from fixtures.gpu.shape import compare, probe
-from fixtures.gpu.state import GpuNode
+from fixtures.nvml.state import GpuNode
 
 ROOT = Path(__file__).resolve().parents[3]
 

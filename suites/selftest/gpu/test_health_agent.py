@@ -17,7 +17,7 @@ from fixtures.gpu.faults import (
 )
 from fixtures.gpu.mapping import DeviceHealth, taints_for
 from fixtures.gpu.metrics import AgentMetrics
-from fixtures.gpu.state import GpuNode
+from fixtures.nvml.state import GpuNode
 
 CASES = [
     (Xid(79), [{"key": "gpu.garhwal.dev/xid", "value": "79", "effect": "NoExecute"}]),

@@ -10,8 +10,8 @@ from types import ModuleType
 import pytest
 
 from fixtures.gpu.faults import EccStorm, RowRemapFailure, ThermalSlowdown, Xid, inject_gpu_fault
-from fixtures.gpu.profiles import SHAPES
-from fixtures.gpu.state import GpuNode
+from fixtures.nvml.profiles import SHAPES
+from fixtures.nvml.state import GpuNode
 
 
 def _err(nvml: ModuleType, fn: object, *args: object) -> int:
