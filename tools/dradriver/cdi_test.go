@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // A claim's spec holds only its own GPUs: the isolation the conformance test checks live.
 func TestSpecHoldsOnlyTheClaimsDevices(t *testing.T) {
 	c := cdiSpecs{dir: t.TempDir()}
-	gpus := fakeGPUs("node-a", 2)
+	gpus := testGPUs(2)
 	if err := c.write("uid-1", gpus[1:]); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestSpecHoldsOnlyTheClaimsDevices(t *testing.T) {
 
 func TestRemoveIsIdempotent(t *testing.T) {
 	c := cdiSpecs{dir: t.TempDir()}
-	if err := c.write("uid-2", fakeGPUs("n", 1)); err != nil {
+	if err := c.write("uid-2", testGPUs(1)); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
@@ -54,9 +55,31 @@ func TestRemoveIsIdempotent(t *testing.T) {
 	}
 }
 
-func TestUUIDsAreStablePerNodeAndDistinct(t *testing.T) {
-	a, b := fakeGPUs("n", 2), fakeGPUs("n", 2)
-	if a[0].uuid != b[0].uuid || a[0].uuid == a[1].uuid || fakeGPUs("m", 1)[0].uuid == a[0].uuid {
-		t.Fatalf("uuids: %v %v", a, b)
+// testGPUs: n devices as NVML would list them (the uuids only need to differ).
+func testGPUs(n int) []gpu {
+	out := make([]gpu, n)
+	for i := range out {
+		out[i] = gpu{name: fmt.Sprintf("gpu-%d", i), index: i, uuid: fmt.Sprintf("GPU-test-%d", i)}
+	}
+	return out
+}
+
+// NVML's driver version (550.163.01) becomes a semantic version (no leading zeros).
+func TestSemverOfDriverVersions(t *testing.T) {
+	for in, want := range map[string]string{"550.163.01": "550.163.1", "560.35": "560.35.0", "1.0.0": "1.0.0"} {
+		if got, err := semverOf(in); err != nil || got != want {
+			t.Errorf("semverOf(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"550.x.1", "1.2.3.4", ""} {
+		if got, err := semverOf(bad); err == nil {
+			t.Errorf("semverOf(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func TestPcieBusIDIsNvidiasForm(t *testing.T) {
+	if got := pcieBusID("00000000:2A:00.0"); got != "0000:2a:00.0" {
+		t.Fatalf("pcieBusID = %q", got)
 	}
 }

@@ -1,6 +1,6 @@
 // Command dradriver is garhwal's DRA driver for real nodes: a kubelet plugin (through
 // k8s.io/dynamic-resource-allocation's kubeletplugin helper) that publishes one
-// ResourceSlice of fake GPUs for its node and prepares each claim with a CDI spec giving
+// ResourceSlice of the node's GPUs, read through NVML, and prepares each claim with a CDI spec giving
 // the claiming container only its allocated GPUs (an env var and a /dev node per GPU).
 // It runs in the node container beside the kubelet, with the node's own credentials (the
 // Node authorizer lets a node write its own slices and read its pods' claims).
@@ -29,18 +29,18 @@ func main() {
 		kubeconfig = flag.String("kubeconfig", "", "the node's kubeconfig")
 		nodeName   = flag.String("node-name", "", "the node this plugin serves")
 		driverName = flag.String("driver-name", "gpu.kubelet.garhwal.dev", "the DRA driver name")
-		gpus       = flag.Int("gpus", 2, "how many fake GPUs the node has")
+		library    = flag.String("nvml-library", "libnvidia-ml.so.1", "the NVML library the node's GPUs are read from")
 		cdiDir     = flag.String("cdi-dir", "/var/run/cdi", "where claim CDI specs are written (a containerd cdi_spec_dir)")
 	)
 	klog.InitFlags(nil)
 	flag.Parse()
-	if err := run(*kubeconfig, *nodeName, *driverName, *cdiDir, *gpus); err != nil {
+	if err := run(*kubeconfig, *nodeName, *driverName, *cdiDir, *library); err != nil {
 		fmt.Fprintln(os.Stderr, "dradriver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, nodeName, driverName, cdiDir string, gpus int) error {
+func run(kubeconfig, nodeName, driverName, cdiDir, library string) error {
 	if nodeName == "" {
 		return errors.New("--node-name is required")
 	}
@@ -63,8 +63,15 @@ func run(kubeconfig, nodeName, driverName, cdiDir string, gpus int) error {
 			return err
 		}
 	}
-	devices := fakeGPUs(nodeName, gpus)
-	d := &driver{name: driverName, pool: nodeName, devices: devices, cdi: cdiSpecs{dir: cdiDir}, fatal: cancel}
+	inv, err := nvmlInventory(library)
+	if err != nil {
+		return err
+	}
+	devices, err := sliceDevices(inv)
+	if err != nil {
+		return err
+	}
+	d := &driver{name: driverName, pool: nodeName, devices: inv.gpus, cdi: cdiSpecs{dir: cdiDir}, fatal: cancel}
 	helper, err := kubeletplugin.Start(ctx, d,
 		kubeletplugin.DriverName(driverName),
 		kubeletplugin.NodeName(nodeName),
@@ -75,11 +82,11 @@ func run(kubeconfig, nodeName, driverName, cdiDir string, gpus int) error {
 		return fmt.Errorf("start kubelet plugin: %w", err)
 	}
 	defer helper.Stop()
-	pool := resourceslice.Pool{Slices: []resourceslice.Slice{{Devices: sliceDevices(devices)}}}
+	pool := resourceslice.Pool{Slices: []resourceslice.Slice{{Devices: devices}}}
 	if err := helper.PublishResources(ctx, resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{nodeName: pool}}); err != nil {
 		return fmt.Errorf("publish ResourceSlice: %w", err)
 	}
-	klog.InfoS("serving", "driver", driverName, "node", nodeName, "gpus", gpus)
+	klog.InfoS("serving", "driver", driverName, "node", nodeName, "gpus", len(inv.gpus), "driverVersion", inv.driverVersion)
 	<-ctx.Done()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause

@@ -2,7 +2,9 @@
 # Build what a real node runs into an ignored cache folder: kubelet v1.37.2 (tools/k8s, the
 # control plane's module), containerd 2 with its runc shim and ctr (tools/containerd), and the
 # pause and workload binaries of the node's images (tools/images), and garhwal's DRA driver
-# (tools/dradriver, a kubelet plugin started beside the kubelet). runc and the CNI plugins
+# (tools/dradriver, a kubelet plugin started beside the kubelet), garhwal's NVML library
+# (tools/nvml: the node's "driver", read by the DRA driver and by the GPU metrics exporter,
+# tools/gpuexporter, through NVIDIA's go-nvml, hence cgo for those two). runc and the CNI plugins
 # come from Debian (apt-get install runc containernetworking-plugins). Each part is skipped
 # when its stamp (its module files and this script) matches. Separate from tools/build.sh so
 # that a change here does not rebuild the control plane.
@@ -59,13 +61,18 @@ else
   (cd "$root/tools/images" && go build -trimpath -ldflags "-s -w" -o "$bin/" ./pause ./workload)
   stamp_of images > "$bin/.stamp-images"
 fi
-if fresh dradriver dradriver; then
-  log "dradriver: cached"
-else
-  log "building dradriver"
-  (cd "$root/tools/dradriver" && timed go build -p 2 -trimpath -ldflags "-s -w" -o "$bin/" .)
-  stamp_of dradriver > "$bin/.stamp-dradriver"
-fi
+"$root/tools/nvml/build.sh" "$bin"
+# go-nvml dlopens the library through cgo; its generated header warns about deprecations.
+for m in dradriver gpuexporter; do
+  if fresh $m $m; then
+    log "$m: cached"
+  else
+    log "building $m"
+    (cd "$root/tools/$m" && CGO_ENABLED=1 CGO_CFLAGS="-O2 -Wno-deprecated-declarations" \
+      timed go build -p 2 -trimpath -ldflags "-s -w" -o "$bin/" .)
+    stamp_of $m > "$bin/.stamp-$m"
+  fi
+done
 for b in /usr/sbin/runc /usr/lib/cni/bridge /usr/lib/cni/host-local /usr/lib/cni/loopback; do
   [ -x "$b" ] || log "missing $b: apt-get install -y runc containernetworking-plugins"
 done
