@@ -38,8 +38,10 @@ REQUIREMENT_TESTS: Final[dict[str, tuple[str, ...]]] = {
     # Weighted splits, model-header matches, a route edit and an unresolved backend, judged
     # by completions sent through the cluster's Gateway API implementation (traefik).
     "ai_inference": ("suites/conformance/networking/test_ai_inference.py",),
-    # Declared by the tests that prove them (GPU metrics, device isolation, driver version).
-    "accelerator_metrics": (),
+    # Every GPU a DRA kubelet plugin publishes has utilisation and memory series in the
+    # cluster's Prometheus, from the exporter DaemonSet on the real nodes.
+    "accelerator_metrics": ("suites/conformance/observability/test_accelerator_metrics.py",),
+    # Declared by the tests that prove them (device isolation, driver version).
     "secure_accelerator_access": (),
     "driver_runtime_management": (),
 }  # fmt: skip

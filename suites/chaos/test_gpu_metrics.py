@@ -1,8 +1,9 @@
 """The GPU health agent's DCGM-named ``/metrics``, scraped over loopback HTTP on both
 targets (in process on the reference, the agent process beside a live cluster).
 
-Marked ``model``: it proves garhwal's exporter over garhwal's NVML library, so it is never
-evidence for ``accelerator_metrics`` (docs/ai-conformance.md says what would be).
+Marked ``model``: it proves the Python agent's exporter beside KWOK nodes, which no
+platform runs, so it is never evidence for ``accelerator_metrics``; the real nodes' exporter
+DaemonSet is (suites/conformance/observability/test_accelerator_metrics.py).
 """
 
 from __future__ import annotations
