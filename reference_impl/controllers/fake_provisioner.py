@@ -20,7 +20,7 @@ from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.errors import AlreadyExists, ApiError
 
-__all__ = ["FakeProvisioner"]
+__all__ = ["SELECTED_NODE", "FakeProvisioner", "capacity_to_take", "provisioned_volume"]
 
 Obj = dict[str, Any]
 SELECTED_NODE: Final = "volume.kubernetes.io/selected-node"
@@ -62,7 +62,7 @@ class FakeProvisioner:
         size = str(pvc["spec"]["resources"]["requests"]["storage"])
         pv_name = f"pvc-{pvc['metadata']['uid']}"
         try:
-            server.create(_volume(pv_name, pvc, str(sc["provisioner"]), node, size))
+            server.create(provisioned_volume(pv_name, pvc, str(sc["provisioner"]), node, size))
             self._take_capacity(str(sc["metadata"]["name"]), node, parse_quantity(size))
         except AlreadyExists:
             pass  # provisioned on an earlier attempt; only the binding is left
@@ -83,18 +83,29 @@ class FakeProvisioner:
     def _take_capacity(self, storage_class: str, node: str, size: Any) -> None:
         labels = self._ctx.server.get("v1", "Node", node)["metadata"].get("labels") or {}
         caps = self._ctx.server.list("storage.k8s.io/v1", "CSIStorageCapacity")
-        for cap in sorted(caps, key=lambda c: (c["metadata"]["namespace"], c["metadata"]["name"])):
-            if cap.get("storageClassName") != storage_class or cap.get("capacity") is None:
-                continue
-            if not selector_from_label_selector(cap.get("nodeTopology")).matches(labels):
-                continue
-            left = parse_quantity(cap["capacity"])
-            if left >= size:
-                self._ctx.server.update({**cap, "capacity": str(int(left - size))})
-                return
+        taken = capacity_to_take(caps, storage_class, labels, size)
+        if taken is not None:
+            self._ctx.server.update(taken)
 
 
-def _volume(name: str, pvc: Obj, driver: str, node: str, size: str) -> Obj:
+def capacity_to_take(caps: list[Obj], storage_class: str, node_labels: dict[str, str], size: Any) -> Obj | None:
+    """The CSIStorageCapacity a volume of ``size`` on a node with ``node_labels`` comes out
+    of (the first by namespace/name of the class whose topology selects the node and whose
+    capacity suffices), with its capacity already reduced; None when none has room."""
+    for cap in sorted(caps, key=lambda c: (c["metadata"]["namespace"], c["metadata"]["name"])):
+        if cap.get("storageClassName") != storage_class or cap.get("capacity") is None:
+            continue
+        if not selector_from_label_selector(cap.get("nodeTopology")).matches(node_labels):
+            continue
+        left = parse_quantity(cap["capacity"])
+        if left >= size:
+            return {**cap, "capacity": str(int(left - size))}
+    return None
+
+
+def provisioned_volume(name: str, pvc: Obj, driver: str, node: str, size: str) -> Obj:
+    """The PersistentVolume a CSI provisioner creates for ``pvc`` on ``node``: its size,
+    pre-bound to the claim (claimRef), pinned to the node."""
     meta = pvc["metadata"]
     term = {
         "matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]

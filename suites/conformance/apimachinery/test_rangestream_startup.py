@@ -69,7 +69,6 @@ def test_the_apiserver_lists_configmaps_from_etcd_through_rangestream(target: Ta
 
 
 @pytest.mark.feature_gates(EtcdRangeStream=False)
-@pytest.mark.requires(Capability.MUTABLE_GATES)
 def test_with_the_gate_off_the_apiserver_lists_configmaps_by_paginated_range(
     target: Target,
 ) -> None:

@@ -113,14 +113,16 @@ def test_unknown_api_version_is_not_found(target: Target, namespace: str) -> Non
 
 
 @pytest.mark.runtime_config("scheduling.k8s.io/v1beta1=true")  # so only the gate is off
+@pytest.mark.feature_gates(
+    GenericWorkload=False, PodGroupPreemptionPolicy=False, CompositePodGroup=False,
+    TopologyAwareWorkloadScheduling=False, WorkloadWithJob=False, DRAWorkloadResourceClaims=False,
+)  # fmt: skip
 def test_gated_kind_is_not_served_while_its_gate_is_off(target: Target, namespace: str) -> None:
     """API machinery, feature-gated kinds.
 
     While the GenericWorkload gate is off, scheduling.k8s.io PodGroup MUST NOT be
     served: a write MUST fail with NotFound.
     """
-    if target.feature_gates.get("GenericWorkload", False):
-        pytest.skip("GenericWorkload is on in this target; the gated-off case does not apply")
     group = {
         "apiVersion": "scheduling.k8s.io/v1beta1",
         "kind": "PodGroup",

@@ -163,37 +163,3 @@ def test_the_kubelet_requests_a_certificate_for_a_projected_volume(
     assert condition(pcr, "Issued") is not None
     files = node_files(target).projected_files("podcert-pod", namespace)
     assert credential_bundle_matches(files["cred"]["credentialbundle.pem"])
-
-
-@pytest.mark.requires(Capability.KUBELET, Capability.VIRTUAL_TIME)
-def test_the_credential_is_refreshed_at_begin_refresh_at(target: Target, namespace: str) -> None:
-    """podCertificate refresh.
-
-    The kubelet MUST request a new certificate, with a new key, once ``beginRefreshAt``
-    of the mounted one has passed and before it expires; the pod MUST keep running.
-    """
-    vol = pod_certificate_volume("cred", SIGNER, max_expiration_seconds=3600)
-    target.apply(_mounted(make_pod("podcert-refresh", namespace).set("spec.volumes", [vol]).build()))
-    target.wait_until(
-        lambda: (
-            len(_pod_requests(target, namespace, "podcert-refresh")) == 1
-            and condition(_pod_requests(target, namespace, "podcert-refresh")[0], "Issued")
-            is not None
-        ),
-        timeout=60,
-        what="first certificate issued",
-    )
-    first = _pod_requests(target, namespace, "podcert-refresh")[0]
-
-    def others() -> list[dict[str, Any]]:
-        # The first request may be gone by then: the PodCertificateRequest cleaner
-        # deletes requests 15 minutes after their creation.
-        reqs = _pod_requests(target, namespace, "podcert-refresh")
-        return [p for p in reqs if p["metadata"]["name"] != first["metadata"]["name"]]
-
-    target.wait_until(lambda: bool(others()), timeout=3600, what="a refresh request")
-    second = others()[0]
-    assert first["status"]["beginRefreshAt"] <= second["metadata"]["creationTimestamp"]
-    assert second["metadata"]["creationTimestamp"] < first["status"]["notAfter"]
-    assert second["spec"]["stubPKCS10Request"] != first["spec"]["stubPKCS10Request"]
-    assert target.get("v1", "Pod", "podcert-refresh", namespace)["status"]["phase"] == "Running"
