@@ -112,20 +112,18 @@ def test_unknown_api_version_is_not_found(target: Target, namespace: str) -> Non
         target.get("v1", "ConfigMap", "ghost", namespace)
 
 
-@pytest.mark.runtime_config("scheduling.k8s.io/v1beta1=true")  # so only the gate is off
-@pytest.mark.feature_gates(
-    GenericWorkload=False, PodGroupPreemptionPolicy=False, CompositePodGroup=False,
-    TopologyAwareWorkloadScheduling=False, WorkloadWithJob=False, DRAWorkloadResourceClaims=False,
-)  # fmt: skip
+@pytest.mark.runtime_config("scheduling.k8s.io/v1alpha3=true")  # so only the gate is off
+@pytest.mark.feature_gates(GenericWorkload=True, CompositePodGroup=False)
 def test_gated_kind_is_not_served_while_its_gate_is_off(target: Target, namespace: str) -> None:
     """API machinery, feature-gated kinds.
 
-    While the GenericWorkload gate is off, scheduling.k8s.io PodGroup MUST NOT be
-    served: a write MUST fail with NotFound.
+    While the CompositePodGroup gate is off, scheduling.k8s.io/v1alpha3 CompositePodGroup
+    MUST NOT be served, although its version is enabled and serves other kinds: a write
+    MUST fail with NotFound.
     """
     group = {
-        "apiVersion": "scheduling.k8s.io/v1beta1",
-        "kind": "PodGroup",
+        "apiVersion": "scheduling.k8s.io/v1alpha3",
+        "kind": "CompositePodGroup",
         "metadata": {"name": "g", "namespace": namespace},
         "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}},
     }
