@@ -62,6 +62,7 @@ else
   stamp_of images > "$bin/.stamp-images"
 fi
 "$root/tools/nvml/build.sh" "$bin"
+"$root/tools/criu/build.sh" "$bin"   # runc calls it for the kubelet's container checkpoints
 # go-nvml dlopens the library through cgo; its generated header warns about deprecations.
 for m in dradriver gpuexporter; do
   if fresh $m $m; then

@@ -6,6 +6,8 @@ a test skip with the runtime's reason. The pods' start-up work (start delay, ima
 model load) is given to the reference's kubelet model by annotations; the assertions
 compare only times the target itself stamped (``status.startTime`` to the Ready
 condition) of a cold pod and of restored replicas, never the values the test wrote.
+No garhwal local cluster declares CRI_CHECKPOINT: containerd 2.4.2, its nodes' runtime,
+registers neither RPC (container checkpoints work there: ``test_container_checkpoint.py``).
 """
 
 from __future__ import annotations
