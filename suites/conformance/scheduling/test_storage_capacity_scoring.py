@@ -63,9 +63,9 @@ def storage(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
             target.delete("v1", "PersistentVolume", pv["metadata"]["name"])
 
 
-def _claim_pod(target: Target, namespace: str, name: str, cls: str, size: str) -> None:
+def _claim_pod(target: Target, namespace: str, name: str, cls: str, size: str, cpu: str = "100m") -> None:
     target.apply(make_pvc(name, namespace, cls, size))
-    pod = make_pool_pod(name, namespace, cpu="100m").build()
+    pod = make_pool_pod(name, namespace, cpu=cpu).build()
     pod["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": name}}]
     target.apply(pod)
 
@@ -192,13 +192,21 @@ def test_the_provisioner_binds_the_claim_on_the_selected_node(
     assert pv["spec"]["capacity"]["storage"] == "10Gi"
     term = pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]
     assert term["matchExpressions"][0]["values"] == [node]
+    # The scheduler binds the pod once its PreBind sees the claim bound: a moment later live.
+    target.wait_until(
+        lambda: bool(target.get("v1", "Pod", "data", namespace)["spec"].get("nodeName")),
+        timeout=60,
+        what="pod bound",
+    )
     assert target.get("v1", "Pod", "data", namespace)["spec"].get("nodeName") == node
 
 
 def _spread(
     target: Target, namespace: str, pool: Callable[..., str], cls_of: Callable[..., str]
 ) -> list[str]:
-    # One node with far more cpu (LeastAllocated prefers it) and equal storage everywhere.
+    # One node with far more cpu and equal storage everywhere; each pod asks for an eighth
+    # of a small node, so LeastAllocated prefers the big node for all three unless the
+    # capacity the claims use up (as the provisioner reports it) outweighs that.
     nodes = [pool(cpu="64"), pool(cpu="4"), pool(cpu="4")]
     wait_schedulable(target, nodes)
     cls = ""
@@ -206,7 +214,7 @@ def _spread(
         cls = cls_of(n, "100Gi")
     out = []
     for i in range(3):
-        _claim_pod(target, namespace, f"d{i}", cls, "30Gi")
+        _claim_pod(target, namespace, f"d{i}", cls, "30Gi", cpu="500m")
         out.append(_wait_selected(target, namespace, f"d{i}"))
         target.wait_until(
             lambda i=i: (
