@@ -41,7 +41,7 @@ REQUIREMENT_TESTS: Final[dict[str, tuple[str, ...]]] = {
     # Every GPU a DRA kubelet plugin publishes has utilisation and memory series in the
     # cluster's Prometheus, from the exporter DaemonSet on the real nodes.
     "accelerator_metrics": ("suites/conformance/observability/test_accelerator_metrics.py",),
-    # Declared by the tests that prove them (device isolation, driver version).
+    # Declared by the tests that prove them (device isolation, driver and runtime versions).
     "secure_accelerator_access": (),
     "driver_runtime_management": (),
 }  # fmt: skip

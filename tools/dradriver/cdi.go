@@ -24,7 +24,46 @@ const (
 // cdiSpecs keeps one spec file per prepared claim. Device names carry the claim UID so a
 // runtime's cached spec is never mistaken for a later claim's.
 type cdiSpecs struct {
-	dir string
+	dir   string
+	stack driverStack
+}
+
+// driverStack is what a claiming container gets besides its devices, as NVIDIA's
+// container toolkit injects the driver's user-space libraries: the NVML library's folder
+// and the node's GPU profile, read-only, with the variables that point NVML at them and
+// the list of the claim's GPUs, so NVML in the container sees those and no others.
+type driverStack struct {
+	libraryDir string // holds libnvidia-ml.so.1
+	profile    string // GARHWAL_NVML_PROFILE
+	state      string // GARHWAL_NVML_STATE
+}
+
+func (s driverStack) edits(gpus []gpu) cdispec.ContainerEdits {
+	if s.libraryDir == "" {
+		return cdispec.ContainerEdits{}
+	}
+	uuids := make([]string, 0, len(gpus))
+	for _, g := range gpus {
+		uuids = append(uuids, g.uuid)
+	}
+	ro := []string{"ro", "nosuid", "nodev", "bind"}
+	mounts := []*cdispec.Mount{{HostPath: s.libraryDir, ContainerPath: s.libraryDir, Options: ro}}
+	seen := map[string]bool{s.libraryDir: true}
+	for _, f := range []string{s.profile, s.state} {
+		if dir := filepath.Dir(f); f != "" && !seen[dir] {
+			seen[dir] = true
+			mounts = append(mounts, &cdispec.Mount{HostPath: dir, ContainerPath: dir, Options: ro})
+		}
+	}
+	return cdispec.ContainerEdits{
+		Env: []string{
+			"LD_LIBRARY_PATH=" + s.libraryDir,
+			"GARHWAL_NVML_PROFILE=" + s.profile,
+			"GARHWAL_NVML_STATE=" + s.state,
+			"GARHWAL_NVML_VISIBLE=" + strings.Join(uuids, ","),
+		},
+		Mounts: mounts,
+	}
 }
 
 func (c cdiSpecs) path(claim types.UID) string {
@@ -46,7 +85,7 @@ func envName(g gpu) string { return fmt.Sprintf("GARHWAL_GPU_%d", g.index) }
 func devPath(g gpu) string { return fmt.Sprintf("/dev/garhwal-gpu%d", g.index) }
 
 func (c cdiSpecs) spec(claim types.UID, gpus []gpu) cdispec.Spec {
-	s := cdispec.Spec{Version: "0.6.0", Kind: cdiVendor + "/" + cdiClass}
+	s := cdispec.Spec{Version: "0.6.0", Kind: cdiVendor + "/" + cdiClass, ContainerEdits: c.stack.edits(gpus)}
 	for _, g := range gpus {
 		s.Devices = append(s.Devices, cdispec.Device{
 			Name: c.deviceName(claim, g),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	cdispec "tags.cncf.io/container-device-interface/specs-go"
@@ -81,5 +82,26 @@ func TestSemverOfDriverVersions(t *testing.T) {
 func TestPcieBusIDIsNvidiasForm(t *testing.T) {
 	if got := pcieBusID("00000000:2A:00.0"); got != "0000:2a:00.0" {
 		t.Fatalf("pcieBusID = %q", got)
+	}
+}
+
+// A claim's spec also carries the driver stack: the NVML library and the node's profile,
+// read-only, and the claim's GPUs as the only ones NVML may show.
+func TestSpecInjectsTheDriverStackForTheClaimsGPUs(t *testing.T) {
+	c := cdiSpecs{dir: t.TempDir(), stack: driverStack{
+		libraryDir: "/usr/lib/garhwal-nvml", profile: "/etc/garhwal/nvml/profile.conf", state: "/etc/garhwal/nvml/state.conf",
+	}}
+	s := c.spec("uid-1", testGPUs(3)[1:])
+	env := strings.Join(s.ContainerEdits.Env, " ")
+	if !strings.Contains(env, "GARHWAL_NVML_VISIBLE=GPU-test-1,GPU-test-2") || !strings.Contains(env, "LD_LIBRARY_PATH=/usr/lib/garhwal-nvml") {
+		t.Fatalf("env: %v", s.ContainerEdits.Env)
+	}
+	if len(s.ContainerEdits.Mounts) != 2 || s.ContainerEdits.Mounts[1].HostPath != "/etc/garhwal/nvml" {
+		t.Fatalf("mounts: %+v", s.ContainerEdits.Mounts)
+	}
+	for _, m := range s.ContainerEdits.Mounts {
+		if m.Options[0] != "ro" {
+			t.Fatalf("mount %s is not read-only", m.HostPath)
+		}
 	}
 }

@@ -22,9 +22,11 @@ type gpu struct {
 	minor  int
 }
 
-// inventory is what the node's driver reports: its version and its GPUs.
+// inventory is what the node's driver reports: its version, the CUDA version it
+// supports and its GPUs.
 type inventory struct {
 	driverVersion string
+	cudaVersion   int // NVML's form: 12040 is 12.4
 	gpus          []gpu
 }
 
@@ -41,11 +43,15 @@ func nvmlInventory(library string) (inventory, error) {
 	if ret != nvml.SUCCESS {
 		return inventory{}, fmt.Errorf("nvml driver version: %s", lib.ErrorString(ret))
 	}
+	cuda, ret := lib.SystemGetCudaDriverVersion()
+	if ret != nvml.SUCCESS {
+		return inventory{}, fmt.Errorf("nvml cuda version: %s", lib.ErrorString(ret))
+	}
 	count, ret := lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
 		return inventory{}, fmt.Errorf("nvml device count: %s", lib.ErrorString(ret))
 	}
-	inv := inventory{driverVersion: version}
+	inv := inventory{driverVersion: version, cudaVersion: cuda}
 	for i := 0; i < count; i++ {
 		g, err := readGPU(lib, i)
 		if err != nil {
@@ -130,25 +136,29 @@ func pcieBusID(nvmlID string) string {
 }
 
 // sliceDevices: the attributes garhwal's Python GPU driver publishes (type, index, uuid,
-// model), NVIDIA's DRA driver's names for the product and PCI bus id, and the driver version as a version attribute (what
-// driver_runtime_management selectors compare); the memory as capacity.
+// model), NVIDIA's DRA driver's names for the product and PCI bus id, and the driver and
+// CUDA versions as version attributes (what driver_runtime_management selectors compare);
+// the memory as capacity.
 func sliceDevices(inv inventory) ([]resourceapi.Device, error) {
 	version, err := semverOf(inv.driverVersion)
 	if err != nil {
 		return nil, err
 	}
+	// NVML_CUDA_DRIVER_VERSION_MAJOR/MINOR: major*1000 + minor*10
+	cuda := fmt.Sprintf("%d.%d.0", inv.cudaVersion/1000, inv.cudaVersion%1000/10)
 	out := make([]resourceapi.Device, 0, len(inv.gpus))
 	for _, g := range inv.gpus {
 		out = append(out, resourceapi.Device{
 			Name: g.name,
 			Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
-				"type":          {StringValue: ptr.To("gpu")},
-				"index":         {IntValue: ptr.To(int64(g.index))},
-				"uuid":          {StringValue: ptr.To(g.uuid)},
-				"model":         {StringValue: ptr.To(g.model)},
-				"productName":   {StringValue: ptr.To(g.model)},
-				"pcieBusID":     {StringValue: ptr.To(pcieBusID(g.busID))},
-				"driverVersion": {VersionValue: ptr.To(version)},
+				"type":              {StringValue: ptr.To("gpu")},
+				"index":             {IntValue: ptr.To(int64(g.index))},
+				"uuid":              {StringValue: ptr.To(g.uuid)},
+				"model":             {StringValue: ptr.To(g.model)},
+				"productName":       {StringValue: ptr.To(g.model)},
+				"pcieBusID":         {StringValue: ptr.To(pcieBusID(g.busID))},
+				"driverVersion":     {VersionValue: ptr.To(version)},
+				"cudaDriverVersion": {VersionValue: ptr.To(cuda)},
 			},
 			Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{
 				"memory": {Value: *resource.NewQuantity(int64(g.memory), resource.BinarySI)},

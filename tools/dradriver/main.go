@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path"
+	"path/filepath"
 	"syscall"
 
 	"k8s.io/apimachinery/pkg/util/runtime"
@@ -71,7 +72,13 @@ func run(kubeconfig, nodeName, driverName, cdiDir, library string) error {
 	if err != nil {
 		return err
 	}
-	d := &driver{name: driverName, pool: nodeName, devices: inv.gpus, cdi: cdiSpecs{dir: cdiDir}, fatal: cancel}
+	stack := driverStack{
+		libraryDir: filepath.Dir(library), profile: os.Getenv("GARHWAL_NVML_PROFILE"), state: os.Getenv("GARHWAL_NVML_STATE"),
+	}
+	if !filepath.IsAbs(library) {
+		stack = driverStack{} // a library found by the loader's search: nothing to mount
+	}
+	d := &driver{name: driverName, pool: nodeName, devices: inv.gpus, cdi: cdiSpecs{dir: cdiDir, stack: stack}, fatal: cancel}
 	helper, err := kubeletplugin.Start(ctx, d,
 		kubeletplugin.DriverName(driverName),
 		kubeletplugin.NodeName(nodeName),

@@ -4,6 +4,7 @@
 // dlopens the library), so the series follow the devices' state. On a garhwal real node
 // the library is garhwal's NVML with the node's GPU profile, the same devices the node's
 // DRA driver publishes; the exporter runs as a DaemonSet pod, found by Prometheus.
+// `gpuexporter smi` instead prints what NVML shows the container (smi.go).
 package main
 
 import (
@@ -20,6 +21,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "smi" {
+		os.Exit(smi())
+	}
 	listen := flag.String("listen", ":9400", "address to serve /metrics on (dcgm-exporter's port)")
 	library := flag.String("nvml-library", "libnvidia-ml.so.1", "the NVML library to read the GPUs from")
 	hostname := flag.String("hostname", os.Getenv("NODE_NAME"), "the Hostname label (the node name)")

@@ -4,7 +4,9 @@
  * faults from a state file (GARHWAL_NVML_STATE) that the injector rewrites atomically
  * (rename), so faults arrive while a client runs: every call re-reads the state when the
  * file changed, and nvmlEventSetWait_v2 blocks on inotify for new events.
- * Both files are "key=value" lines written by fixtures/gpu (the Python side validates).
+ * Both files are "key=value" lines written by fixtures/nvml (the Python side validates).
+ * GARHWAL_NVML_VISIBLE (UUIDs, comma-separated) narrows what a process sees, as a GPU
+ * runtime does for a container given some of the node's GPUs.
  * Only calls a health agent and a metrics exporter need are exported: anything else is
  * absent, so pynvml reports NVML_ERROR_FUNCTION_NOT_FOUND as with an older driver.
  */
@@ -93,6 +95,10 @@ static char profile_path[4096], state_path[4096], driver_version[80] = "550.163.
 static int cuda_version = 12040;
 static struct stat state_st;
 static int state_seen;
+/* The devices this process may see, by profile index: all, or those whose UUIDs
+ * GARHWAL_NVML_VISIBLE lists (as a GPU runtime exposes only a container's own GPUs);
+ * indexes are renumbered 0..nvis-1 in that order, as NVML does in such a container. */
+static unsigned vis[MAX_DEV], nvis;
 
 static void trim(char *s) {
   size_t n = strlen(s);
@@ -197,6 +203,24 @@ static void refresh_locked(void) {
   if (load(state_path, 1) == 0) { state_st = st; state_seen = 1; }
 }
 
+static void set_visible(const char *list) {
+  nvis = 0;
+  if (!list || !*list) {
+    for (unsigned i = 0; i < ndev; i++) vis[nvis++] = i;
+    return;
+  }
+  char buf[4096];
+  set_str(buf, sizeof buf, list);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (unsigned i = 0; i < ndev; i++) {
+      if (strcmp(tok, devs[i].uuid)) continue;
+      int dup = 0;
+      for (unsigned j = 0; j < nvis; j++) dup |= vis[j] == i;
+      if (!dup) vis[nvis++] = i;
+    }
+  }
+}
+
 static nvmlReturn_t do_init(void) {
   pthread_mutex_lock(&mu);
   if (refcount > 0) { refcount++; pthread_mutex_unlock(&mu); return NVML_SUCCESS; }
@@ -209,6 +233,7 @@ static nvmlReturn_t do_init(void) {
     ndev = 0; state_seen = 0; nevents = 0;
     if (load(profile_path, 0) != 0) rc = NVML_ERROR_UNKNOWN;
     else {
+      set_visible(getenv("GARHWAL_NVML_VISIBLE"));
       refresh_locked();
       last_event_id = nevents ? events[nevents - 1].id : 0;
       memset(sets, 0, sizeof sets);
@@ -295,7 +320,7 @@ API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { return nvmlSystemGe
 API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *count) {
   pthread_mutex_lock(&mu);
   nvmlReturn_t rc = refcount == 0 ? NVML_ERROR_UNINITIALIZED : !count ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS;
-  if (!rc) *count = ndev;
+  if (!rc) *count = nvis;
   UNLOCK();
   return rc;
 }
@@ -306,8 +331,8 @@ API nvmlReturn_t nvmlDeviceGetCount(unsigned *count) { return nvmlDeviceGetCount
 API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t *out) {
   pthread_mutex_lock(&mu);
   nvmlReturn_t rc = refcount == 0 ? NVML_ERROR_UNINITIALIZED
-                    : (!out || index >= ndev) ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS;
-  if (!rc) *out = &devs[index];
+                    : (!out || index >= nvis) ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS;
+  if (!rc) *out = &devs[vis[index]];
   UNLOCK();
   return rc;
 }
@@ -316,10 +341,11 @@ API nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned i, nvmlDevice_t *o) { retur
 static nvmlReturn_t find(int by_uuid, const char *key, nvmlDevice_t *out) {
   pthread_mutex_lock(&mu);
   nvmlReturn_t rc = refcount == 0 ? NVML_ERROR_UNINITIALIZED : (!key || !out) ? NVML_ERROR_INVALID_ARGUMENT : NVML_ERROR_NOT_FOUND;
-  for (unsigned i = 0; rc == NVML_ERROR_NOT_FOUND && i < ndev; i++) {
+  for (unsigned v = 0; rc == NVML_ERROR_NOT_FOUND && v < nvis; v++) {
+    device_t *d = &devs[vis[v]];
     char bus[32];
-    snprintf(bus, sizeof bus, "%08X:%02X:%02X.0", devs[i].domain, devs[i].bus, devs[i].dev);
-    if (by_uuid ? !strcmp(key, devs[i].uuid) : !strcasecmp(key, bus)) { *out = &devs[i]; rc = NVML_SUCCESS; }
+    snprintf(bus, sizeof bus, "%08X:%02X:%02X.0", d->domain, d->bus, d->dev);
+    if (by_uuid ? !strcmp(key, d->uuid) : !strcasecmp(key, bus)) { *out = d; rc = NVML_SUCCESS; }
   }
   UNLOCK();
   return rc;
@@ -337,7 +363,13 @@ API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *b, unsigned n) {
 API nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *b, unsigned n) {
   ENTER(d, b); nvmlReturn_t rc = copy_str(b, n, d->serial); UNLOCK(); return rc;
 }
-API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t d, unsigned *v) { ENTER(d, v); *v = d->index; UNLOCK(); return 0; }
+API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t d, unsigned *v) {
+  ENTER(d, v);
+  for (unsigned i = 0; i < nvis; i++)
+    if (vis[i] == d->index) *v = i;  /* its place among the visible devices */
+  UNLOCK();
+  return 0;
+}
 API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned *v) { ENTER(d, v); *v = d->minor; UNLOCK(); return 0; }
 API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t d, unsigned *v) { ENTER(d, v); *v = (unsigned)d->numa; UNLOCK(); return 0; }
 

@@ -66,6 +66,32 @@ def _actuated(pod: Obj, cpu: str) -> bool:
     )
 
 
+def _held_cpu(target: Target, node: str) -> int:
+    """Millicores the pods still on ``node`` request (a kubelet counts terminating ones)."""
+    return sum(
+        _milli(c.get("resources", {}).get("requests", {}).get("cpu", "0"))
+        for p in target.list("v1", "Pod")
+        if p["spec"].get("nodeName") == node and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+        for c in p["spec"]["containers"]
+    )
+
+
+def _quarters(target: Target, node: str) -> Callable[[int], str]:
+    """``q(n)``: n quarters of ``node``'s allocatable cpu, canonical ("1", "1500m"), once no
+    pod holds cpu there. The tests' pools ask for 4-cpu nodes; a real node is lent at its
+    real size (2 cpus here), where the same shares keep each test's fits and misfits, and
+    an earlier test's pods may still be terminating on it (its kubelet would refuse a pod
+    bound by name as OutOfcpu)."""
+    alloc = _milli(target.get("v1", "Node", node)["status"]["allocatable"]["cpu"])
+    target.wait_until(lambda: _held_cpu(target, node) == 0, timeout=90, what=f"no pod holding cpu on {node}")
+
+    def q(n: int) -> str:
+        m = alloc * n // 4
+        return str(m // 1000) if m % 1000 == 0 else f"{m}m"
+
+    return q
+
+
 def _pending_reason(target: Target, namespace: str, name: str) -> str:
     return str((condition(_get(target, namespace, name), "PodResizePending") or {}).get("reason"))
 
@@ -169,13 +195,13 @@ def test_a_resize_marks_itself_in_progress_before_it_completes(
     Between the resize and its actuation, the pod MUST carry PodResizeInProgress=True with
     allocatedResources already equal to the new spec.
     """
-    pool(cpu="4")
-    target.apply(_pod("app", namespace, "1"))
+    q = _quarters(target, pool(cpu="4"))
+    target.apply(_pod("app", namespace, q(1)))
     pod = _running(target, namespace, "app")
     since = pod["metadata"]["resourceVersion"]
-    target.resize(resized(pod, cpu="3"))
+    target.resize(resized(pod, cpu=q(3)))
     target.wait_until(
-        lambda: _actuated(_get(target, namespace, "app"), "3"), timeout=60, what="resize actuated"
+        lambda: _actuated(_get(target, namespace, "app"), q(3)), timeout=60, what="resize actuated"
     )
     seen = [
         ev.object
@@ -184,7 +210,7 @@ def test_a_resize_marks_itself_in_progress_before_it_completes(
     ]
     assert seen, "no PodResizeInProgress observed"
     cs = seen[0]["status"]["containerStatuses"][0]
-    assert cs["allocatedResources"]["cpu"] == "3"
+    assert cs["allocatedResources"]["cpu"] == q(3)
 
 
 @kubelet
@@ -253,13 +279,13 @@ def test_without_the_gate_a_resize_that_does_not_fit_stays_deferred(
     With the gate off, a resize that fits the node but not next to a lower-priority pod
     MUST stay PodResizePending reason Deferred, and the other pod MUST keep running.
     """
-    pool(cpu="4")
-    target.apply(_pod("high", namespace, "2", classes[1]))
+    q = _quarters(target, pool(cpu="4"))
+    target.apply(_pod("high", namespace, q(2), classes[1]))
     pod = _running(target, namespace, "high")
-    low = make_pool_pod("low", namespace, cpu="2").priority_class(classes[0]).build()
+    low = make_pool_pod("low", namespace, cpu=q(2)).priority_class(classes[0]).build()
     target.apply(low)
     _running(target, namespace, "low")
-    target.resize(resized(pod, cpu="3"))
+    target.resize(resized(pod, cpu=q(3)))
     target.wait_until(
         lambda: _pending_reason(target, namespace, "high") == "Deferred",
         timeout=60,
@@ -306,18 +332,20 @@ def test_resize_preemption_spares_the_pdb_protected_pod_when_another_victim_suff
 ) -> None:
     """Resize preemption weighs PDBs like any preemption.
 
-    On a 4-CPU node with the high-priority pod (2 CPU) and two 1-CPU lower-priority pods,
-    one of them covered by a PodDisruptionBudget with no disruption allowed, resizing the
-    high pod to 3 CPU MUST evict only the unprotected pod and MUST then be actuated.
+    On a node with the high-priority pod (half its cpu) and two lower-priority pods (a
+    quarter each), one of them covered by a PodDisruptionBudget with no disruption allowed,
+    resizing the high pod to three quarters MUST evict only the unprotected pod and MUST
+    then be actuated.
     """
     a = pool(cpu="4")
+    q = _quarters(target, a)
     low, high = classes
     target.apply(make_pdb("guard", namespace, {"app": "guarded"}, min_available=1))
-    target.apply(make_pool_pod("high", namespace, cpu="2").priority_class(high).node(a).build())
+    target.apply(make_pool_pod("high", namespace, cpu=q(2)).priority_class(high).node(a).build())
     pod = _running(target, namespace, "high")
-    guarded = make_pool_pod("low-guarded", namespace, cpu="1").priority_class(low).node(a)
+    guarded = make_pool_pod("low-guarded", namespace, cpu=q(1)).priority_class(low).node(a)
     target.apply(guarded.label("app", "guarded").build())
-    target.apply(make_pool_pod("low-free", namespace, cpu="1").priority_class(low).node(a).build())
+    target.apply(make_pool_pod("low-free", namespace, cpu=q(1)).priority_class(low).node(a).build())
     _running(target, namespace, "low-guarded")
     _running(target, namespace, "low-free")
     target.wait_until(
@@ -331,9 +359,9 @@ def test_resize_preemption_spares_the_pdb_protected_pod_when_another_victim_suff
         timeout=60,
         what="PDB status counts the guarded pod",
     )
-    target.resize(resized(pod, cpu="3"))
+    target.resize(resized(pod, cpu=q(3)))
     target.wait_until(
-        lambda: _actuated(_get(target, namespace, "high"), "3"), timeout=120, what="resized"
+        lambda: _actuated(_get(target, namespace, "high"), q(3)), timeout=120, what="resized"
     )
     assert _alive(target, namespace) == {"high", "low-guarded"}
 
@@ -350,15 +378,16 @@ def test_resize_preemption_evicts_a_pdb_protected_pod_when_nothing_else_makes_ro
     then be actuated.
     """
     a = pool(cpu="4")
+    q = _quarters(target, a)
     low, high = classes
     target.apply(make_pdb("guard", namespace, {"app": "guarded"}, min_available=1))
-    target.apply(make_pool_pod("high", namespace, cpu="2").priority_class(high).node(a).build())
+    target.apply(make_pool_pod("high", namespace, cpu=q(2)).priority_class(high).node(a).build())
     pod = _running(target, namespace, "high")
-    guarded = make_pool_pod("low", namespace, cpu="2").priority_class(low).node(a)
+    guarded = make_pool_pod("low", namespace, cpu=q(2)).priority_class(low).node(a)
     target.apply(guarded.label("app", "guarded").build())
     _running(target, namespace, "low")
-    target.resize(resized(pod, cpu="3"))
+    target.resize(resized(pod, cpu=q(3)))
     target.wait_until(
-        lambda: _actuated(_get(target, namespace, "high"), "3"), timeout=120, what="resized"
+        lambda: _actuated(_get(target, namespace, "high"), q(3)), timeout=120, what="resized"
     )
     assert _alive(target, namespace) == {"high"}

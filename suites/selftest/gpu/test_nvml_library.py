@@ -41,6 +41,24 @@ def test_inventory_matches_the_profile(nvml: ModuleType, nvml_node: GpuNode) -> 
     assert [nvml.nvmlDeviceGetNumaNodeId(nvml.nvmlDeviceGetHandleByIndex(i)) for i in range(8)] == [0] * 4 + [1] * 4
 
 
+def test_a_visible_list_narrows_and_renumbers_the_devices(
+    nvml: ModuleType, nvml_node: GpuNode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GARHWAL_NVML_VISIBLE: a container given GPUs 5 and 2 sees those two, as 0 and 1."""
+    nvml.nvmlShutdown()
+    devices = nvml_node.profile.devices
+    monkeypatch.setenv("GARHWAL_NVML_VISIBLE", f"{devices[5].uuid},{devices[2].uuid},GPU-unknown,{devices[5].uuid}")
+    nvml.nvmlInit()
+    assert nvml.nvmlDeviceGetCount() == 2
+    seen = [nvml.nvmlDeviceGetHandleByIndex(i) for i in range(2)]
+    assert [nvml.nvmlDeviceGetUUID(h) for h in seen] == [devices[5].uuid, devices[2].uuid]
+    assert [nvml.nvmlDeviceGetIndex(h) for h in seen] == [0, 1]
+    assert nvml.nvmlDeviceGetMinorNumber(seen[0]) == 5  # the device node stays the node's
+    assert _err(nvml, nvml.nvmlDeviceGetHandleByIndex, 2) == nvml.NVML_ERROR_INVALID_ARGUMENT
+    assert _err(nvml, nvml.nvmlDeviceGetHandleByUUID, devices[0].uuid) == nvml.NVML_ERROR_NOT_FOUND
+    assert _err(nvml, nvml.nvmlDeviceGetHandleByPciBusId, devices[0].bus_id) == nvml.NVML_ERROR_NOT_FOUND
+
+
 def test_readings_and_their_versions(nvml: ModuleType) -> None:
     h = nvml.nvmlDeviceGetHandleByIndex(0)
     total = SHAPES["H200"].memory_mib << 20
