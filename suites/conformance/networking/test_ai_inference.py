@@ -22,10 +22,10 @@ from typing import Any, Final
 
 import pytest
 
-from fixtures import Capability, Target
+from fixtures import Capability, Target, eventually
 from fixtures.targets.extensions import GatewayAccess, gateway_of
 from reference_impl.api import make_pod
-from reference_impl.errors import NotFound, Timeout
+from reference_impl.errors import NotFound
 
 pytestmark = [
     pytest.mark.conformance,
@@ -61,19 +61,6 @@ def _condition(obj: Mapping[str, Any], kind: str) -> dict[str, Any]:
     return next((c for c in obj.get("conditions") or [] if c.get("type") == kind), {})
 
 
-def _eventually(target: Target, check: Callable[[], str], timeout: float, what: str) -> None:
-    """Wait until ``check`` returns "" (satisfied); the failure says what was last seen."""
-    last = [""]
-
-    def holds() -> bool:
-        last[0] = check()
-        return not last[0]
-
-    try:
-        target.wait_until(holds, timeout=timeout, what=what)
-    except Timeout:
-        pytest.fail(f"{what} not seen in {timeout:g}s: {last[0]}")
-
 
 def _conditions_true(obj: Mapping[str, Any], *kinds: str) -> str:
     """"" when every condition kind is True, else the ones that are not and why."""
@@ -97,7 +84,7 @@ def listener(target: Target, namespace: str) -> Iterator[Listener]:
         "spec": {"controllerName": impl.controller_name},
     })  # fmt: skip
     try:
-        _eventually(
+        eventually(
             target, lambda: _conditions_true(target.get(GW, "GatewayClass", cls).get("status", {}), "Accepted"),
             PROGRAMMED_S, f"GatewayClass {cls} Accepted",
         )  # fmt: skip
@@ -114,7 +101,7 @@ def listener(target: Target, namespace: str) -> Iterator[Listener]:
             addresses = [a.get("value") for a in status.get("addresses") or []]
             return "" if impl.address in addresses else f"status.addresses = {addresses}"
 
-        _eventually(target, programmed, PROGRAMMED_S, f"Gateway {gw} Accepted and Programmed")
+        eventually(target, programmed, PROGRAMMED_S, f"Gateway {gw} Accepted and Programmed")
         yield Listener(gw, impl, host)
     finally:
         try:
@@ -180,7 +167,7 @@ def _served(lis: Listener, n: int, model: str, headers: Mapping[str, str] | None
 def _routed(target: Target, lis: Listener, check: Callable[[Counter[str]], bool], what: str, n: int = 20) -> None:
     """Wait until a batch of ``n`` completions is served as ``check`` wants: the
     implementation programs a route edit asynchronously."""
-    _eventually(target, lambda: "" if check(got := _served(lis, n, "garhwal-small")) else str(dict(got)), PROGRAMMED_S, what)
+    eventually(target, lambda: "" if check(got := _served(lis, n, "garhwal-small")) else str(dict(got)), PROGRAMMED_S, what)
 
 
 def test_an_httproute_splits_inference_traffic_by_backend_weight(
@@ -192,7 +179,7 @@ def test_an_httproute_splits_inference_traffic_by_backend_weight(
     request.node.user_properties.append(("ai_requirement", "ai_inference"))
     _backends(target, namespace, "stub-a", "stub-b")
     target.apply(_route(listener, namespace, [{"backendRefs": [_ref("stub-a", 80), _ref("stub-b", 20)]}]))
-    _eventually(
+    eventually(
         target, lambda: _route_status(target, namespace, "completions", "Accepted", "ResolvedRefs"),
         PROGRAMMED_S, "HTTPRoute completions Accepted with ResolvedRefs",
     )  # fmt: skip
@@ -202,7 +189,7 @@ def test_an_httproute_splits_inference_traffic_by_backend_weight(
         counts = [x.get("attachedRoutes") for x in listeners]
         return "" if counts == [1] else f"status.listeners[*].attachedRoutes = {counts}"
 
-    _eventually(target, attached, PROGRAMMED_S, "the route attached to the Gateway's listener")
+    eventually(target, attached, PROGRAMMED_S, "the route attached to the Gateway's listener")
     _routed(target, listener, lambda got: set(got) == {"stub-a", "stub-b"}, "both weighted backends answering")
 
     total = 400
@@ -229,7 +216,7 @@ def test_header_matches_route_a_model_to_its_backend_and_a_route_edit_moves_traf
         ]
 
     target.apply(_route(listener, namespace, rules(1, 1)))
-    _eventually(
+    eventually(
         target, lambda: _route_status(target, namespace, "completions", "Accepted", "ResolvedRefs"),
         PROGRAMMED_S, "HTTPRoute completions Accepted with ResolvedRefs",
     )  # fmt: skip
@@ -265,14 +252,14 @@ def test_a_route_to_a_missing_service_reports_it_and_fails_only_its_share(
         refs = _condition(parents[0], "ResolvedRefs") if len(parents) == 1 else {}
         return "" if (refs.get("status"), refs.get("reason")) == ("False", "BackendNotFound") else f"ResolvedRefs = {refs}"
 
-    _eventually(target, unresolved, PROGRAMMED_S, "ResolvedRefs False with BackendNotFound")
+    eventually(target, unresolved, PROGRAMMED_S, "ResolvedRefs False with BackendNotFound")
     _routed(target, listener, lambda got: "stub-a" in got, "the resolved backend answering")
     got = _served(listener, 100, "garhwal-small")
     assert set(got) == {"stub-a", "HTTP 500"}, f"a half-resolved route answered: {dict(got)}"
     assert 30 <= got["HTTP 500"] <= 70, f"the missing backend's share (weight 1 of 2): {dict(got)}"
 
     _backends(target, namespace, "stub-absent")
-    _eventually(
+    eventually(
         target, lambda: _route_status(target, namespace, "completions", "Accepted", "ResolvedRefs"),
         PROGRAMMED_S, "ResolvedRefs True once the Service exists",
     )  # fmt: skip

@@ -15,15 +15,13 @@ name a device the node does not publish.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
 import pytest
 
-from fixtures import KUBELET_DRA_DRIVER, Capability, Target
+from fixtures import KUBELET_DRA_DRIVER, Capability, Target, eventually
 from fixtures.targets.extensions import MetricsCollector, metrics_collector_of
 from reference_impl.api.quantity import value as quantity_bytes
-from reference_impl.errors import Timeout
 
 pytestmark = [
     pytest.mark.conformance,
@@ -75,18 +73,6 @@ def _published(target: Target) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _eventually(target: Target, check: Callable[[], str], timeout: float, what: str) -> None:
-    last = [""]
-
-    def holds() -> bool:
-        last[0] = check()
-        return not last[0]
-
-    try:
-        target.wait_until(holds, timeout=timeout, what=what)
-    except Timeout:
-        pytest.fail(f"{what} not seen in {timeout:g}s: {last[0]}")
-
 
 def _by_uuid(collector: MetricsCollector, metric: str, nodes: set[str]) -> dict[str, dict[str, Any]]:
     """The latest sample of ``metric`` per UUID on ``nodes`` (by the exporter's Hostname label)."""
@@ -115,7 +101,7 @@ def test_every_published_accelerator_has_utilisation_and_memory_series(
         missing = {m: u for m, u in missing.items() if u}
         return f"no series for {missing}" if missing else ""
 
-    _eventually(target, every_device, SCRAPED_S, "utilisation and memory series for every published device")
+    eventually(target, every_device, SCRAPED_S, "utilisation and memory series for every published device")
 
     series = {m: _by_uuid(collector, m, nodes) for m in (*UTIL, *MEMORY, RESERVED)}
     for uuid, dev in devices.items():

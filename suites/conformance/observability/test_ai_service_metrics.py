@@ -14,15 +14,13 @@ The requests go through the apiserver's pod proxy; the series are read back by P
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
 import pytest
 
-from fixtures import Capability, Target
+from fixtures import Capability, Target, eventually
 from fixtures.targets.extensions import MetricsCollector, metrics_collector_of, pod_proxy_of
 from reference_impl.api import make_pod
-from reference_impl.errors import Timeout
 
 pytestmark = [
     pytest.mark.conformance,
@@ -59,20 +57,6 @@ def _running(target: Target, namespace: str, name: str) -> None:
     target.wait_until(running, timeout=RUNNING_S, what=f"pod {name} Running")
 
 
-def _eventually(target: Target, check: Callable[[], str], timeout: float, what: str) -> None:
-    """Wait until ``check`` (an empty string when satisfied, else why not) holds; the
-    failure says what was last seen."""
-    last = [""]
-
-    def holds() -> bool:
-        last[0] = check()
-        return not last[0]
-
-    try:
-        target.wait_until(holds, timeout=timeout, what=what)
-    except Timeout:
-        pytest.fail(f"{what} not seen in {timeout:g}s: {last[0]}")
-
 
 def _value(sample: dict[str, Any]) -> float:
     return float(sample["value"][1])
@@ -98,7 +82,7 @@ def test_a_stub_inference_servers_metrics_reach_the_query_api(
         up = collector.query(f"up{{{sel}}}")
         return "" if up and _value(up[0]) == 1 else f"up{{{sel}}} = {up}"
 
-    _eventually(target, discovered, SCRAPED_S, "the stub as a healthy scrape target")
+    eventually(target, discovered, SCRAPED_S, "the stub as a healthy scrape target")
 
     for i in range(REQUESTS):
         body = {"model": "garhwal-stub", "prompt": f"request {i} of the conformance test"}
@@ -111,7 +95,7 @@ def test_a_stub_inference_servers_metrics_reach_the_query_api(
         got = (_value(total[0]) if total else None, _value(count[0]) if count else None)
         return "" if got == (REQUESTS, REQUESTS) else f"(counter, histogram count) = {got}"
 
-    _eventually(target, counted, SCRAPED_S, f"{REQUESTS} requests in the counter and the histogram")
+    eventually(target, counted, SCRAPED_S, f"{REQUESTS} requests in the counter and the histogram")
 
     for series in (COUNTER, f"{HISTOGRAM}_count", f"{HISTOGRAM}_bucket", GAUGE):
         for sample in collector.query(f"{series}{{{sel}}}"):
