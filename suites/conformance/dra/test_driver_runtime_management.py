@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import pytest
 
-from fixtures import KUBELET_DRA_DRIVER, Capability, Target
+from fixtures import KUBELET_DRA_DRIVER, Capability, Target, allocated_devices
 from reference_impl.api import make_device_class, make_pod, make_resource_claim
 from reference_impl.errors import NotFound
 
@@ -76,17 +76,6 @@ def _report(target: Target, namespace: str, name: str) -> tuple[int, dict[str, s
     return int(done["exitCode"]), facts, gpus
 
 
-def _published(target: Target, namespace: str, claim: str, node: str) -> list[dict[str, Any]]:
-    """The attributes of the claim's allocated devices, from the node's ResourceSlice."""
-    results = target.get(DRA, "ResourceClaim", claim, namespace)["status"]["allocation"]["devices"]["results"]
-    names = {r["device"] for r in results if r["driver"] == KUBELET_DRA_DRIVER}
-    return [
-        d["attributes"] for s in target.list(DRA, "ResourceSlice")
-        if s["spec"]["driver"] == KUBELET_DRA_DRIVER and s["spec"].get("nodeName") == node
-        for d in s["spec"]["devices"] if d["name"] in names
-    ]  # fmt: skip
-
-
 def _semver(nvml_version: str) -> str:
     """NVML's 550.163.01 as a semantic version (550.163.1), as a DRA attribute holds it."""
     parts = [str(int(p)) for p in nvml_version.split(".")]
@@ -107,7 +96,8 @@ def test_the_published_driver_and_cuda_versions_are_what_a_claiming_pod_finds(
     code, facts, gpus = _report(target, namespace, "smi")
     assert code == 0, f"smi failed in the claiming container: {facts}"
     node = target.get("v1", "Pod", "smi", namespace)["spec"]["nodeName"]
-    (attrs,) = _published(target, namespace, "one-gpu", node)
+    (device,) = allocated_devices(target, namespace, "one-gpu", node)
+    attrs = device["attributes"]
     assert _semver(facts["driver_version"]) == attrs["driverVersion"]["version"], (facts, attrs)
     assert f"{facts['cuda_version']}.0" == attrs["cudaDriverVersion"]["version"], (facts, attrs)
     assert [g["uuid"] for g in gpus] == [attrs["uuid"]["string"]], (gpus, attrs)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from fixtures import KUBELET_DRA_DRIVER, Capability, Target, container_devices
+from fixtures import KUBELET_DRA_DRIVER, Capability, Target, allocated_devices, container_devices
 from reference_impl.api import make_device_class, make_pod, make_resource_claim
 from reference_impl.errors import NotFound
 
@@ -66,14 +66,7 @@ def _claim(target: Target, namespace: str, name: str) -> None:
 def _allocated(target: Target, namespace: str, claim: str, node: str) -> tuple[dict[str, str], set[str]]:
     """The env and /dev entries the claim's allocated GPUs must give: from the claim's
     allocation and the node's ResourceSlice (index and uuid attributes)."""
-    results = target.get(DRA, "ResourceClaim", claim, namespace)["status"]["allocation"]["devices"]["results"]
-    names = {r["device"] for r in results if r["driver"] == KUBELET_DRA_DRIVER}
-    devices = [
-        d for s in target.list(DRA, "ResourceSlice")
-        if s["spec"]["driver"] == KUBELET_DRA_DRIVER and s["spec"].get("nodeName") == node
-        for d in s["spec"]["devices"] if d["name"] in names
-    ]  # fmt: skip
-    assert len(devices) == len(names) >= 1, f"{claim}: {names} not all in {node}'s slice"
+    devices = allocated_devices(target, namespace, claim, node)
     env = {f"{ENV_PREFIX}{d['attributes']['index']['int']}": d["attributes"]["uuid"]["string"] for d in devices}
     dev = {f"{DEV_PREFIX}{d['attributes']['index']['int']}" for d in devices}
     return env, dev
