@@ -10,7 +10,7 @@ import pytest
 
 from fixtures import Target
 from fixtures.helpers.priority import add_priority_class
-from fixtures.helpers.real_node import lend_real_node, pinned_real_node, return_real_node
+from fixtures.helpers.real_node import lend_real_node, next_real_node, return_real_node
 from reference_impl.api import POOL_KEY, make_pool_node, make_pool_pod
 from reference_impl.errors import NotFound
 
@@ -18,15 +18,17 @@ from reference_impl.errors import NotFound
 @pytest.fixture
 def pool(target: Target, namespace: str) -> Iterator[Callable[..., str]]:
     """``pool(cpu="1", memory="4Gi", images=None, **labels)`` adds a node only this test's
-    pods use (label keys: "__" becomes "/", "_" becomes "."); removed at teardown."""
+    pods use (label keys: "__" becomes "/", "_" becomes "."); removed at teardown. A KUBELET
+    test on live gets a real node per call instead (the pinned one first), lent at its real
+    size; it is skipped where the cluster has fewer real nodes than it asks for."""
     made: list[str] = []
     lent: list[tuple[str, dict[str, str]]] = []
-    real = pinned_real_node(target)
 
     def add(
         cpu: str = "1", memory: str = "4Gi", images: list[Any] | None = None, **labels: str
     ) -> str:
-        if real is not None:  # a KUBELET test on live: the real node, at its real size
+        real = next_real_node(target, [n for n, _ in lent])
+        if real is not None:  # a KUBELET test on live: a real node, at its real size
             keys = {k.replace("__", "/").replace("_", "."): v for k, v in labels.items()}
             lent.append((real, {POOL_KEY: namespace, **keys}))
             return lend_real_node(target, real, lent[-1][1], POOL_KEY, namespace)
