@@ -302,20 +302,22 @@ def test_a_deferred_resize_preempts_a_lower_priority_pod_on_its_node_only(
 
     With the gate on, a deferred resize of a high-priority pod MUST evict the lower-priority
     pod on its own node (DisruptionTarget reason PreemptionByScheduler), MUST NOT touch the
-    lower-priority pod on another node, and MUST then be actuated.
+    lower-priority pod on another node, and MUST then be actuated. (Each node is filled
+    with halves; the resize to three quarters of node a fits there only without low-a.)
     """
     a = pool(cpu="4")
-    b = pool(cpu="4")
+    b = pool(cpu="4")  # live: a second real node, or skipped
+    qa, qb = _quarters(target, a), _quarters(target, b)
     low, high = classes
-    target.apply(make_pool_pod("high", namespace, cpu="2").priority_class(high).node(a).build())
+    target.apply(make_pool_pod("high", namespace, cpu=qa(2)).priority_class(high).node(a).build())
     pod = _running(target, namespace, "high")
-    target.apply(make_pool_pod("low-a", namespace, cpu="2").priority_class(low).node(a).build())
-    target.apply(make_pool_pod("low-b", namespace, cpu="2").priority_class(low).node(b).build())
+    target.apply(make_pool_pod("low-a", namespace, cpu=qa(2)).priority_class(low).node(a).build())
+    target.apply(make_pool_pod("low-b", namespace, cpu=qb(2)).priority_class(low).node(b).build())
     since = _running(target, namespace, "low-a")["metadata"]["resourceVersion"]
     _running(target, namespace, "low-b")
-    target.resize(resized(pod, cpu="4"))
+    target.resize(resized(pod, cpu=qa(3)))
     target.wait_until(
-        lambda: _actuated(_get(target, namespace, "high"), "4"), timeout=120, what="resized"
+        lambda: _actuated(_get(target, namespace, "high"), qa(3)), timeout=120, what="resized"
     )
     assert _alive(target, namespace) == {"high", "low-b"}
     reasons = {
