@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from operator import attrgetter
 from typing import Any, Final
 
 from reference_impl.rng import Rng
@@ -99,9 +98,10 @@ class PodScheduler:
         best = max(totals)
         if totals.count(best) == 1:
             return nodes[totals.index(best)].name
-        top: list[str] = sorted(compress(map(_NAME, nodes), map(best.__eq__, totals)))
-        # Upstream reservoir-samples among equal top scores; a seeded choice keeps replays exact.
-        return top[0] if len(top) == 1 else self._rng.choice(top)
+        # Upstream reservoir-samples among equal top scores; a seeded choice among them, in
+        # the (deterministic) order the nodes were evaluated, keeps replays exact.
+        top: list[NodeInfo] = list(compress(nodes, map(best.__eq__, totals)))
+        return self._rng.choice(top).name
 
     def _find_nodes_that_fit(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
@@ -203,7 +203,6 @@ class PodScheduler:
         return Status(Code.ERROR, (f'running Filter plugin "{name}": {s.message()}',), name)
 
 
-_NAME: Final = attrgetter("name")
 
 
 def _rotated(nodes: Sequence[NodeInfo], at: int, count: int) -> list[NodeInfo]:

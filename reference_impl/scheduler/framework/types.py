@@ -8,6 +8,7 @@ when it changes, so the Filter and Score hot paths only compare integers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import count
 from typing import Any, Final
 
 from reference_impl.clock import Instant
@@ -189,6 +190,11 @@ def _images(node: Obj) -> dict[str, int]:
     return out
 
 
+# Upstream's nextGeneration: one counter for every NodeInfo, so a generation names one
+# node's state and per-node results can be memoised by it alone.
+_next_generation: Final = count(1).__next__
+
+
 class NodeInfo:
     """A node and the pods on it, with running request totals (``framework.NodeInfo``)."""
 
@@ -220,7 +226,7 @@ class NodeInfo:
         self.labels: dict[str, str] = {}
         self.taints: tuple[Taint, ...] = ()
         self.unschedulable = False
-        self.generation = 0
+        self.generation = 0  # the empty NodeInfo; every change takes a fresh global number
         self.images: dict[str, int] = {}
         self.pods_with_affinity: dict[str, PodInfo] = {}
         self.pods_with_required_anti_affinity: dict[str, PodInfo] = {}
@@ -239,7 +245,7 @@ class NodeInfo:
         images = _images(node)
         if images != self.images:
             self.set_images(images)
-        self.generation += 1
+        self.generation = _next_generation()
 
     def set_images(self, images: dict[str, int]) -> None:
         """Take the node's image list, keeping the index's image -> nodes map current."""
@@ -266,7 +272,7 @@ class NodeInfo:
             self._add_affinity(info)
         if info.ports:
             self.pods_with_ports[info.key] = info
-        self.generation += 1
+        self.generation = _next_generation()
 
     def _add_affinity(self, info: PodInfo) -> None:
         if not info.affinity.any():
@@ -299,7 +305,7 @@ class NodeInfo:
             self._remove_affinity(key)
         if self.pods_with_ports:
             self.pods_with_ports.pop(key, None)
-        self.generation += 1
+        self.generation = _next_generation()
         return True
 
     def __repr__(self) -> str:

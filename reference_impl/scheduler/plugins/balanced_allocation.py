@@ -26,6 +26,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.node_memo import memoised
 from reference_impl.scheduler.framework.pod_resources import pod_requests
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, Resource, is_scalar_resource_name
@@ -36,7 +37,6 @@ __all__ = ["NAME", "BalancedAllocation", "NodeResourcesBalancedAllocationArgs", 
 Obj = dict[str, Any]
 NAME: Final = names.NODE_RESOURCES_BALANCED_ALLOCATION
 _HALF: Final = MAX_NODE_SCORE // 2
-_MEMO_LIMIT: Final = 200_000  # NodeInfos remembered; reset beyond (deleted nodes linger)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +81,7 @@ class BalancedAllocation:
         self._names = tuple(n for n, _ in args.resources)
         self._default = self._names == ("cpu", "memory")
         # NodeInfo -> (generation, score) for the requests in _memo_reqs
-        self._memo: dict[NodeInfo, tuple[int, int]] = {}
+        self._memo: dict[int, int] = {}  # NodeInfo generation -> score (node_memo)
         self._memo_reqs: tuple[int, ...] = ()
 
     def name(self) -> str:
@@ -126,43 +126,30 @@ class BalancedAllocation:
     def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
         """``score`` for many nodes in one loop (BatchScorePlugin); cpu and memory only.
 
-        A node's score depends only on its NodeInfo (whose generation moves with every
-        change) and the pod's requests, so it is memoised per NodeInfo for the current
-        requests: between two cycles of same-sized pods only the node that took the last
-        pod changes.
+        A node's score depends only on its NodeInfo and the pod's requests, so it is
+        memoised by node generation for the current requests (node_memo).
         """
         st = state.try_read(_PRE_SCORE)
         if st is None or not self._default:
             return None
         reqs = st.requests
-        if reqs != self._memo_reqs or len(self._memo) > _MEMO_LIMIT:
+        if reqs != self._memo_reqs:
             self._memo, self._memo_reqs = {}, reqs
         want_c, want_m = reqs
-        memo = self._memo
-        get = memo.get
         top = MAX_NODE_SCORE
-        out: list[int] = []
-        append = out.append
-        for ni in nodes:
-            gen = ni.generation
-            m = get(ni)
-            if m is not None and m[0] == gen:
-                append(m[1])
-                continue
+
+        def balanced(ni: NodeInfo) -> int:
             alloc, used = ni.allocatable, ni.requested
             cap_c, cap_m = alloc.milli_cpu, alloc.memory
-            if cap_c and cap_m:  # _score inlined for cpu and memory
-                uc, um = used.milli_cpu, used.memory
-                fc, fm = (uc + want_c) / cap_c, (um + want_m) / cap_m
-                gc, gm = uc / cap_c, um / cap_m
-                fc, fm, gc, gm = min(fc, 1.0), min(fm, 1.0), min(gc, 1.0), min(gm, 1.0)
-                d = int((1 - abs(fc - fm) / 2) * top) - int((1 - abs(gc - gm) / 2) * top) + _HALF
-                v = _HALF + (d // 2 if d >= 0 else -((-d) // 2))
-            else:
-                v = self._score(reqs, ni)
-            memo[ni] = (gen, v)
-            append(v)
-        return out
+            if not (cap_c and cap_m):
+                return self._score(reqs, ni)
+            uc, um = used.milli_cpu, used.memory  # _score inlined for cpu and memory
+            fc, fm = min((uc + want_c) / cap_c, 1.0), min((um + want_m) / cap_m, 1.0)
+            gc, gm = min(uc / cap_c, 1.0), min(um / cap_m, 1.0)
+            d = int((1 - abs(fc - fm) / 2) * top) - int((1 - abs(gc - gm) / 2) * top) + _HALF
+            return _HALF + (d // 2 if d >= 0 else -((-d) // 2))
+
+        return memoised(self._memo, nodes, balanced)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""

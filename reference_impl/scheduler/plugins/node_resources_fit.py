@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import not_
 from typing import Any, Final, Self, final
 
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
@@ -27,6 +29,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.node_memo import memoised
 from reference_impl.scheduler.framework.placement import (
     PlacementScorePlugin,
     PodGroupAssignments,
@@ -66,7 +69,6 @@ class _State:
 
 
 _PRE_FILTER: Final = StateKey[_State]("PreFilter" + NAME)
-_MEMO_LIMIT: Final = 200_000  # NodeInfos remembered; reset beyond (deleted nodes linger)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +157,10 @@ class NodeResourcesFit:
         self._req = Resource()
         self._nz_cpu = self._nz_mem = 0
         self._dra = dra  # DRA-EXT: extended resources backed by DeviceClasses
-        # NodeInfo -> (generation, verdict) for the requests in the key: between two
-        # cycles of same-sized pods only the node that took the last pod changes.
-        self._fits: dict[NodeInfo, tuple[int, bool]] = {}
+        # NodeInfo generation -> verdict / score for the requests in the key (node_memo).
+        self._fits: dict[int, bool] = {}
         self._fits_key: tuple[int, int, int] = (-1, -1, -1)
-        self._scores: dict[NodeInfo, tuple[int, int]] = {}
+        self._scores: dict[int, int] = {}
         self._scores_key: tuple[int, int] = (-1, -1)
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes fit by their delta.
         self._resize_preemption = resize_preemption
@@ -216,29 +217,23 @@ class NodeResourcesFit:
         if req.scalar:
             return None
         key = (req.milli_cpu, req.memory, req.ephemeral_storage)
-        if key != self._fits_key or len(self._fits) > _MEMO_LIMIT:
+        if key != self._fits_key:
             self._fits, self._fits_key = {}, key
         cpu, mem, eph = key
-        memo = self._fits
-        get = memo.get
-        out: set[int] = set()
-        for i, ni in enumerate(nodes):
-            gen = ni.generation
-            m = get(ni)
-            if m is not None and m[0] == gen:
-                fits = m[1]
-            else:
-                a, u = ni.allocatable, ni.requested
-                fits = (
-                    len(ni.pods) < a.allowed_pod_number
-                    and cpu <= a.milli_cpu - u.milli_cpu
-                    and mem <= a.memory - u.memory
-                    and eph <= a.ephemeral_storage - u.ephemeral_storage
-                )
-                memo[ni] = (gen, fits)
-            if not fits:
-                out.add(i)
-        return out
+
+        def fits(ni: NodeInfo) -> bool:
+            a, u = ni.allocatable, ni.requested
+            return (
+                len(ni.pods) < a.allowed_pod_number
+                and cpu <= a.milli_cpu - u.milli_cpu
+                and mem <= a.memory - u.memory
+                and eph <= a.ephemeral_storage - u.ephemeral_storage
+            )
+
+        verdicts = memoised(self._fits, nodes, fits)
+        if False not in verdicts:
+            return set()
+        return set(compress(range(len(verdicts)), map(not_, verdicts)))
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """Scoring reuses the PreFilter requests; recompute only if PreFilter did not run."""
@@ -279,33 +274,26 @@ class NodeResourcesFit:
         if self._cycle is not state:
             self._requests(state)
         nz_c, nz_m, top = self._nz_cpu, self._nz_mem, MAX_NODE_SCORE
-        if (nz_c, nz_m) != self._scores_key or len(self._scores) > _MEMO_LIMIT:
+        if (nz_c, nz_m) != self._scores_key:
             self._scores, self._scores_key = {}, (nz_c, nz_m)
-        memo = self._scores
-        get = memo.get
-        out: list[int] = []
-        append = out.append
-        for ni in nodes:
-            gen = ni.generation
-            m = get(ni)
-            if m is not None and m[0] == gen:
-                append(m[1])
-                continue
+
+        def least_allocated(ni: NodeInfo) -> int:
             alloc, used = ni.allocatable, ni.non_zero_requested
             cap_c, cap_m = alloc.milli_cpu, alloc.memory
             want_c, want_m = used.milli_cpu + nz_c, used.memory + nz_m
             c = (cap_c - want_c) * top // cap_c if 0 < cap_c and want_c <= cap_c else 0
-            m_ = (cap_m - want_m) * top // cap_m if 0 < cap_m and want_m <= cap_m else 0
-            v = (c + m_) // 2
-            memo[ni] = (gen, v)
-            append(v)
-        return out
+            m = (cap_m - want_m) * top // cap_m if 0 < cap_m and want_m <= cap_m else 0
+            return (c + m) // 2
+
+        return memoised(self._scores, nodes, least_allocated)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""
         return None
 
-    def score_placement(self, group: PodGroupInfo, assignments: PodGroupAssignments) -> tuple[int, Status]:
+    def score_placement(
+        self, group: PodGroupInfo, assignments: PodGroupAssignments
+    ) -> tuple[int, Status]:
         """PlacementScore: MostAllocated over the placement's nodes, whatever ``strategy``."""
         return most_allocated_placement_score(tuple(self._weights.items()), assignments), OK
 
@@ -405,7 +393,11 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
     if args is not None and not isinstance(args, NodeResourcesFitArgs):
         raise TypeError(f"NodeResourcesFit takes NodeResourcesFitArgs, not {type(args).__name__}")
     ctx = getattr(handle, "ctx", None)  # selftests build the plugin without a framework
-    dra = DeviceClassMapping(ctx) if ctx is not None and ctx.gates.get("DRAExtendedResource", True) else None
+    dra = (
+        DeviceClassMapping(ctx)
+        if ctx is not None and ctx.gates.get("DRAExtendedResource", True)
+        else None
+    )
     return NodeResourcesFit(
         args or NodeResourcesFitArgs(),
         dra,

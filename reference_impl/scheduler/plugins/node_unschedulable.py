@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Final, final
 
 from reference_impl.api.well_known_taints import TAINT_NODE_UNSCHEDULABLE
@@ -36,6 +38,7 @@ ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
 # A cordoned node behaves as if it had this taint; tolerating it lets a pod in.
 UNSCHEDULABLE_TAINT: Final = Taint(TAINT_NODE_UNSCHEDULABLE, "", "NoSchedule")
 _REJECT: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNSCHEDULABLE,), NAME)
+_UNSCHEDULABLE: Final = attrgetter("unschedulable")
 
 
 @final
@@ -68,7 +71,7 @@ class NodeUnschedulable:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> set[int] | None:
         """Cordoned nodes (BatchFilterPlugin): a schedulable node always passes."""
-        return {i for i, ni in enumerate(nodes) if ni.unschedulable}
+        return set(compress(range(len(nodes)), map(_UNSCHEDULABLE, nodes)))
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """A node becoming schedulable, or the pod gaining the toleration."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Final, Self, final
 
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
@@ -46,6 +48,7 @@ Obj = dict[str, Any]
 NAME: Final = names.TAINT_TOLERATION
 DO_NOT_SCHEDULE: Final = frozenset({"NoSchedule", "NoExecute"})
 ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
+_TAINTS: Final = attrgetter("taints")
 _UNTOLERATED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNTOLERATED,), NAME)
 
 
@@ -103,7 +106,7 @@ class TaintToleration:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> set[int] | None:
         """Nodes with any taint (BatchFilterPlugin): an untainted node always passes."""
-        return {i for i, ni in enumerate(nodes) if ni.taints}
+        return set(compress(range(len(nodes)), map(_TAINTS, nodes)))
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """Keep the tolerations that can tolerate PreferNoSchedule taints.
