@@ -7,6 +7,7 @@ apiserver does for these shapes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -118,6 +119,11 @@ def parse_quantity(value: object) -> Decimal:
         return Decimal(str(value))
     if not isinstance(value, str):
         raise ValueError(f"quantities must be a string or number, not {type(value).__name__}")
+    return _parse_text(value)
+
+
+@functools.lru_cache(maxsize=4096)  # a few distinct strings, parsed for every pod and node
+def _parse_text(value: str) -> Decimal:
     m = _QUANTITY.match(value.strip())
     if not m or m.group(2) not in _SUFFIX or (m.group(2) and "e" in m.group(1).lower()):
         raise ValueError(

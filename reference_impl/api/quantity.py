@@ -8,6 +8,7 @@ exponent) and prints in its canonical form: ``"1.5"`` is ``"1500m"``, ``"2000m"`
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_UP, Context, Decimal
@@ -123,7 +124,14 @@ class Quantity(NamedTuple):
     @classmethod
     def of(cls, raw: object) -> Quantity:
         """Parse a wire quantity (ValueError when it is not one)."""
+        if isinstance(raw, str) and cls is Quantity:
+            return _of_text(raw)
         return cls(quantity_value(raw), quantity_format(raw))
 
     def __str__(self) -> str:
         return format_quantity(self.amount, self.fmt)
+
+
+@functools.lru_cache(maxsize=4096)  # a few distinct strings, parsed for every object
+def _of_text(raw: str) -> Quantity:
+    return Quantity(quantity_value(raw), quantity_format(raw))

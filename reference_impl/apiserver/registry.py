@@ -7,6 +7,7 @@ returns field causes; the server joins them into one ``Invalid``.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -48,6 +49,18 @@ class Context:
     get: Callable[[str, str, str, str | None], Obj | None]
     list: Callable[[str, str, str | None], list[Obj]]
     subresource: str = ""
+    # Upstream's admission plugins read informer listers: shared objects the hook must not
+    # change. Without them (tests, controllers) the lister reads are plain get and list.
+    shared_get: Callable[[str, str, str, str | None], Obj | None] | None = None
+    shared_list: Callable[[str, str, str | None], builtins.list[Obj]] | None = None
+
+    def lister_get(self, api_version: str, kind: str, name: str, ns: str | None) -> Obj | None:
+        """The object from the lister (read-only), or None."""
+        return (self.shared_get or self.get)(api_version, kind, name, ns)
+
+    def lister_list(self, api_version: str, kind: str, ns: str | None) -> builtins.list[Obj]:
+        """The objects from the lister (read-only), in key order."""
+        return (self.shared_list or self.list)(api_version, kind, ns)
 
 
 Validator = Callable[[Obj, Obj | None, Context], list[Cause]]

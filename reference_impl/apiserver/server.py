@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 import copy
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Final
 
 from reference_impl.api.meta import parse_selector
 from reference_impl.api.resources import ResourceInfo
@@ -62,6 +62,7 @@ _ = strategies  # imported for its registrations
 
 Obj = dict[str, Any]
 MAX_NAME_GENERATION_CREATE_ATTEMPTS = 8  # store.go's maxNameGenerationCreateAttempts
+_LISTER_LIMIT: Final = 20_000  # lister entries kept; the cache restarts beyond
 
 
 class APIServer:
@@ -79,6 +80,8 @@ class APIServer:
         # key -> the object of the last event delivered for it (read-only, shared with
         # handlers and informer caches), reused as the next event's ``old``.
         self._delivered: dict[str, Obj] = {}
+        # (key, api version) -> (mod revision, object) for the admission listers.
+        self._lister: dict[tuple[str, str], tuple[int, Obj]] = {}
         store.add_listener(self._on_store_event)
 
     # -- resolution -------------------------------------------------------------------
@@ -140,7 +143,30 @@ class APIServer:
         return obj
 
     def _context(self, subresource: str = "") -> Context:
-        return Context(self.gates, self.try_get, self._list_any, subresource)
+        return Context(self.gates, self.try_get, self._list_any, subresource,
+                       self._shared_get, self._shared_list)  # fmt: skip
+
+    # -- listers: decoded once per stored revision, shared with admission read-only -----
+
+    def _shared(self, kv: KeyValue, api_version: str) -> Obj:
+        slot = (kv.key, api_version)
+        hit = self._lister.get(slot)
+        if hit is not None and hit[0] == kv.mod_revision:
+            return hit[1]
+        if len(self._lister) > _LISTER_LIMIT:
+            self._lister.clear()
+        obj = self._out(kv, api_version)
+        self._lister[slot] = (kv.mod_revision, obj)
+        return obj
+
+    def _shared_get(self, api_version: str, kind: str, name: str, ns: str | None) -> Obj | None:
+        info = self.resource(api_version, kind)
+        kv = self.store.get(keys.key(info, name, keys.namespace_for(info, ns)))
+        return None if kv is None else self._shared(kv, api_version)
+
+    def _shared_list(self, api_version: str, kind: str, ns: str | None) -> builtins.list[Obj]:
+        info = self.resource(api_version, kind)
+        return [self._shared(kv, api_version) for kv in self.store.range(keys.prefix(info, ns)).kvs]
 
     def _list_any(self, api_version: str, kind: str, namespace: str | None) -> builtins.list[Obj]:
         return self.list(api_version, kind, namespace)

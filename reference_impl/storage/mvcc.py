@@ -10,7 +10,6 @@ never be changed through a reference a caller kept.
 from __future__ import annotations
 
 import bisect
-import itertools
 import json
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -185,7 +184,9 @@ class MVCCStore:
         kvs: list[KeyValue] = []
         more = False
         count = 0
-        for key in itertools.islice(self._keys, lo, None):  # no copy of the key list
+        keys = self._keys
+        for i in range(lo, len(keys)):  # by index: islice would step over the first lo keys
+            key = keys[i]
             if not key.startswith(prefix):
                 break
             kv = self._hist[key].at(rev)

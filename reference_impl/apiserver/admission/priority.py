@@ -41,7 +41,7 @@ class PriorityAdmission:
         spec = obj.setdefault("spec", {})
         pc_name = spec.get("priorityClassName") or ""
         if pc_name:
-            pc = ctx.get(*_PC, pc_name, None)
+            pc = ctx.lister_get(*_PC, pc_name, None)
             if pc is None:
                 raise self._forbidden(info, obj, f"no PriorityClass with name {pc_name} was found")
             value, policy = int(pc.get("value") or 0), pc.get("preemptionPolicy") or DEFAULT_POLICY
@@ -109,7 +109,7 @@ class PriorityAdmission:
 
 def _global_default(ctx: Context) -> Obj | None:
     """The default class; with several (possible only by racing), the lowest value, as upstream."""
-    defaults = [pc for pc in ctx.list(*_PC, None) if pc.get("globalDefault")]
+    defaults = [pc for pc in ctx.lister_list(*_PC, None) if pc.get("globalDefault")]
     return min(
         defaults, key=lambda pc: (int(pc.get("value") or 0), pc["metadata"]["name"]), default=None
     )

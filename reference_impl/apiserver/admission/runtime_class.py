@@ -84,7 +84,7 @@ class RuntimeClassAdmission:
         name = (pod.get("spec") or {}).get("runtimeClassName")
         if name is None:
             return None
-        rc = ctx.get("node.k8s.io/v1", "RuntimeClass", str(name), None)
+        rc = ctx.lister_get("node.k8s.io/v1", "RuntimeClass", str(name), None)
         if rc is None:
             pod_name = pod["metadata"].get("name") or pod["metadata"].get("generateName") or ""
             raise Forbidden(

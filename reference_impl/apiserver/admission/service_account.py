@@ -264,7 +264,7 @@ class ServiceAccountAdmission:
         """``getServiceAccount``; Forbidden when it does not exist."""
         ns = str(pod["metadata"].get("namespace") or "default")
         name = str((pod.get("spec") or {}).get("serviceAccountName") or "")
-        sa = ctx.get("v1", "ServiceAccount", name, ns)
+        sa = ctx.lister_get("v1", "ServiceAccount", name, ns)
         if sa is None:
             raise self._forbidden(
                 pod,

@@ -139,7 +139,7 @@ class PodSecurity:
         ns = str(meta.get("namespace") or "")
         if ns and ns in self.exempt_namespaces:
             return
-        namespace = ctx.get("v1", "Namespace", ns, None)
+        namespace = ctx.lister_get("v1", "Namespace", ns, None)
         if namespace is None:
             raise ApiError(f"Internal error occurred: failed to lookup namespace {go_quote(ns)}")
         policy, errs = policy_to_evaluate(self._labels(namespace), self.defaults)
