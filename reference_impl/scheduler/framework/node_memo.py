@@ -29,13 +29,13 @@ def memoised(
     node's current generation. ``compute`` must never return None."""
     if len(memo) > MEMO_LIMIT:
         memo.clear()
-    gens = list(map(_GENERATION, nodes))
-    out: list[T | None] = list(map(memo.get, gens))
+    out: list[T | None] = list(map(memo.get, map(_GENERATION, nodes)))
     i = 0
     try:
         while True:  # list.index scans in C; usually one miss, the node that changed
             i = out.index(None, i)
-            out[i] = memo[gens[i]] = compute(nodes[i])
+            ni = nodes[i]
+            out[i] = memo[ni.generation] = compute(ni)
             i += 1
     except ValueError:
         pass
