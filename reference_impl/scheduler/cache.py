@@ -76,6 +76,8 @@ class SchedulerCache:
         i = bisect.bisect_left(self._names, name)
         del self._names[i]
         self._ordered = None
+        self.index.tainted.discard(name)
+        self.index.cordoned.discard(name)
         ni.set_images({})
         if ni.pods:
             ni.node = None  # a ghost, as upstream keeps until the pods are gone

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, repeat
+from operator import eq
 from typing import Any, Final
 
 from reference_impl.rng import Rng
@@ -100,7 +101,7 @@ class PodScheduler:
             return nodes[totals.index(best)].name
         # Upstream reservoir-samples among equal top scores; a seeded choice among them, in
         # the (deterministic) order the nodes were evaluated, keeps replays exact.
-        top: list[NodeInfo] = list(compress(nodes, map(best.__eq__, totals)))
+        top: list[NodeInfo] = list(compress(nodes, map(eq, totals, repeat(best))))
         return self._rng.choice(top).name
 
     def _find_nodes_that_fit(

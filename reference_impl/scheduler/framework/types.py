@@ -36,6 +36,7 @@ __all__ = [
     "host_ports",
     "is_scalar_resource_name",
     "pod_key",
+    "request_totals",
 ]
 
 Obj = dict[str, Any]
@@ -127,6 +128,14 @@ def host_ports(pod: Obj) -> tuple[HostPort, ...]:
     return tuple(out)
 
 
+def request_totals(pod: Obj) -> tuple[Resource, Resource]:
+    """The pod's requests, and the same with per-container defaults, which scoring uses
+    (NonZeroRequested)."""
+    return Resource.from_requests(pod_requests(pod)), Resource.from_requests(
+        pod_requests(pod, _NON_MISSING)
+    )
+
+
 class PodInfo:
     """A pod plus what the scheduler derives from it once (``framework.PodInfo``)."""
 
@@ -136,9 +145,7 @@ class PodInfo:
         self.pod = pod
         self.key = pod_key(pod)
         self.priority: int = int(pod["spec"].get("priority") or 0)
-        self.requests = Resource.from_requests(pod_requests(pod))
-        # Requests with per-container defaults, which scoring uses (NonZeroRequested).
-        self.non_zero = Resource.from_requests(pod_requests(pod, _NON_MISSING))
+        self.requests, self.non_zero = request_totals(pod)
         self.tolerations: tuple[Toleration, ...] = parse_tolerations(pod)
         self.affinity: PodAffinityTerms = parse_affinity_terms(pod)
         self.ports: tuple[HostPort, ...] = host_ports(pod)
@@ -164,12 +171,16 @@ class NodeIndex:
     ``HavePodsWithRequiredAntiAffinityList``, image existence), so plugins visit only the
     nodes that matter instead of every node each cycle."""
 
-    __slots__ = ("affinity", "anti_affinity", "image_nodes")
+    __slots__ = ("affinity", "anti_affinity", "cordoned", "image_nodes", "tainted")
 
     def __init__(self) -> None:
         self.affinity: dict[str, NodeInfo] = {}
         self.anti_affinity: dict[str, NodeInfo] = {}
         self.image_nodes: dict[str, set[str]] = {}
+        # Nodes with any taint / spec.unschedulable: usually none, so the TaintToleration
+        # and NodeUnschedulable filters can vouch for a whole chunk without visiting it.
+        self.tainted: set[str] = set()
+        self.cordoned: set[str] = set()
 
     def sorted_affinity(self) -> list[NodeInfo]:
         """Nodes with a pod that has any inter-pod term, by name."""
@@ -242,6 +253,9 @@ class NodeInfo:
         self.labels = dict(node["metadata"].get("labels") or {})
         self.taints = parse_taints(node)
         self.unschedulable = bool((node.get("spec") or {}).get("unschedulable"))
+        if self.index is not None:
+            (self.index.tainted.add if self.taints else self.index.tainted.discard)(self.name)
+            (self.index.cordoned.add if self.unschedulable else self.index.cordoned.discard)(self.name)
         images = _images(node)
         if images != self.images:
             self.set_images(images)

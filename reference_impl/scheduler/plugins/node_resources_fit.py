@@ -37,7 +37,13 @@ from reference_impl.scheduler.framework.placement import (
 )
 from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
-from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, Resource, pod_key
+from reference_impl.scheduler.framework.types import (
+    NodeInfo,
+    PodInfo,
+    Resource,
+    pod_key,
+    request_totals,
+)
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.extended_resources import DeviceClassMapping
 from reference_impl.scheduler.plugins.node_resources_fit_placement import (
@@ -181,8 +187,7 @@ class NodeResourcesFit:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """Compute the pod's requests (``resource.PodRequests``) once for the cycle."""
-        info = PodInfo(pod)
-        state.write(_PRE_FILTER, _State(info.requests, info.non_zero))
+        state.write(_PRE_FILTER, _State(*request_totals(pod)))
         self._cycle = None
         return None, OK
 

@@ -71,6 +71,9 @@ class NodeUnschedulable:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> set[int] | None:
         """Cordoned nodes (BatchFilterPlugin): a schedulable node always passes."""
+        index = nodes[0].index if nodes else None  # the cache's, shared by its NodeInfos
+        if index is not None and not index.cordoned:
+            return set()
         return set(compress(range(len(nodes)), map(_UNSCHEDULABLE, nodes)))
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:

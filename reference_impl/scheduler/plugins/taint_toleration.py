@@ -106,6 +106,9 @@ class TaintToleration:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> set[int] | None:
         """Nodes with any taint (BatchFilterPlugin): an untainted node always passes."""
+        index = nodes[0].index if nodes else None  # the cache's, shared by its NodeInfos
+        if index is not None and not index.tainted:
+            return set()
         return set(compress(range(len(nodes)), map(_TAINTS, nodes)))
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
@@ -114,7 +117,8 @@ class TaintToleration:
         Deviation: SKIP when no candidate node has a PreferNoSchedule taint. Upstream would
         give every node the same score then, which cannot change the ranking.
         """
-        if not any(
+        index = nodes[0].index if nodes else None
+        if (index is not None and not index.tainted) or not any(
             t.effect == "PreferNoSchedule" for ni in nodes if ni.taints for t in ni.taints
         ):
             return Status(Code.SKIP)
