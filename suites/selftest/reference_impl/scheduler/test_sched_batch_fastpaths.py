@@ -10,11 +10,14 @@ from hypothesis import strategies as st
 from reference_impl.api import make_node, make_pod
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.controllers.resourceclaim_index import ClaimOwnerIndex
+from reference_impl.scheduler.cache import SchedulerCache
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import OK
+from reference_impl.scheduler.framework.node_memo import memoised
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, PodInfo
 from reference_impl.scheduler.plugins import (
+    balanced_allocation,
     node_resources_fit,
     node_unschedulable,
     taint_toleration,
@@ -92,3 +95,81 @@ def test_claim_owner_index_tracks_adds_updates_and_deletes() -> None:
     idx.on_event(ObjectEvent("MODIFIED", none, _claim("b", "u1", "nic"), None))
     assert idx.find("u1", "gpu") is None
     assert idx.find("u1", "nic") == "default/b"
+
+
+# (op, node, arg): add a pod of arg*100m to the node, set its taint effect / cordon, remove it.
+_op = st.tuples(
+    st.sampled_from(["pod", "taint", "cordon", "uncordon", "remove"]), st.integers(0, 5),
+    st.integers(1, 9),
+)  # fmt: skip
+
+
+def _manifest(i: int, taint: str = "", cordoned: bool = False) -> Obj:
+    m = make_node(f"n{i}").capacity(cpu="2", memory="4Gi", pods="110").build()
+    m["spec"]["unschedulable"] = cordoned
+    if taint:
+        m["spec"]["taints"] = [{"key": "k", "value": "v", "effect": taint}]
+    return m
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_op, max_size=25), st.sampled_from(["100m", "700m"]))
+def test_memoised_fast_paths_follow_the_cache_as_its_nodes_change(
+    ops: list[tuple[str, int, int]], cpu: str
+) -> None:
+    """The same plugin instances (their generation memos and the cache's tainted/cordoned
+    index kept between cycles) agree with the per-node Filter and Score after every change."""
+    cache = SchedulerCache()
+    for i in range(6):
+        cache.add_node(_manifest(i))
+    none: Any = None
+    fit = node_resources_fit.new(None, none, SchedulerFeatures())
+    balanced = balanced_allocation.new(None, none, SchedulerFeatures())
+    filters: list[Any] = [
+        fit, node_unschedulable.new(None, none, SchedulerFeatures()),
+        taint_toleration.new(None, none, SchedulerFeatures()),
+    ]  # fmt: skip
+    pod = make_pod("p", "default").req(cpu=cpu, memory="500Mi").build()
+    for step, (op, i, arg) in enumerate([("pod", 0, 0), *ops]):
+        name = f"n{i}"
+        if op == "pod" and arg:
+            bound = make_pod(f"e{step}", "default").req(cpu=f"{arg * 100}m", memory="100Mi").build()
+            bound["spec"]["nodeName"] = name
+            cache.add_pod(bound)
+        elif op in ("taint", "cordon", "uncordon"):
+            effect = ["", "NoSchedule", "PreferNoSchedule"][arg % 3] if op == "taint" else ""
+            cache.update_node(_manifest(i, effect, cordoned=op == "cordon"))
+        elif op == "remove":
+            cache.remove_node(_manifest(i))
+        nodes = list(cache.node_infos())
+        if not nodes:
+            continue
+        assert cache.index.tainted == {ni.name for ni in nodes if ni.taints}
+        assert cache.index.cordoned == {ni.name for ni in nodes if ni.unschedulable}
+        state = CycleState()
+        fit.pre_filter(state, pod, nodes)
+        for pl in filters:
+            suspects = pl.filter_suspects(state, pod, nodes)
+            assert suspects is not None
+            assert all(pl.filter(state, pod, ni) is OK for k, ni in enumerate(nodes) if k not in suspects)
+        assert fit.score_nodes(state, pod, nodes) == [fit.score(state, pod, ni)[0] for ni in nodes]
+        if balanced.pre_score(state, pod, nodes).is_success():
+            got = balanced.score_nodes(state, pod, nodes)
+            assert got == [balanced.score(state, pod, ni)[0] for ni in nodes]
+
+
+def test_memoised_computes_only_the_nodes_whose_generation_moved() -> None:
+    nodes = _infos([("1", "1Gi", "110", 0, False, "")] * 3)
+    calls: list[str] = []
+
+    def pods(ni: NodeInfo) -> int:
+        calls.append(ni.name)
+        return len(ni.pods)
+
+    memo: dict[int, int] = {}
+    assert memoised(memo, nodes, pods) == [0, 0, 0] and calls == ["n0", "n1", "n2"]
+    calls.clear()
+    nodes[1].add_pod(PodInfo(make_pod("x", "default").req(cpu="100m").build()))
+    assert memoised(memo, nodes, pods) == [0, 1, 0] and calls == ["n1"]
+    calls.clear()
+    assert memoised(memo, nodes[::-1], pods) == [0, 1, 0] and not calls
