@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import os
 import pstats
 import time
@@ -37,6 +36,7 @@ from typing import Any, Final
 
 from benchmarks.dra._common import DRIVER, add_gpu_node, install_class
 from benchmarks.scheduling.common import bench_cluster, write_result
+from fixtures.bench.gc_meter import GcMeter
 from reference_impl.api import make_claim_template, make_node, make_pod, make_pod_group
 from reference_impl.cluster import Cluster
 from reference_impl.scheduler.framework.pod_resources import to_int
@@ -136,20 +136,6 @@ def _timed(obj: object, method: str, acc: dict[str, float]) -> None:
     setattr(obj, method, wrapper)
 
 
-class _GCTimer:
-    """A ``gc.callbacks`` hook adding up the time spent in collections."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self._start = 0.0
-
-    def __call__(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._start = time.perf_counter()
-        else:
-            self.seconds += time.perf_counter() - self._start
-
-
 def run(
     nodes: int,
     gangs: int,
@@ -168,14 +154,9 @@ def run(
     inside: dict[str, float] = {}
     _timed(workload, "schedule_group", inside)  # the pod-group cycle, binding included
     _timed(cluster.scheduler.algorithm, "schedule_pod", inside)  # Filter/Score per member
-    if freeze_setup:
-        gc.collect()
-        gc.freeze()
-    gc_time = _GCTimer()
-    gc.callbacks.append(gc_time)
     load_before = os.getloadavg()
-    start, cpu_start = time.perf_counter(), time.process_time()
-    try:
+    with GcMeter(freeze=freeze_setup) as gc_time:
+        start, cpu_start = time.perf_counter(), time.process_time()
         if profile is None:
             cluster.settle()
         else:  # cProfile inflates the times: the record then only locates the costs
@@ -184,10 +165,6 @@ def run(
             prof.dump_stats(profile)
             pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    finally:
-        gc.callbacks.remove(gc_time)
-        if freeze_setup:
-            gc.unfreeze()
     load_after = os.getloadavg()
     problems = check_placement(cluster, gangs, size)
     if gpus and len(cluster.api.list("resource.k8s.io/v1", "ResourceClaim", NS)) != gangs * size:
