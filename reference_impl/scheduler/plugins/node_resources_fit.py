@@ -296,9 +296,7 @@ class NodeResourcesFit:
         """Scores are already in [0, 100]."""
         return None
 
-    def score_placement(
-        self, group: PodGroupInfo, assignments: PodGroupAssignments
-    ) -> tuple[int, Status]:
+    def score_placement(self, group: PodGroupInfo, assignments: PodGroupAssignments) -> tuple[int, Status]:
         """PlacementScore: MostAllocated over the placement's nodes, whatever ``strategy``."""
         return most_allocated_placement_score(tuple(self._weights.items()), assignments), OK
 
@@ -398,11 +396,7 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
     if args is not None and not isinstance(args, NodeResourcesFitArgs):
         raise TypeError(f"NodeResourcesFit takes NodeResourcesFitArgs, not {type(args).__name__}")
     ctx = getattr(handle, "ctx", None)  # selftests build the plugin without a framework
-    dra = (
-        DeviceClassMapping(ctx)
-        if ctx is not None and ctx.gates.get("DRAExtendedResource", True)
-        else None
-    )
+    dra = DeviceClassMapping(ctx) if ctx is not None and ctx.gates.get("DRAExtendedResource", True) else None
     return NodeResourcesFit(
         args or NodeResourcesFitArgs(),
         dra,
