@@ -8,7 +8,6 @@ Also the small comparisons the update path needs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -18,6 +17,7 @@ from reference_impl.apiserver import conversion, schema
 from reference_impl.apiserver.nulls import normalize_nulls
 from reference_impl.apiserver.wire import wire_errors
 from reference_impl.errors import BadRequest, Cause, Invalid, MethodNotAllowed
+from reference_impl.storage import codec
 
 __all__ = [
     "Decoded",
@@ -98,8 +98,10 @@ def decode(manifest: Obj, resolve: Callable[[str, str], ResourceInfo]) -> Decode
         raise MethodNotAllowed(
             f"{kind} is a request body, not a stored object; use its subresource"
         )
-    obj = json.loads(json.dumps(manifest))  # a private copy the caller cannot alias
-    normalize_nulls(obj, str(api_version), str(kind))
+    raw = codec.dumps(manifest)
+    obj = codec.loads(raw)  # a private copy the caller cannot alias
+    if b"null" in raw:  # without one (most bodies) the walk would change nothing
+        normalize_nulls(obj, str(api_version), str(kind))
     raw_meta = obj.get("metadata")
     name = raw_meta.get("name", "") if isinstance(raw_meta, dict) else ""
     causes = schema_causes(obj)

@@ -18,12 +18,12 @@ An entry is only ever the value the full computation returned, so results are un
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from reference_impl.dra.pools import DeviceID, DeviceInfo
 from reference_impl.dra.state import AllocatedState
+from reference_impl.storage import codec
 
 __all__ = ["FreeIndex", "request_key"]
 
@@ -32,9 +32,9 @@ Obj = dict[str, Any]
 Table = dict[str, tuple[Obj | None, int | None]]
 
 
-def request_key(spec: Obj) -> str:
+def request_key(spec: Obj) -> bytes:
     """What a free count depends on in an ``exactly`` request: all but its count."""
-    return json.dumps({k: v for k, v in spec.items() if k != "count"}, sort_keys=True)
+    return codec.dumps({k: v for k, v in spec.items() if k != "count"}, sort_keys=True)
 
 
 class FreeIndex:
@@ -44,7 +44,7 @@ class FreeIndex:
 
     def __init__(self) -> None:
         self._state: AllocatedState | None = None
-        self._tables: dict[str, Table] = {}
+        self._tables: dict[bytes, Table] = {}
 
     def reset(self) -> None:
         """Forget everything (candidates may differ: slices, classes or rules changed)."""
@@ -52,7 +52,7 @@ class FreeIndex:
         self._state = None
 
     def table(
-        self, state: AllocatedState, device: Callable[[DeviceID], DeviceInfo | None], key: str
+        self, state: AllocatedState, device: Callable[[DeviceID], DeviceInfo | None], key: bytes
     ) -> Table:
         """The table for ``key``, current for ``state`` (``device`` resolves dirty ids)."""
         if state is not self._state:

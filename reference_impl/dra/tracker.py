@@ -132,6 +132,10 @@ class ClaimTracker:
         for alloc in [*self._contrib.values(), *self.assumed.values()]:
             apply_allocation(self.state, alloc, self._by_id, +1)
 
+    def refresh(self) -> None:
+        """Bring the devices, the state and the free index up to date with the informers."""
+        self._refresh()
+
     def devices_for(self, node_name: str) -> list[DeviceInfo]:
         """Devices usable from ``node_name``: its own plus non-local ones."""
         self._refresh()

@@ -157,7 +157,6 @@ class PodScheduler:
         start = self.next_start_node_index % n
         if not filters:
             return [nodes[(start + i) % n] for i in range(to_find)], OK
-        fns = [pl.filter for pl in filters]
         batch = self._fw.batch_filters(filters)
         feasible: list[NodeInfo] = []
         pos, processed = 0, n
@@ -170,8 +169,8 @@ class PodScheduler:
                 feasible.extend(chunk)
             else:
                 for i, ni in enumerate(chunk):
-                    # Batch-vouched plugins would return OK; only the others need running.
-                    for fn in fns if i in suspects else rest:
+                    # A plugin that vouched for a node would return OK there: skip it.
+                    for fn in suspects.get(i, rest):
                         s = fn(state, pod, ni)
                         if s is not OK and s.code is not Code.SUCCESS:
                             if not self._record(s, fn, ni, diagnosis):
@@ -220,14 +219,18 @@ def _suspects(
     chunk: list[NodeInfo],
     filters: Sequence[FilterPlugin],
     batch: Sequence[BatchFilterPlugin],
-) -> tuple[set[int], list[Callable[..., Status]]]:
-    """Chunk indices some batch plugin cannot vouch for, and the per-node-only filters."""
-    suspects: set[int] = set()
-    vouching: set[int] = set()
+) -> tuple[dict[int, list[Callable[..., Status]]], list[Callable[..., Status]]]:
+    """For each chunk index some batch plugin cannot vouch for, the filters to run there
+    (in order, without those that vouched for it); and the filters every node needs."""
+    unsure: dict[int, set[int]] = {}  # id(plugin) -> the indices it cannot vouch for
     for pl in batch:
         got = pl.filter_suspects(state, pod, chunk)
         if got is not None:
-            suspects |= got
-            vouching.add(id(pl))
-    rest = [pl.filter for pl in filters if id(pl) not in vouching]
-    return suspects, rest
+            unsure[id(pl)] = got
+    rest = [pl.filter for pl in filters if id(pl) not in unsure]
+    every: set[int] = set().union(*unsure.values())
+    if not every:
+        return {}, rest
+    plan = [(pl.filter, unsure.get(id(pl))) for pl in filters]
+    per_node = {i: [fn for fn, u in plan if u is None or i in u] for i in every}
+    return per_node, rest

@@ -10,7 +10,6 @@ never be changed through a reference a caller kept.
 from __future__ import annotations
 
 import bisect
-import json
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from enum import Enum
 from typing import Any
 
 from reference_impl.errors import Gone, ServiceUnavailable
+from reference_impl.storage import codec
 
 __all__ = ["EventType", "KeyValue", "MVCCStore", "RangeResult", "StoreEvent", "Watcher"]
 
@@ -41,7 +41,7 @@ class KeyValue:
 
     def decode(self) -> dict[str, Any]:
         """The stored object as a fresh dict."""
-        out: dict[str, Any] = json.loads(self.value)
+        out: dict[str, Any] = codec.loads(self.value)
         return out
 
 
@@ -136,7 +136,7 @@ class MVCCStore:
     def put(self, key: str, value: dict[str, Any] | bytes) -> KeyValue:
         """Write ``value`` under ``key`` at the next revision."""
         self._check_up()
-        data = value if isinstance(value, bytes) else json.dumps(value, sort_keys=True).encode()
+        data = value if isinstance(value, bytes) else codec.dumps(value, sort_keys=True)
         hist = self._hist.get(key)
         if hist is None:
             hist = self._hist[key] = _History()

@@ -71,7 +71,10 @@ _RESOURCES: Final = {
 }
 # statusUnschedulable: every DRA Filter rejection is UnschedulableAndUnresolvable, so
 # preemption never evicts pods for devices ("Preemption is not helpful for scheduling").
-_CANNOT_ALLOCATE: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (CANNOT_ALLOCATE,))
+# Attributed already, so the runtime's WithPlugin need not copy it for every node.
+_CANNOT_ALLOCATE: Final = Status(
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (CANNOT_ALLOCATE,), names.DYNAMIC_RESOURCES
+)
 _ACTIONS: Final = {"ADDED": ActionType.ADD, "MODIFIED": ActionType.UPDATE_OTHER,
                    "DELETED": ActionType.DELETE}
 
@@ -221,6 +224,8 @@ class DynamicResources(DynamicResourcesScore):
         s = state.try_read(_KEY)
         if s is None or node_info.node is None:
             return OK
+        if node_info.name in s.short:  # filter_suspects counted too few free devices
+            return _CANNOT_ALLOCATE  # (it runs only without allocated or extended claims)
         unusable = [object_key(c) for c in s.allocated if not self._usable(c, node_info.node)]
         if unusable:  # PostFilter may deallocate them
             s.unavailable.update(unusable)
@@ -230,8 +235,7 @@ class DynamicResources(DynamicResourcesScore):
         pending = [*s.pending, extra] if extra else s.pending
         if not pending:
             return OK
-        if not extra and (node_info.name in s.short
-                          or fast.cannot_allocate(self.tracker, s.pending, node_info)):
+        if not extra and fast.cannot_allocate(self.tracker, s.pending, node_info):
             return _CANNOT_ALLOCATE  # no full search needed
         try:
             alloc = self.tracker.allocator(self.tracker.devices_for(node_info.name)).allocate(

@@ -62,14 +62,17 @@ def vouch(
     suspects: set[int] = set()
     vouched: dict[str, Obj] = {}
     short: set[str] = set()
-    alloc = tracker.allocator(())  # first: brings the tracker (and its free index) up to date
+    tracker.refresh()  # first: brings the free index up to date
     # Counts cached per node until its object or its devices change (dra/free_index.py).
     table = tracker.free_index.table(tracker.state, tracker.device, request_key(spec))
     get = table.get
+    alloc: Allocator | None = None  # built on the first miss: most calls hit every node
     for i, ni in enumerate(nodes):
         node, name = ni.node, ni.name
         hit = get(name)
         if hit is None or hit[0] is not node:
+            if alloc is None:
+                alloc = tracker.allocator(())
             hit = table[name] = (node, _free(tracker, spec, ni, alloc) if node is not None else None)
         free = hit[1]
         if free is not None and free >= count and node is not None:

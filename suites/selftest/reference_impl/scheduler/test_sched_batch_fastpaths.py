@@ -9,9 +9,11 @@ from hypothesis import strategies as st
 
 from reference_impl.api import make_node, make_pod
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.cluster import Cluster, ClusterConfig
 from reference_impl.controllers.resourceclaim_index import ClaimOwnerIndex
 from reference_impl.scheduler.cache import SchedulerCache
 from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.interface import OK
 from reference_impl.scheduler.framework.node_memo import memoised
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
@@ -173,3 +175,56 @@ def test_memoised_computes_only_the_nodes_whose_generation_moved() -> None:
     assert memoised(memo, nodes, pods) == [0, 1, 0] and calls == ["n1"]
     calls.clear()
     assert memoised(memo, nodes[::-1], pods) == [0, 1, 0] and not calls
+
+
+# (cpu, cordoned, taint effect, zone) of one node
+_spec = st.tuples(
+    st.sampled_from(["500m", "1", "2"]), st.booleans(),
+    st.sampled_from(["", "NoSchedule", "PreferNoSchedule"]), st.sampled_from(["a", "b"]),
+)  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_spec, min_size=1, max_size=10), st.sampled_from(["300m", "800m", "1500m"]),
+       st.booleans())
+def test_the_filter_pass_with_fast_paths_equals_the_per_node_pass(
+    specs: list[tuple[str, bool, str, str]], cpu: str, zone_a: bool
+) -> None:
+    """The chunked search (batch plugins vouching, each suspect node running only the
+    filters that did not vouch for it) finds the same nodes, and records the same first
+    failing plugin per node, as running every Filter on every node in order."""
+    c = Cluster(config=ClusterConfig(nodes=0))
+    for i, (ncpu, cordoned, taint, zone) in enumerate(specs):
+        m = make_node(f"n{i}").capacity(cpu=ncpu, memory="4Gi", pods="110").build()
+        m["metadata"].setdefault("labels", {})["zone"] = zone
+        m["spec"]["unschedulable"] = cordoned
+        if taint:
+            m["spec"]["taints"] = [{"key": "k", "value": "v", "effect": taint}]
+        c.create(m)
+    c.settle()
+    pod = make_pod("p", "default").req(cpu=cpu, memory="100Mi").build()
+    pod["metadata"]["uid"] = "u-p"
+    if zone_a:  # NodeAffinity has no batch path: it runs on every node, in its place
+        term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+        pod["spec"]["affinity"] = {
+            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
+        }
+    sched = c.scheduler
+    nodes = list(sched.cache.node_infos())
+
+    def search() -> tuple[list[str], dict[str, tuple[str, tuple[str, ...]]]]:
+        sched.algorithm.next_start_node_index = 0
+        d = Diagnosis()
+        feasible, status = sched.algorithm._find_nodes_that_fit(CycleState(), pod, nodes, d)
+        assert status.is_success()
+        return [ni.name for ni in feasible], {
+            n: (s.plugin, s.reasons) for n, s in d.node_to_status.statuses.items()
+        }
+
+    fast = search()
+    fw = sched.framework
+    saved, fw._batch_filter = fw._batch_filter, {}
+    try:
+        assert search() == fast
+    finally:
+        fw._batch_filter = saved
