@@ -61,7 +61,8 @@ def check_namespace(store: MVCCStore, ns: str, info: ResourceInfo) -> None:
     kv = store.get(f"{keys.PREFIX}namespaces/{ns}")
     if kv is None:
         raise NotFound(f'namespaces "{ns}" not found')
-    if kv.decode()["metadata"].get("deletionTimestamp"):
+    # Most namespaces never held the word, so most creates skip the decode.
+    if b'"deletionTimestamp"' in kv.value and kv.decode()["metadata"].get("deletionTimestamp"):
         raise Forbidden(
             f"{info.group_resource} is forbidden: unable to create new content in namespace {ns} "
             "because it is being terminated"

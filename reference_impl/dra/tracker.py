@@ -15,6 +15,7 @@ from typing import Any
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.clock import Duration, Priority
 from reference_impl.dra.allocator import Allocator
 from reference_impl.dra.features import features_from
 from reference_impl.dra.free_index import FreeIndex
@@ -39,8 +40,14 @@ POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"
 class ClaimTracker:
     """Slices, classes, rules and claims, with the allocated-device state."""
 
-    def __init__(self, ctx: ComponentContext, on_event: Callable[[str, ObjectEvent], None]) -> None:
+    def __init__(
+        self, ctx: ComponentContext, on_event: Callable[[str, ObjectEvent], None], eager: bool = False
+    ) -> None:
+        """``eager``: rebuild the device view after each burst of slice changes (on the
+        clock), as upstream's scheduler keeps its slice tracker current from informer
+        events, rather than in the first cycle that reads it."""
         self._ctx = ctx
+        self._eager = eager
         self._on_event = on_event
         inf = ctx.informers
         self.slices = inf.informer(API, "ResourceSlice")
@@ -73,6 +80,8 @@ class ClaimTracker:
         self.classes.add_handler(lambda ev: self._policy_changed("DeviceClass", ev))
         self.rules.add_handler(lambda ev: self._policy_changed("DeviceTaintRule", ev))
         self.claims.add_handler(self._claim_event)
+        if eager:
+            ctx.clock.call_later(Duration(0), self._refresh, priority=Priority.LATE)
 
     # -- events -------------------------------------------------------------------------
 
@@ -82,6 +91,8 @@ class ClaimTracker:
         self._on_event(kind, ev)
 
     def _changed(self, kind: str, ev: ObjectEvent) -> None:
+        if self._eager and not self._dirty:
+            self._ctx.clock.call_later(Duration(0), self._refresh, priority=Priority.LATE)
         self._dirty = True
         self._on_event(kind, ev)
 

@@ -160,6 +160,10 @@ class PodScheduler:
         batch = self._fw.batch_filters(filters)
         feasible: list[NodeInfo] = []
         pos, processed = 0, n
+        statuses = diagnosis.node_to_status.statuses
+        seen: Status | None = None
+        seen_fn: Callable[..., Status] | None = None
+        attributed = OK
         # Chunks of exactly the nodes still needed: the sequential search would visit every
         # one of them, so the visited set (and next_start_node_index) is unchanged.
         while pos < n:
@@ -173,8 +177,14 @@ class PodScheduler:
                     for fn in suspects.get(i, rest):
                         s = fn(state, pod, ni)
                         if s is not OK and s.code is not Code.SUCCESS:
-                            if not self._record(s, fn, ni, diagnosis):
+                            if not s.is_rejected():
                                 return [], self._filter_error(s, fn)
+                            # Plugins return shared statuses: attribute each one once.
+                            if s is not seen or fn is not seen_fn:
+                                seen, seen_fn = s, fn
+                                attributed = s.with_plugin(self._plugin_name(fn))
+                                diagnosis.add_plugin_status(attributed)
+                            statuses[ni.name] = attributed
                             break
                     else:
                         feasible.append(ni)
@@ -189,14 +199,6 @@ class PodScheduler:
     def _plugin_name(fn: Callable[..., Status]) -> str:
         name: str = getattr(fn, "__self__").name()  # noqa: B009 - bound method's plugin
         return name
-
-    def _record(self, s: Status, fn: Callable[..., Status], ni: NodeInfo, d: Diagnosis) -> bool:
-        if not s.is_rejected():
-            return False
-        s = s.with_plugin(self._plugin_name(fn))
-        d.node_to_status.set(ni.name, s)
-        d.add_plugin_status(s)
-        return True
 
     def _filter_error(self, s: Status, fn: Callable[..., Status]) -> Status:
         name = self._plugin_name(fn)
@@ -232,5 +234,8 @@ def _suspects(
     if not every:
         return {}, rest
     plan = [(pl.filter, unsure.get(id(pl))) for pl in filters]
+    unsure_fns = [fn for fn, u in plan if u]
+    if not rest and len(unsure_fns) == 1:  # the usual case: one list serves every suspect
+        return dict.fromkeys(every, unsure_fns), rest
     per_node = {i: [fn for fn, u in plan if u is None or i in u] for i in every}
     return per_node, rest

@@ -274,7 +274,7 @@ class Framework:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
         """Weighted totals per node, in ``nodes`` order, after NormalizeScore."""
-        totals = [0] * len(nodes)
+        totals: list[int] = []  # empty until the first plugin's scores
         for pl in self.score:
             name = pl.name()
             if name in state.skip_score_plugins:
@@ -308,8 +308,8 @@ class Framework:
                 )
             # C-level map: this runs once per score plugin over every feasible node.
             weighted = values if weight == 1 else map(mul, values, repeat(weight, len(values)))
-            totals = list(map(add, totals, weighted))
-        return totals, OK
+            totals = list(map(add, totals, weighted)) if totals else list(weighted)
+        return totals or [0] * len(nodes), OK
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:
         """Reserve in order; the caller unreserves on failure."""

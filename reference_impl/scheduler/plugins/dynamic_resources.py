@@ -108,7 +108,7 @@ class DynamicResources(DynamicResourcesScore):
         self._resize_preemption = resize_preemption
         self._ctx = handle.ctx
         self._move: Any = None
-        self.tracker = ClaimTracker(handle.ctx, self._event)
+        self.tracker = ClaimTracker(handle.ctx, self._event, eager=True)
         gate = handle.ctx.gates.get("DRAExtendedResource", True)
         self._ext = ext.DeviceClassMapping(handle.ctx) if gate else None
         self._index = ClaimEventIndex(self.tracker)

@@ -176,3 +176,18 @@ def test_a_relabelled_node_and_a_changed_class_are_recomputed() -> None:
     assert _answer(tracker, claim, c)[1] == []
     _only_index_0(c, False)
     assert _answer(tracker, claim, c)[1] == ["n2"]
+
+
+def test_the_schedulers_device_view_is_built_when_slices_change_not_in_a_cycle() -> None:
+    """The scheduler's tracker rebuilds once after a burst of slice writes (on the clock),
+    as upstream's informer-fed tracker, so the first cycle does not pay for it; a tracker
+    built without ``eager`` still rebuilds only when read."""
+    c, tracker, ids = _cluster(global_pool=False, zoned_pool=False)
+    lazy = ClaimTracker(c.context, lambda _kind, _ev: None)
+    c.settle()
+    assert not tracker._dirty and tracker.device(ids[0]) is not None
+    assert lazy._dirty
+    c.api.create(make_resource_slice("s-late", DRIVER, "late", "n0").device(_dev("l0")).build())
+    assert tracker._dirty  # until the clock runs
+    c.settle()
+    assert not tracker._dirty and tracker.device((DRIVER, "late", "l0")) is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reference_impl.api import make_node, make_pod
@@ -187,6 +187,12 @@ _spec = st.tuples(
 @settings(max_examples=40, deadline=None)
 @given(st.lists(_spec, min_size=1, max_size=10), st.sampled_from(["300m", "800m", "1500m"]),
        st.booleans())
+# Only NodeResourcesFit suspects a node (one filter list serves every suspect):
+@example([("500m", False, "", "a"), ("2", False, "", "b"), ("1", False, "", "a")], "800m", False)
+# Two plugins reject, each with its own status, on nodes next to each other:
+@example([("2", True, "", "a"), ("500m", False, "", "a"), ("1", False, "NoSchedule", "b"),
+          ("2", False, "", "a")], "800m", False)
+@example([("500m", False, "", "b"), ("2", True, "", "a"), ("2", False, "", "a")], "800m", True)
 def test_the_filter_pass_with_fast_paths_equals_the_per_node_pass(
     specs: list[tuple[str, bool, str, str]], cpu: str, zone_a: bool
 ) -> None:
@@ -228,3 +234,13 @@ def test_the_filter_pass_with_fast_paths_equals_the_per_node_pass(
         assert search() == fast
     finally:
         fw._batch_filter = saved
+    # The oracle: the runtime's own Filter runner (first failing plugin, attributed), node by node.
+    state = CycleState()
+    fw.run_pre_filter_plugins(state, pod, nodes)
+    filters = fw.active_filters(state)
+    want: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for ni in nodes:
+        st_ = fw.run_filter_plugins(state, pod, ni, filters)
+        if not st_.is_success():
+            want[ni.name] = (st_.plugin, st_.reasons)
+    assert fast == ([ni.name for ni in nodes if ni.name not in want], want)
