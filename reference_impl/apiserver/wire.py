@@ -145,6 +145,7 @@ class _Plan:
 
 
 _PLANS: Final[dict[int, _Plan]] = {}  # by id() of schema nodes, which live for the process
+_PROP_PLANS: Final[dict[int, tuple[dict[str, Any], dict[str, _Plan]]]] = {}  # by id() of objects
 
 
 @cache
@@ -223,6 +224,15 @@ class _Walker:
         _PLANS[id(node)] = out  # holds ``node``, so its id is not reused while cached
         return out
 
+    def prop_plans(self, r: dict[str, Any], props: dict[str, Any]) -> dict[str, _Plan]:
+        """The plan of each property of the object schema ``r``, worked out once."""
+        hit = _PROP_PLANS.get(id(r))
+        if hit is not None and hit[0] is r:
+            return hit[1]
+        plans = {k: self.plan(node) for k, node in props.items()}
+        _PROP_PLANS[id(r)] = (r, plans)  # holds ``r``, so its id is not reused while cached
+        return plans
+
     def value(self, v: Any, node: Any, go_path: str, strict: str) -> None:
         if v is None:
             return  # a null leaves the Go value as it is
@@ -274,7 +284,11 @@ class _Walker:
         props = r.get("properties")
         if isinstance(props, dict) and props:
             embedded = _embedded(name)
+            plans = self.prop_plans(r, props)
             for k, item in v.items():
+                p = plans.get(k)
+                if p is not None and (item is None or _fits(item, p)):
+                    continue  # nothing to report, so no paths to build
                 sub_strict = f"{strict}.{k}" if strict else k
                 if k not in props:
                     self.out.unknown.append(
@@ -341,6 +355,17 @@ class _Walker:
             if item is not None and (isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 255):
                 self.type_error(go_path, item, "uint8")
                 return
+
+
+def _fits(v: Any, p: _Plan) -> bool:
+    """True for a value ``value`` would accept without a word: a free-form value, or a
+    plain string, boolean or in-range integer where the schema wants one."""
+    kind, t = p.kind, type(v)
+    if kind == _K_STRING:
+        return t is str and not p.byte
+    return kind == _K_FREE or (kind == _K_BOOLEAN and t is bool) or (
+        kind == _K_INTEGER and t is int and p.lo <= v <= p.hi
+    )
 
 
 def wire_errors(obj: dict[str, Any], api_version: str, kind: str) -> WireErrors | None:

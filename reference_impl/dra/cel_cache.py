@@ -11,11 +11,11 @@ ever-changing slices keeps a fixed memory footprint.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Final
 
 from reference_impl.lru import LRU
+from reference_impl.storage import codec
 
 __all__ = ["ACTIVATION_CACHE_SIZE", "RESULT_CACHE_SIZE", "LRU", "content_key"]
 
@@ -31,7 +31,7 @@ def content_key(driver: str, device: Mapping[str, Any]) -> str | None:
     None when the content is not plain JSON (then nothing is cached for it)."""
     try:
         caps = device.get("capacity") or {}
-        return json.dumps(
+        return codec.dumps(
             [
                 driver,
                 bool(device.get("allowMultipleAllocations")),
@@ -39,7 +39,6 @@ def content_key(driver: str, device: Mapping[str, Any]) -> str | None:
                 {name: cap.get("value", 0) for name, cap in caps.items()},
             ],
             sort_keys=True,
-            separators=(",", ":"),
-        )
+        ).decode()
     except (AttributeError, TypeError, ValueError):
         return None
