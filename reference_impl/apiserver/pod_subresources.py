@@ -130,7 +130,8 @@ def resize(srv: APIServer, manifest: Obj) -> Obj:
 
 
 def bind(srv: APIServer, namespace: str, name: str, node_name: str) -> Obj:
-    """``APIServer.bind``: set spec.nodeName once, as the scheduler does."""
+    """``APIServer.bind``: set spec.nodeName once, as the scheduler does; the reply is
+    ``metav1.Status{Status: Success}`` (BindingREST.Create), not the pod."""
     info = srv.resource("v1", "Pod")
     kv = srv.store.get(keys.key(info, name, namespace))
     if kv is None:
@@ -153,4 +154,5 @@ def bind(srv: APIServer, namespace: str, name: str, node_name: str) -> Obj:
         {"type": "PodScheduled", "status": "True", "lastTransitionTime": rfc3339(srv.clock.now())}
     )
     status["conditions"] = conds
-    return srv._commit(kv.key, pod, "v1")
+    srv._put(kv.key, pod)
+    return {"apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Success"}

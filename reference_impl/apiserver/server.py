@@ -291,7 +291,8 @@ class APIServer:
         return eviction_subresource.evict(self, namespace, name, eviction)
 
     def bind(self, namespace: str, name: str, node_name: str) -> Obj:
-        """The pods/binding subresource: set spec.nodeName once, as the scheduler does."""
+        """The pods/binding subresource: set spec.nodeName once, as the scheduler does.
+        The reply is a success Status, as upstream's BindingREST answers, not the pod."""
         return pod_subresources.bind(self, namespace, name, node_name)
 
     def delete(
@@ -400,10 +401,14 @@ class APIServer:
 
     def _commit(self, key: str, obj: Obj, api_version: str) -> Obj:
         """Store ``obj`` (in its storage version); the reply is in ``api_version``."""
+        return self._out(self._put(key, obj), api_version)
+
+    def _put(self, key: str, obj: Obj) -> KeyValue:
+        """Store ``obj`` (in its storage version), for a write whose reply is not the object."""
         obj["metadata"].pop("resourceVersion", None)
         kv = self.store.put(key, obj)
         self.writes += 1
-        return self._out(kv, api_version)
+        return kv
 
     def _uid(self) -> str:
         return self._rng.uuid4()

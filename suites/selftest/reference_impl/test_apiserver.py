@@ -186,6 +186,8 @@ def test_terminating_namespace_refuses_new_content(server: APIServer) -> None:
 
 def test_binding_sets_node_once(server: APIServer) -> None:
     server.create(make_pod("p", "default").build())
-    bound = server.bind("default", "p", "n1")
+    # As upstream's BindingREST: the reply is a success Status, not the pod.
+    assert server.bind("default", "p", "n1")["status"] == "Success"
+    bound = server.get("v1", "Pod", "p", "default")
     assert bound["spec"]["nodeName"] == "n1"
     assert bound["status"]["conditions"][0]["type"] == "PodScheduled"

@@ -49,7 +49,8 @@ def test_only_zone_and_region_are_copied_overwriting_the_pods(path: str) -> None
         got = s.create(pod.node("n1").build())
     else:
         s.create(pod.build())
-        got = s.bind("default", "p", "n1")
+        s.bind("default", "p", "n1")
+        got = s.get("v1", "Pod", "p", "default")
     assert _labels(got) == {ZONE: "zone1", REGION: "region1", "app": "a"}
 
 
@@ -57,7 +58,8 @@ def test_only_zone_and_region_are_copied_overwriting_the_pods(path: str) -> None
 def test_a_node_without_the_labels_or_not_found_adds_nothing(node: str) -> None:
     s = _server()
     s.create(make_pod("p").label(ZONE, "mine").build())
-    assert _labels(s.bind("default", "p", node)) == {ZONE: "mine"}
+    s.bind("default", "p", node)
+    assert _labels(s.get("v1", "Pod", "p", "default")) == {ZONE: "mine"}
     assert _labels(s.create(make_pod("q").node(node).build())) == {}
 
 
