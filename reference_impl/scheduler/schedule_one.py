@@ -8,7 +8,7 @@ the same order upstream's parallel search would have claimed them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import eq
@@ -168,9 +168,11 @@ class PodScheduler:
         # one of them, so the visited set (and next_start_node_index) is unchanged.
         while pos < n:
             chunk = _rotated(nodes, start + pos, min(to_find - len(feasible), n - pos))
-            suspects, rest = _suspects(state, pod, chunk, filters, batch)
+            suspects, rest, lone = _suspects(state, pod, chunk, filters, batch)
             if not suspects and not rest:
                 feasible.extend(chunk)
+            elif lone is not None and self._record_certain(state, lone, chunk, suspects, diagnosis):
+                feasible.extend([ni for i, ni in enumerate(chunk) if i not in suspects])
             else:
                 for i, ni in enumerate(chunk):
                     # A plugin that vouched for a node would return OK there: skip it.
@@ -194,6 +196,28 @@ class PodScheduler:
                 break
         self.next_start_node_index = (start + processed) % n
         return feasible, OK
+
+    def _record_certain(
+        self,
+        state: CycleState,
+        plugin: FilterPlugin,
+        chunk: list[NodeInfo],
+        suspects: Mapping[int, object],
+        diagnosis: Diagnosis,
+    ) -> bool:
+        """Record every suspect of the only plugin with suspects (no per-node filters left)
+        as rejected, without calling its Filter, when it knows it rejects them all; else
+        record nothing and return False."""
+        known = self._fw.filter_rejections(plugin, state)
+        if known is None:
+            return False
+        names, status = known
+        rejected = [chunk[i].name for i in sorted(suspects)]  # chunk order, as the loop
+        if not all(name in names for name in rejected):
+            return False
+        diagnosis.node_to_status.statuses.update(dict.fromkeys(rejected, status))
+        diagnosis.add_plugin_status(status)
+        return True
 
     @staticmethod
     def _plugin_name(fn: Callable[..., Status]) -> str:
@@ -221,9 +245,10 @@ def _suspects(
     chunk: list[NodeInfo],
     filters: Sequence[FilterPlugin],
     batch: Sequence[BatchFilterPlugin],
-) -> tuple[dict[int, list[Callable[..., Status]]], list[Callable[..., Status]]]:
+) -> tuple[dict[int, list[Callable[..., Status]]], list[Callable[..., Status]], FilterPlugin | None]:
     """For each chunk index some batch plugin cannot vouch for, the filters to run there
-    (in order, without those that vouched for it); and the filters every node needs."""
+    (in order, without those that vouched for it); the filters every node needs; and the
+    batch plugin that alone has suspects when no other filter is left to run."""
     unsure: dict[int, set[int]] = {}  # id(plugin) -> the indices it cannot vouch for
     for pl in batch:
         got = pl.filter_suspects(state, pod, chunk)
@@ -232,10 +257,11 @@ def _suspects(
     rest = [pl.filter for pl in filters if id(pl) not in unsure]
     every: set[int] = set().union(*unsure.values())
     if not every:
-        return {}, rest
+        return {}, rest, None
+    if not rest:
+        lone = [pl for pl in filters if unsure.get(id(pl))]
+        if len(lone) == 1:  # the usual case: one list serves every suspect
+            return dict.fromkeys(every, [lone[0].filter]), rest, lone[0]
     plan = [(pl.filter, unsure.get(id(pl))) for pl in filters]
-    unsure_fns = [fn for fn, u in plan if u]
-    if not rest and len(unsure_fns) == 1:  # the usual case: one list serves every suspect
-        return dict.fromkeys(every, unsure_fns), rest
     per_node = {i: [fn for fn, u in plan if u is None or i in u] for i in every}
-    return per_node, rest
+    return per_node, rest, None

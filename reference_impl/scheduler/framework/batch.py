@@ -8,13 +8,14 @@ one comprehension. They are pure accelerations: the framework still calls the pe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Any, Protocol, runtime_checkable
 
 from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.interface import Status
 from reference_impl.scheduler.framework.types import NodeInfo
 
-__all__ = ["BatchFilterPlugin", "BatchScorePlugin"]
+__all__ = ["BatchFilterPlugin", "BatchScorePlugin", "FilterRejections"]
 
 Obj = dict[str, Any]
 
@@ -30,6 +31,17 @@ class BatchFilterPlugin(Protocol):
 
         Every index *not* returned MUST be a node on which ``filter`` returns OK.
         """
+        ...
+
+
+@runtime_checkable
+class FilterRejections(Protocol):
+    """A batch Filter plugin that also knows, from its ``filter_suspects`` calls this
+    cycle, nodes its ``filter`` certainly rejects, so the framework records them unvisited."""
+
+    def filter_rejections(self, state: CycleState) -> tuple[Set[str], Status] | None:
+        """Names of nodes on which ``filter`` certainly returns the status (already
+        attributed to this plugin); None: none known."""
         ...
 
 

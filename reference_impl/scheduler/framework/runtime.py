@@ -8,13 +8,17 @@ at Filter, SKIP disables a plugin for the cycle, Bind stops at the first non-SKI
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Set
 from itertools import repeat
 from operator import add, mul
 from typing import TYPE_CHECKING, Any
 
 from reference_impl.clock import Duration
-from reference_impl.scheduler.framework.batch import BatchFilterPlugin, BatchScorePlugin
+from reference_impl.scheduler.framework.batch import (
+    BatchFilterPlugin,
+    BatchScorePlugin,
+    FilterRejections,
+)
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -110,6 +114,8 @@ class Framework:
         # Checked once: a runtime_checkable isinstance costs microseconds per call.
         self._batch_filter: dict[int, BatchFilterPlugin] = {
             id(p): p for p in self.filter if isinstance(p, BatchFilterPlugin)}
+        self._rejections: dict[int, FilterRejections] = {
+            id(p): p for p in self.filter if isinstance(p, FilterRejections)}
         self._batch_score: dict[int, BatchScorePlugin] = {
             id(p): p for p in self.score if isinstance(p, BatchScorePlugin)}
         # PreFilter state that depends on other pods (upstream's PreFilterExtensions).
@@ -233,6 +239,13 @@ class Framework:
         """Those of ``plugins`` with a whole-chunk fast path, in order."""
         table = self._batch_filter
         return [table[id(p)] for p in plugins if id(p) in table]
+
+    def filter_rejections(
+        self, plugin: FilterPlugin, state: CycleState
+    ) -> tuple[Set[str], Status] | None:
+        """The nodes ``plugin`` certainly rejects this cycle, if it can tell (FilterRejections)."""
+        pl = self._rejections.get(id(plugin))
+        return None if pl is None else pl.filter_rejections(state)
 
     def run_filter_plugins(
         self, state: CycleState, pod: Obj, node_info: NodeInfo, plugins: Sequence[FilterPlugin]

@@ -12,7 +12,7 @@ used) are in ``dynamic_resources_binding``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -298,6 +298,12 @@ class DynamicResources(DynamicResourcesScore):
         s.vouched.update(got[1])
         s.short.update(got[2])
         return got[0]
+
+    def filter_rejections(self, state: CycleState) -> tuple[Set[str], Status] | None:
+        """FilterRejections: the nodes ``filter_suspects`` found too full; ``filter``
+        rejects them before anything else (their claims are all pending and simple)."""
+        s = state.try_read(_KEY)
+        return None if s is None or not s.short else (s.short, _CANNOT_ALLOCATE)
 
     def _ext_claim(self, pod: Obj, s: _State, node_info: NodeInfo) -> Obj | None:
         # DRA-EXT: the special claim for extended resources this node does not advertise.

@@ -15,6 +15,7 @@ from reference_impl.api import (
     make_device,
     make_device_class,
     make_node,
+    make_pod,
     make_resource_claim,
     make_resource_slice,
 )
@@ -23,6 +24,8 @@ from reference_impl.dra.free_index import FreeIndex, request_key
 from reference_impl.dra.pools import DeviceID
 from reference_impl.dra.state import AllocatedState, apply_allocation
 from reference_impl.dra.tracker import ClaimTracker
+from reference_impl.scheduler.framework.cycle_state import CycleState
+from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.plugins import dynamic_resources_fast as fast
 from reference_impl.scheduler.plugins.dynamic_resources import DynamicResources
 
@@ -191,3 +194,35 @@ def test_the_schedulers_device_view_is_built_when_slices_change_not_in_a_cycle()
     assert tracker._dirty  # until the clock runs
     c.settle()
     assert not tracker._dirty and tracker.device((DRIVER, "late", "l0")) is not None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.booleans(), st.integers(1, 3), st.sets(st.integers(0, 2 * NODES - 1), max_size=2 * NODES))
+def test_the_filter_pass_records_what_the_per_node_filters_return(
+    global_pool: bool, count: int, taken: set[int]
+) -> None:
+    """With DRA's certain rejections recorded unvisited (FilterRejections), the search
+    finds the nodes, and records the statuses, that running every Filter on every node
+    in order (the runtime's own runner) gives."""
+    c, tracker, ids = _cluster(global_pool, zoned_pool=False)
+    for i in taken:
+        tracker.assume(f"default/a{i}", _alloc(ids[i]))
+    c.api.create(make_resource_claim("c", "default").request("gpu", "gpu", count=count).build())
+    pod = make_pod("p", "default").req(cpu="100m").claim("gpu", claim="c").build()
+    pod["metadata"]["uid"] = "u-p"
+    sched, fw = c.scheduler, c.scheduler.framework
+    nodes = list(sched.cache.node_infos())
+    d = Diagnosis()
+    sched.algorithm.next_start_node_index = 0
+    feasible, status = sched.algorithm._find_nodes_that_fit(CycleState(), pod, nodes, d)
+    assert status.is_success()
+    state = CycleState()
+    fw.run_pre_filter_plugins(state, pod, nodes)
+    want: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for ni in nodes:
+        s = fw.run_filter_plugins(state, pod, ni, fw.active_filters(state))
+        if not s.is_success():
+            want[ni.name] = (s.plugin, s.reasons)
+    got = {n: (s.plugin, s.reasons) for n, s in d.node_to_status.statuses.items()}
+    assert ([ni.name for ni in feasible], got) == ([ni.name for ni in nodes if ni.name not in want], want)
+    assert d.unschedulable_plugins == ({"DynamicResources"} if want else set())
