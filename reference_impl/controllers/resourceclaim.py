@@ -125,10 +125,12 @@ class ResourceClaimController:
             statuses.append({"name": ref["name"], "resourceClaimName": claim["metadata"]["name"]})
             changed = True
         if changed:
-            server = self._ctx.server
-            latest = server.get("v1", "Pod", pod["metadata"]["name"], ns)
+            # The informer is current (events dispatch at commit), as upstream's pod lister.
+            latest = self._ctx.informers.informer("v1", "Pod").get(key)
+            if latest is None:
+                return
             status = {**(latest.get("status") or {}), "resourceClaimStatuses": statuses}
-            server.update_status({**latest, "status": status})
+            self._ctx.server.update_status({**latest, "status": status})
 
     def _group_claim(self, pod: Obj, ref: Obj) -> str | None:
         """For a matching PodGroup claim, its name ("" until generated); else None."""
@@ -145,7 +147,8 @@ class ResourceClaimController:
 
     def _create(self, pod: Obj, ns: str, claim_name: str, tmpl_name: str) -> Obj | None:
         server = self._ctx.server
-        tmpl = server.try_get(API, "ResourceClaimTemplate", tmpl_name, ns)
+        # Upstream's templateLister; the cached template is only read.
+        tmpl = self._ctx.informers.informer(API, "ResourceClaimTemplate").get(f"{ns}/{tmpl_name}")
         if tmpl is None:
             return None
         tspec = tmpl.get("spec") or {}

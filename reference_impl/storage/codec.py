@@ -1,7 +1,7 @@
 """JSON encoding for stored objects and private copies, with orjson.
 
 orjson is several times faster than the standard library both ways; the store, the
-apiserver's decode copy and every watch event go through these. The output is compact, as
+apiserver's private copy of each write body and every watch event go through these. The output is compact, as
 Go's ``encoding/json`` writes it. orjson refuses some values: integers beyond 64 bits,
 non-string keys and types it does not know. Those fall back to the standard library, so
 nothing that encoded before fails now. The fallback's bytes start with a space (valid
@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["copy", "dumps", "loads"]
+__all__ = ["dumps", "loads"]
 
 _SORTED = orjson.OPT_SORT_KEYS
 
@@ -35,7 +35,3 @@ def loads(data: bytes) -> Any:
         return json.loads(data)
     return orjson.loads(data)
 
-
-def copy(value: Any) -> Any:
-    """A private deep copy of a JSON-shaped value, as a JSON round trip makes it."""
-    return loads(dumps(value))

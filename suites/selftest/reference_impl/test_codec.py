@@ -31,7 +31,6 @@ _VALUES = st.recursive(
 def test_a_round_trip_gives_what_the_standard_library_gives(value: Any) -> None:
     want = json.dumps(value, sort_keys=True)  # 1 and 1.0 differ here, unlike with ==
     assert json.dumps(codec.loads(codec.dumps(value)), sort_keys=True) == want
-    assert json.dumps(codec.copy(value), sort_keys=True) == want
     assert json.dumps(codec.loads(codec.dumps(value, sort_keys=True)), sort_keys=True) == want
 
 
@@ -46,5 +45,5 @@ def test_big_integers_keep_their_value_through_the_store() -> None:
 
 def test_what_orjson_refuses_encodes_as_before() -> None:
     # Non-string keys become strings and tuples become lists, as json.dumps makes them.
-    assert codec.copy({1: (1, 2), "a": None}) == {"1": [1, 2], "a": None}
+    assert codec.loads(codec.dumps({1: (1, 2), "a": None})) == {"1": [1, 2], "a": None}
     assert codec.dumps({"b": 1, "a": [1]}, sort_keys=True) == b'{"a":[1],"b":1}'
