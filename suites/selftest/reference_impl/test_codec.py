@@ -4,6 +4,7 @@ and every value comes back as a JSON round trip through the standard library giv
 from __future__ import annotations
 
 import json
+import tracemalloc
 from typing import Any
 
 from hypothesis import given
@@ -47,3 +48,15 @@ def test_what_orjson_refuses_encodes_as_before() -> None:
     # Non-string keys become strings and tuples become lists, as json.dumps makes them.
     assert codec.loads(codec.dumps({1: (1, 2), "a": None})) == {"1": [1, 2], "a": None}
     assert codec.dumps({"b": 1, "a": [1]}, sort_keys=True) == b'{"a":[1],"b":1}'
+
+
+def test_encoded_bytes_hold_no_spare_buffer() -> None:
+    # Stored values live as long as their revision: each must cost about its length.
+    pod = {"spec": {"containers": [{"name": f"c{i}", "image": "x" * 20} for i in range(40)]}}
+    tracemalloc.start()
+    try:
+        kept = [codec.dumps(pod, sort_keys=True) for _ in range(50)]
+        per_value = tracemalloc.get_traced_memory()[0] / len(kept)
+    finally:
+        tracemalloc.stop()
+    assert per_value < 1.25 * len(kept[0]) + 64, (per_value, len(kept[0]))
