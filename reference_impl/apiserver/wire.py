@@ -290,13 +290,13 @@ class _Walker:
                 if p is not None and (item is None or _fits(item, p)):
                     continue  # nothing to report, so no paths to build
                 sub_strict = f"{strict}.{k}" if strict else k
-                if k not in props:
+                if p is None:  # no plan: not a property of this object
                     self.out.unknown.append(
                         Cause(sub_strict, "FieldValueUnknown", f'unknown field "{sub_strict}"')
                     )
                     continue
                 step = f"{embedded[0]}.{k}" if embedded and k in embedded[1] else k
-                self.value(item, props[k], f"{go_path}.{step}" if go_path else step, sub_strict)
+                self.value(item, p.node, f"{go_path}.{step}" if go_path else step, sub_strict)
             return
         extra = r.get("additionalProperties")
         if isinstance(extra, dict):

@@ -102,7 +102,8 @@ class ResourceClaimController:
     # -- claim generation ---------------------------------------------------------------
 
     def _sync_pod(self, key: str) -> None:
-        pod = self._ctx.informers.informer("v1", "Pod").get(key)
+        pods = self._ctx.informers.informer("v1", "Pod")
+        pod = pods.get(key)
         if pod is None or pod["metadata"].get("deletionTimestamp") or _finished(pod):
             return
         ns = pod["metadata"].get("namespace", "default")
@@ -126,7 +127,7 @@ class ResourceClaimController:
             changed = True
         if changed:
             # The informer is current (events dispatch at commit), as upstream's pod lister.
-            latest = self._ctx.informers.informer("v1", "Pod").get(key)
+            latest = pods.get(key)
             if latest is None:
                 return
             status = {**(latest.get("status") or {}), "resourceClaimStatuses": statuses}

@@ -81,7 +81,7 @@ class ClaimTracker:
         self.rules.add_handler(lambda ev: self._policy_changed("DeviceTaintRule", ev))
         self.claims.add_handler(self._claim_event)
         if eager:
-            ctx.clock.call_later(Duration(0), self._refresh, priority=Priority.LATE)
+            self._refresh_soon()
 
     # -- events -------------------------------------------------------------------------
 
@@ -92,9 +92,13 @@ class ClaimTracker:
 
     def _changed(self, kind: str, ev: ObjectEvent) -> None:
         if self._eager and not self._dirty:
-            self._ctx.clock.call_later(Duration(0), self._refresh, priority=Priority.LATE)
+            self._refresh_soon()
         self._dirty = True
         self._on_event(kind, ev)
+
+    def _refresh_soon(self) -> None:
+        # After the events due now: one rebuild for a whole burst of slice writes.
+        self._ctx.clock.call_later(Duration(0), self._refresh, priority=Priority.LATE)
 
     def _claim_event(self, ev: ObjectEvent) -> None:
         deleted = ev.type == "DELETED"  # a DELETED event carries the object in ``obj``
