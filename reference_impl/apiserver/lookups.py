@@ -10,7 +10,7 @@ from reference_impl.api.runtime_config import APIResourceConfig
 from reference_impl.apiserver import keys
 from reference_impl.errors import Conflict, Forbidden, NotFound
 from reference_impl.features import FeatureGates
-from reference_impl.storage.mvcc import MVCCStore
+from reference_impl.storage.mvcc import KeyValue, MVCCStore
 
 __all__ = ["check_namespace", "check_served", "current", "resolve"]
 
@@ -69,9 +69,32 @@ def check_namespace(store: MVCCStore, ns: str, info: ResourceInfo) -> None:
         )
 
 
-def current(store: MVCCStore, info: ResourceInfo, meta: Obj) -> tuple[str, Obj]:
+class StoredPeek:
+    """The stored object an update body names, read once: the decoder compares the body
+    with it, and ``current`` reuses it while it is still the stored one."""
+
+    __slots__ = ("_store", "seen")
+
+    def __init__(self, store: MVCCStore) -> None:
+        self._store = store
+        self.seen: tuple[KeyValue, Obj] | None = None
+
+    def __call__(self, info: ResourceInfo, meta: Obj) -> Obj | None:
+        name, ns = meta.get("name"), meta.get("namespace")
+        if not isinstance(name, str) or not (ns is None or isinstance(ns, str)):
+            return None  # the decoder reports the bad metadata
+        kv = self._store.get(keys.key(info, name, keys.namespace_for(info, ns)))
+        if kv is None:
+            return None
+        self.seen = (kv, kv.decode())
+        return self.seen[1]
+
+
+def current(
+    store: MVCCStore, info: ResourceInfo, meta: Obj, peek: StoredPeek | None = None
+) -> tuple[str, Obj]:
     """The storage key and stored object a write replaces; NotFound, or Conflict on a
-    stale resourceVersion."""
+    stale resourceVersion. ``peek``: the decode's read, reused when still current."""
     name = meta.get("name", "")
     key = keys.key(info, name, keys.namespace_for(info, meta.get("namespace")))
     kv = store.get(key)
@@ -83,4 +106,6 @@ def current(store: MVCCStore, info: ResourceInfo, meta: Obj) -> tuple[str, Obj]:
             f'Operation cannot be fulfilled on {info.group_resource} "{meta.get("name")}": the '
             "object has been modified; please apply your changes to the latest version and try again"
         )
+    if peek is not None and peek.seen is not None and peek.seen[0] is kv:
+        return key, peek.seen[1]
     return key, kv.decode()

@@ -215,11 +215,12 @@ class APIServer:
 
     def update(self, manifest: Obj) -> Obj:
         """Replace the object (status kept for kinds with a status subresource)."""
-        d = self._decode(manifest)
+        peek = lookups.StoredPeek(self.store)
+        d = decode(manifest, self.resource, peek)
         info, obj = d.info, d.obj
         meta = obj["metadata"]
         ns = keys.namespace_for(info, meta.get("namespace"))
-        key, old = self._current(info, meta)
+        key, old = self._current(info, meta, peek)
         if ns is not None:
             meta["namespace"] = ns
         carry_meta(old, obj)
@@ -257,12 +258,13 @@ class APIServer:
 
     def update_status(self, manifest: Obj) -> Obj:
         """Replace only ``status`` through the /status subresource."""
-        d = self._decode(manifest)
+        peek = lookups.StoredPeek(self.store)
+        d = decode(manifest, self.resource, peek)
         info, obj = d.info, d.obj
         if not info.status:
             raise MethodNotAllowed(f"{info.group_resource} has no status subresource")
         meta = obj["metadata"]
-        key, old = self._current(info, meta)
+        key, old = self._current(info, meta, peek)
         # ``old`` is a fresh decode private to this call: a shallow copy (own metadata,
         # which _commit edits) suffices, as validators only read both.
         new = {k: v for k, v in old.items() if k != "status"}
@@ -381,9 +383,11 @@ class APIServer:
     def _check_namespace(self, ns: str, info: ResourceInfo) -> None:
         lookups.check_namespace(self.store, ns, info)
 
-    def _current(self, info: ResourceInfo, meta: Obj) -> tuple[str, Obj]:
+    def _current(
+        self, info: ResourceInfo, meta: Obj, peek: lookups.StoredPeek | None = None
+    ) -> tuple[str, Obj]:
         """The storage key and stored object a write replaces."""
-        return lookups.current(self.store, info, meta)
+        return lookups.current(self.store, info, meta, peek)
 
     def _finish_update(self, key: str, d: Decoded, old: Obj) -> Obj:
         obj = d.obj
