@@ -2,7 +2,8 @@
 
 They model the apiserver's ``metav1.Status`` reasons (``k8s.io/apimachinery/pkg/api/errors``):
 the reference raises them directly and the live target maps HTTP codes onto them, so a
-suite can ``pytest.raises(Invalid)`` on either target.
+suite can ``pytest.raises(Invalid)`` (or BadRequest, for a body that does not decode) on
+either target.
 """
 
 from __future__ import annotations
@@ -51,10 +52,21 @@ class ApiError(Exception):
 
 
 class BadRequest(ApiError):
-    """The request itself is malformed (HTTP 400)."""
+    """The request itself is malformed (HTTP 400). A body that does not decode (a type
+    error, unknown fields under strict validation) names its fields only in the message;
+    ``causes`` holds them as field errors, for tests on either target."""
 
     code = 400
     reason = "BadRequest"
+
+    def __init__(self, message: str, causes: list[Cause] | None = None) -> None:
+        super().__init__(message)
+        self.causes = tuple(causes or ())
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The field paths of all causes, in the order they were found."""
+        return tuple(c.field for c in self.causes)
 
 
 class Forbidden(ApiError):

@@ -60,9 +60,26 @@ def schema_causes(obj: Obj, walk: Obj | None = None) -> list[Cause]:
     if errs is None:
         return []
     if errs.fatal:
-        kind, version = obj.get("kind"), str(obj.get("apiVersion")).rpartition("/")[2]
-        raise BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {errs.fatal}')
+        raise _undecodable(obj, errs.fatal, [])
     return errs.causes()
+
+
+def _undecodable(obj: Obj, detail: str, causes: list[Cause]) -> BadRequest:
+    # The 400 of runtime.NewStrictDecodingError / a json error, wrapped by the codec.
+    kind, version = obj.get("kind"), str(obj.get("apiVersion")).rpartition("/")[2]
+    return BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {detail}', causes)
+
+
+def _check_decodes(obj: Obj, walk: Obj | None) -> None:
+    """BadRequest, as upstream's decoder answers: the first type error's json message, or
+    "strict decoding error: " with every unknown field."""
+    causes = schema_causes(obj, walk)
+    if not causes:
+        return
+    if causes[0].reason == "FieldValueTypeInvalid":
+        raise _undecodable(obj, causes[0].message, causes)
+    detail = ", ".join(c.message for c in causes)
+    raise _undecodable(obj, f"strict decoding error: {detail}", causes)
 
 
 def status_schema_causes(new: Obj, wire_version: str) -> list[Cause]:
@@ -111,9 +128,7 @@ def decode(
     raw_meta = obj.get("metadata")
     name = raw_meta.get("name", "") if isinstance(raw_meta, dict) else ""
     walk = _unverified(obj, stored(info, raw_meta)) if stored and name else None
-    causes = schema_causes(obj, walk)
-    if causes:
-        raise Invalid(info.kind, str(name), causes)
+    _check_decodes(obj, walk)
     if not isinstance(obj.get("metadata"), dict):
         obj["metadata"] = {}
     conversion.default(obj, info)  # versioned defaults, in the shape the client sent

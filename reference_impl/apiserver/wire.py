@@ -180,11 +180,30 @@ class _Walker:
             else:
                 self.out.type_error = Cause(go_path, "FieldValueTypeInvalid", message)
 
-    def type_error(self, go_path: str, value: Any, want: str) -> None:
+    def type_error(self, go_path: str, value: Any, want: str, struct: str) -> None:
         self.save(
             go_path,
-            f"json: cannot unmarshal {_go_kind(value)} into Go struct field {go_path} of type {want}",
+            f"json: cannot unmarshal {_go_kind(value)} into Go struct field {struct}.{go_path} of type {want}",
         )
+
+    def go_type(self, node: Any) -> str:
+        """The Go type a schema node decodes into, as Go's errors name it ("[]v1.Container",
+        "map[string]string"). Named string and map types (types.UID, v1.ResourceList)
+        leave no trace in the schema: they read as string and map[string]..."""
+        p = self.plan(node)
+        kind = p.kind
+        if p.name and kind != _K_ARRAY:
+            return ".".join(p.name.split(".")[-2:])  # package and type: v1.PodSpec
+        if kind == _K_OBJECT:  # inline: a map
+            extra = p.schema.get("additionalProperties")
+            return f"map[string]{self.go_type(extra) if isinstance(extra, dict) else 'interface {}'}"
+        if kind == _K_ARRAY:
+            return "[]" + self.go_type(p.schema.get("items"))
+        if kind == _K_STRING:
+            return "[]uint8" if p.byte else "string"
+        if kind == _K_INTEGER:
+            return p.int_format
+        return {_K_NUMBER: "float64", _K_BOOLEAN: "bool"}.get(kind, "interface {}")
 
     def plan(self, node: Any) -> _Plan:
         """How a value at ``node`` is decoded, worked out once per schema node."""
@@ -233,20 +252,21 @@ class _Walker:
         _PROP_PLANS[id(r)] = (r, plans)  # holds ``r``, so its id is not reused while cached
         return plans
 
-    def value(self, v: Any, node: Any, go_path: str, strict: str) -> None:
+    def value(self, v: Any, node: Any, go_path: str, strict: str, struct: str) -> None:
+        """Check ``v`` against ``node``; ``struct``: the Go struct whose field holds it."""
         if v is None:
             return  # a null leaves the Go value as it is
         p = self.plan(node)
         kind = p.kind
         if kind == _K_OBJECT:
             if not isinstance(v, dict):
-                return self.type_error(go_path, v, p.name.rsplit(".", 1)[-1] or "map")
-            self.obj(v, p.schema, p.name, go_path, strict)
+                return self.type_error(go_path, v, self.go_type(node), struct)
+            self.obj(v, p.schema, p.name, go_path, strict, struct)
         elif kind == _K_STRING:
             if isinstance(v, list) and p.byte:
-                return self.byte_list(v, go_path)
+                return self.byte_list(v, go_path, struct)
             if not isinstance(v, str):
-                return self.type_error(go_path, v, "string")
+                return self.type_error(go_path, v, self.go_type(node), struct)
             if p.byte:
                 self.byte_string(v)
         elif kind == _K_FREE:
@@ -255,34 +275,42 @@ class _Walker:
             if isinstance(v, str) and p.byte:
                 return self.byte_string(v)
             if not isinstance(v, list):
-                return self.type_error(go_path, v, "slice")
+                return self.type_error(go_path, v, self.go_type(node), struct)
             items = p.schema.get("items")
             for i, item in enumerate(v):
-                self.value(item, items, go_path, f"{strict}[{i}]")
+                self.value(item, items, go_path, f"{strict}[{i}]", struct)
         elif kind == _K_INTEGER:
             if isinstance(v, bool) or not isinstance(v, int) or not p.lo <= v <= p.hi:
                 if isinstance(v, int | float) and not isinstance(v, bool):
                     # Go names the literal: "number 2147483648", "number 1.5".
-                    msg = f"json: cannot unmarshal number {json.dumps(v)} into Go struct field {go_path}"
+                    msg = (
+                        f"json: cannot unmarshal number {json.dumps(v)} into Go struct field "
+                        f"{struct}.{go_path} of type {p.int_format}"
+                    )
                     return self.save(go_path, msg)
-                return self.type_error(go_path, v, p.int_format)
+                return self.type_error(go_path, v, p.int_format, struct)
         elif kind == _K_QUANTITY:
             return self.quantity(v)
         elif kind == _K_BOOLEAN:
             if not isinstance(v, bool):
-                return self.type_error(go_path, v, "bool")
+                return self.type_error(go_path, v, "bool", struct)
         elif kind == _K_NUMBER:
             if isinstance(v, bool) or not isinstance(v, int | float):
-                return self.type_error(go_path, v, "float64")
+                return self.type_error(go_path, v, "float64", struct)
         elif kind == _K_INTSTR:
-            return self.int_or_string(v, go_path)
+            return self.int_or_string(v, go_path, struct)
         elif kind in (_K_TIME, _K_MICROTIME):
-            return self.time(v, go_path, micro=kind == _K_MICROTIME)
+            return self.time(v, go_path, struct, micro=kind == _K_MICROTIME)
         return None
 
-    def obj(self, v: dict[str, Any], r: dict[str, Any], name: str, go_path: str, strict: str) -> None:
+    def obj(
+        self, v: dict[str, Any], r: dict[str, Any], name: str, go_path: str, strict: str, struct: str
+    ) -> None:
+        """Check an object; ``name``: its definition ("" inline, a map); ``struct``: the Go
+        struct whose field holds it (a map's values are that struct's field too)."""
         props = r.get("properties")
         if isinstance(props, dict) and props:
+            own = name.rpartition(".")[2] or struct
             embedded = _embedded(name)
             plans = self.prop_plans(r, props)
             for k, item in v.items():
@@ -296,12 +324,12 @@ class _Walker:
                     )
                     continue
                 step = f"{embedded[0]}.{k}" if embedded and k in embedded[1] else k
-                self.value(item, p.node, f"{go_path}.{step}" if go_path else step, sub_strict)
+                self.value(item, p.node, f"{go_path}.{step}" if go_path else step, sub_strict, own)
             return
         extra = r.get("additionalProperties")
         if isinstance(extra, dict):
             for k, item in v.items():
-                self.value(item, extra, go_path, f"{strict}.{k}" if strict else k)
+                self.value(item, extra, go_path, f"{strict}.{k}" if strict else k, struct)
         elif extra is None or extra is False:
             # A Go struct without fields (BasicSchedulingPolicy): every key is unknown.
             for k in v:
@@ -319,19 +347,19 @@ class _Walker:
         if suffix not in _QUANTITY_SUFFIXES and not re.fullmatch(r"[eE][-+]?[0-9]+", suffix):
             raise _Abort("unable to parse quantity's suffix")
 
-    def int_or_string(self, v: Any, go_path: str) -> None:
+    def int_or_string(self, v: Any, go_path: str, struct: str) -> None:
         if isinstance(v, str):
             return
         lo, hi = _INT_RANGE["int32"]
         if isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi:
             return
         what = f"number {json.dumps(v)}" if isinstance(v, int | float) and not isinstance(v, bool) else _go_kind(v)
-        msg = f"json: cannot unmarshal {what} into Go struct field {go_path} of type int32"
+        msg = f"json: cannot unmarshal {what} into Go struct field {struct}.{go_path} of type int32"
         raise _Abort(msg, Cause(go_path, "FieldValueTypeInvalid", msg))
 
-    def time(self, v: Any, go_path: str, *, micro: bool) -> None:
+    def time(self, v: Any, go_path: str, struct: str, *, micro: bool) -> None:
         if not isinstance(v, str):
-            msg = f"json: cannot unmarshal {_go_kind(v)} into Go struct field {go_path} of type string"
+            msg = f"json: cannot unmarshal {_go_kind(v)} into Go struct field {struct}.{go_path} of type string"
             raise _Abort(msg, Cause(go_path, "FieldValueTypeInvalid", msg))
         pattern = _RFC3339_MICRO if micro else _RFC3339
         ok = bool(pattern.match(v))
@@ -350,10 +378,13 @@ class _Walker:
         except (binascii.Error, ValueError):
             self.save(None, "illegal base64 data")
 
-    def byte_list(self, v: list[Any], go_path: str) -> None:
+    def byte_list(self, v: list[Any], go_path: str, struct: str) -> None:
         for item in v:  # Go decodes a JSON array into a []byte element by element
             if item is not None and (isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 255):
-                self.type_error(go_path, item, "uint8")
+                if isinstance(item, int | float) and not isinstance(item, bool):  # Go names the literal
+                    msg = f"json: cannot unmarshal number {json.dumps(item)} into Go struct field {struct}.{go_path} of type uint8"
+                    return self.save(go_path, msg)
+                self.type_error(go_path, item, "uint8", struct)
                 return
 
 
@@ -376,7 +407,7 @@ def wire_errors(obj: dict[str, Any], api_version: str, kind: str) -> WireErrors 
         return None
     w = _Walker()
     try:
-        w.obj(obj, root, "", "", "")
+        w.obj(obj, root, "", "", "", kind)  # the root struct is the kind's own type
     except _Abort as e:
         return WireErrors(fatal="" if e.cause else e.message, type_error=e.cause)
     out = w.out

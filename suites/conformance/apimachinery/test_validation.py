@@ -8,7 +8,7 @@ import pytest
 
 from fixtures import Target
 from reference_impl.api import make_configmap, make_node, make_pod
-from reference_impl.errors import Invalid, NotFound
+from reference_impl.errors import BadRequest, Invalid, NotFound
 
 pytestmark = pytest.mark.conformance
 
@@ -17,17 +17,23 @@ def _pod_names(target: Target, namespace: str) -> list[str]:
     return sorted(p["metadata"]["name"] for p in target.list("v1", "Pod", namespace))
 
 
-BAD_PODS = [
+UNDECODABLE_PODS = [
     pytest.param(
         lambda ns: make_pod("bad", ns).set("spec.priorityClassNam", "x").build(),
         "spec.priorityClassNam",
+        'strict decoding error: unknown field "spec.priorityClassNam"',
         id="unknown field",
     ),
     pytest.param(
         lambda ns: make_pod("bad", ns).set("spec.activeDeadlineSeconds", "soon").build(),
         "spec.activeDeadlineSeconds",
+        "json: cannot unmarshal string into Go struct field PodSpec.spec.activeDeadlineSeconds"
+        " of type int64",
         id="wrong type",
     ),
+]
+
+BAD_PODS = [
     pytest.param(
         lambda ns: make_pod("bad", ns).set("spec.containers", []).build(),
         "spec.containers",
@@ -51,15 +57,33 @@ BAD_PODS = [
 ]
 
 
+@pytest.mark.parametrize(("build", "field", "detail"), UNDECODABLE_PODS)
+def test_undecodable_pod_is_a_bad_request_naming_its_field(
+    target: Target, namespace: str, build: Any, field: str, detail: str
+) -> None:
+    """API machinery, strict decoding of pods.
+
+    A pod body with an unknown field (under fieldValidation=Strict) or a wrongly typed
+    field MUST be rejected as BadRequest (400, before validation), with the decoder's
+    message naming the field, and no pod MUST be stored.
+    """
+    before = _pod_names(target, namespace)
+    with pytest.raises(BadRequest) as err:
+        target.apply(build(namespace))
+    assert err.value.message == f'Pod in version "v1" cannot be handled as a Pod: {detail}'
+    assert field in err.value.fields, err.value.fields
+    assert _pod_names(target, namespace) == before
+
+
 @pytest.mark.parametrize(("build", "field"), BAD_PODS)
 def test_invalid_pod_is_rejected_with_its_field_path(
     target: Target, namespace: str, build: Any, field: str
 ) -> None:
     """API machinery, validation of pods.
 
-    A pod with an unknown field, a wrongly typed field, a missing required field or
-    an unsupported enum value MUST be rejected as Invalid, the error MUST name the
-    field path, and no pod MUST be stored.
+    A pod with a missing required field, an unsupported enum value or a bad name MUST
+    be rejected as Invalid, the error MUST name the field path, and no pod MUST be
+    stored.
     """
     before = _pod_names(target, namespace)
     with pytest.raises(Invalid) as err:
@@ -86,12 +110,12 @@ def test_bad_taint_effect_on_a_node_is_invalid(target: Target) -> None:
 def test_invalid_update_leaves_the_stored_object_unchanged(target: Target, namespace: str) -> None:
     """API machinery, failed updates.
 
-    An update that fails validation MUST NOT change the stored object or its
-    resourceVersion.
+    An update whose body does not decode (an unknown field: BadRequest) MUST NOT change
+    the stored object or its resourceVersion.
     """
     good = target.apply(make_configmap("keep", namespace, a="1").build())
     bad = make_configmap("keep", namespace, a="2").set("immutabel", True).build()
-    with pytest.raises(Invalid):
+    with pytest.raises(BadRequest):
         target.apply(bad)
     now = target.get("v1", "ConfigMap", "keep", namespace)
     assert now["data"] == {"a": "1"}

@@ -15,7 +15,7 @@ import pytest
 
 from fixtures import Target
 from reference_impl.api import DRA_API
-from reference_impl.errors import Invalid, NotFound
+from reference_impl.errors import BadRequest, Invalid, NotFound
 
 V1BETA1 = "resource.k8s.io/v1beta1"
 V1BETA2 = "resource.k8s.io/v1beta2"
@@ -207,11 +207,11 @@ def test_unknown_field_in_v1beta1_write_names_the_v1beta1_path(
     """DRA-CORE, v1beta1 decoding.
 
     A v1beta1 write is decoded strictly as v1beta1: a request carrying the v1-only
-    ``exactly`` MUST be rejected as Invalid naming that field on the v1beta1 request, and
-    nothing MUST be stored.
+    ``exactly`` MUST be rejected as BadRequest (strict decoding) naming that field on the
+    v1beta1 request, and nothing MUST be stored.
     """
     bad = {"name": "gpu", "exactly": {"deviceClassName": "conv-gpu"}}
-    with pytest.raises(Invalid) as e:
+    with pytest.raises(BadRequest) as e:
         target.apply(_claim(V1BETA1, "c", namespace, [bad]))
     bare = {re.sub(r"\[\d+\]", "", f) for f in e.value.fields}
     assert "spec.devices.requests.exactly" in bare

@@ -15,7 +15,7 @@ from reference_impl.api import (
     make_pod,
     make_resource_claim,
 )
-from reference_impl.errors import Invalid, NotFound
+from reference_impl.errors import BadRequest, Invalid, NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-4381")]
 NODE = "kwok-node-0"
@@ -170,11 +170,11 @@ def test_selector_of_wrong_type_is_rejected(target: Target, namespace: str) -> N
     """DRA-CORE, selector shape.
 
     A request selector given as a string instead of a CELDeviceSelector object MUST be
-    rejected as Invalid naming the selector's field path.
+    rejected as BadRequest (the body does not decode) naming the selector's field path.
     """
     claim = make_resource_claim("c", namespace).request("gpu", "x").build()
     claim["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [{"cel": "true"}]
-    with pytest.raises(Invalid) as e:
+    with pytest.raises(BadRequest) as e:
         target.apply(claim)
     # The real apiserver's decode error drops list indices from the path.
     bare = {re.sub(r"\[\d+\]", "", f) for f in e.value.fields}

@@ -11,7 +11,7 @@ import pytest
 
 from fixtures import ProbeResult, Target, probe_ulimits
 from reference_impl.api import make_pod
-from reference_impl.errors import Invalid, NotFound
+from reference_impl.errors import BadRequest, NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("ULIMITS")]
 
@@ -43,13 +43,13 @@ def test_a_container_ulimits_field_is_rejected_as_an_unknown_field(
 ) -> None:
     """Container ulimits unknown.
 
-    A pod with ``spec.containers[0].ulimits`` MUST be rejected as Invalid at exactly that
-    field path (FieldValueUnknown under strict field validation), and nothing MUST be
-    stored.
+    A pod with ``spec.containers[0].ulimits`` MUST be rejected as BadRequest naming
+    exactly that field path (an unknown field under strict field validation), and
+    nothing MUST be stored.
     """
     pod = make_pod("lifecycle-ulimits-container", namespace).build()
     pod["spec"]["containers"][0]["ulimits"] = LIMITS
-    with pytest.raises(Invalid) as err:
+    with pytest.raises(BadRequest) as err:
         target.apply(pod)
     assert "spec.containers[0].ulimits" in err.value.fields
     assert any("unknown field" in c.message for c in err.value.causes)
@@ -64,16 +64,16 @@ def test_a_security_context_ulimits_field_is_rejected_at_pod_and_container_level
 
     Neither ``spec.securityContext`` (PodSecurityContext) nor a container's
     ``securityContext`` (SecurityContext) has ulimits: each write MUST be rejected as
-    Invalid at its ``...securityContext.ulimits`` path.
+    BadRequest (an unknown field) naming its ``...securityContext.ulimits`` path.
     """
     pod = make_pod("lifecycle-ulimits-podsc", namespace).build()
     pod["spec"]["securityContext"] = {"ulimits": LIMITS}
-    with pytest.raises(Invalid) as err:
+    with pytest.raises(BadRequest) as err:
         target.apply(pod)
     assert "spec.securityContext.ulimits" in err.value.fields
     pod = make_pod("lifecycle-ulimits-ctrsc", namespace).build()
     pod["spec"]["containers"][0]["securityContext"] = {"runAsNonRoot": True, "ulimits": LIMITS}
-    with pytest.raises(Invalid) as err:
+    with pytest.raises(BadRequest) as err:
         target.apply(pod)
     assert "spec.containers[0].securityContext.ulimits" in err.value.fields
 

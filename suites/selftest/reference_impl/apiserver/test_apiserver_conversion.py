@@ -16,7 +16,7 @@ from reference_impl.apiserver.conversion import resource_v1beta1 as rb
 from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.server import APIServer, ObjectEvent
 from reference_impl.clock import SimClock
-from reference_impl.errors import Invalid
+from reference_impl.errors import BadRequest, Invalid
 from reference_impl.features import FeatureGates
 from reference_impl.rng import Rng
 from reference_impl.storage.mvcc import MVCCStore
@@ -242,9 +242,10 @@ def test_v1beta1_write_is_stored_as_v1(server: APIServer) -> None:
 
 def test_v1beta1_errors_keep_v1beta1_schema_paths(server: APIServer) -> None:
     bad = _claim(B1, [{"name": "r", "deviceClassName": "x", "bogus": 1}])
-    with pytest.raises(Invalid) as e:
+    with pytest.raises(BadRequest) as e:
         server.create(bad)
     assert "spec.devices.requests[0].bogus" in e.value.fields
+    assert 'ResourceClaim in version "v1beta1" cannot be handled' in e.value.message
     with pytest.raises(Invalid) as e2:
         server.create(_claim(B1, [{"name": "r", "deviceClassName": "x", "allocationMode": "Some"}]))
     assert any(f.startswith("spec.devices.requests[0]") for f in e2.value.fields)

@@ -65,7 +65,7 @@ def _outcome(s: APIServer, body: Obj, peek: StoredPeek | None) -> tuple[str, Any
     try:
         d: Decoded = decode(copy.deepcopy(body), s.resource, peek)
     except ApiError as e:
-        return type(e).__name__, (str(e), getattr(e, "causes", None))
+        return type(e).__name__, (e.message, getattr(e, "causes", None))
     return "ok", (d.obj, d.api_version)
 
 
@@ -126,5 +126,5 @@ def test_a_body_at_another_version_is_walked_whole() -> None:
     })  # fmt: skip
     body = {**claim, "apiVersion": "resource.k8s.io/v1beta1"}
     full = _outcome(s, body, None)
-    assert full[0] == "Invalid" and "exactly" in full[1][0]
+    assert full[0] == "BadRequest" and "exactly" in full[1][0]
     assert _outcome(s, body, StoredPeek(s.store)) == full

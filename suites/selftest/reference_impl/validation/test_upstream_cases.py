@@ -20,12 +20,13 @@ import pytest
 import reference_impl.dra  # noqa: F401
 from fixtures.fuzz import case_modules
 from fixtures.fuzz.case import Case, update_body
+from fixtures.fuzz.record import answer_of
 from fixtures.localcluster.launcher import FEATURE_GATES
 from reference_impl.api import make_namespace
 from reference_impl.apiserver.admission import install_priority, podgroup_protection
 from reference_impl.apiserver.server import APIServer
 from reference_impl.clock import SimClock
-from reference_impl.errors import ApiError, Invalid
+from reference_impl.errors import ApiError
 from reference_impl.features import FeatureGates
 from reference_impl.rng import Rng
 from reference_impl.storage.mvcc import MVCCStore
@@ -60,14 +61,9 @@ def _answer(case: Case) -> dict[str, Any]:
         else:
             stored = srv.create(copy.deepcopy(case.old))
             getattr(srv, case.verb)(update_body(case, stored))
-    except Invalid as e:
-        return {
-            "ok": False,
-            "reason": "Invalid",
-            "causes": sorted({(c.field, c.reason) for c in e.causes}),
-        }
     except ApiError as e:
-        return {"ok": False, "reason": e.reason, "causes": []}
+        got = answer_of(e)
+        return {**got, "causes": sorted(tuple(c) for c in got["causes"])}
     return {"ok": True, "causes": []}
 
 
