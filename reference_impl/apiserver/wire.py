@@ -186,6 +186,13 @@ class _Walker:
             f"json: cannot unmarshal {_go_kind(value)} into Go struct field {struct}.{go_path} of type {want}",
         )
 
+    def range_error(self, go_path: str, value: float, want: str, struct: str) -> None:
+        """A number the Go integer cannot hold: Go names the literal ("number 1.5")."""
+        self.save(
+            go_path,
+            f"json: cannot unmarshal number {json.dumps(value)} into Go struct field {struct}.{go_path} of type {want}",
+        )
+
     def go_type(self, node: Any) -> str:
         """The Go type a schema node decodes into, as Go's errors name it ("[]v1.Container",
         "map[string]string"). Named string and map types (types.UID, v1.ResourceList)
@@ -282,12 +289,7 @@ class _Walker:
         elif kind == _K_INTEGER:
             if isinstance(v, bool) or not isinstance(v, int) or not p.lo <= v <= p.hi:
                 if isinstance(v, int | float) and not isinstance(v, bool):
-                    # Go names the literal: "number 2147483648", "number 1.5".
-                    msg = (
-                        f"json: cannot unmarshal number {json.dumps(v)} into Go struct field "
-                        f"{struct}.{go_path} of type {p.int_format}"
-                    )
-                    return self.save(go_path, msg)
+                    return self.range_error(go_path, v, p.int_format, struct)
                 return self.type_error(go_path, v, p.int_format, struct)
         elif kind == _K_QUANTITY:
             return self.quantity(v)
@@ -381,11 +383,9 @@ class _Walker:
     def byte_list(self, v: list[Any], go_path: str, struct: str) -> None:
         for item in v:  # Go decodes a JSON array into a []byte element by element
             if item is not None and (isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 255):
-                if isinstance(item, int | float) and not isinstance(item, bool):  # Go names the literal
-                    msg = f"json: cannot unmarshal number {json.dumps(item)} into Go struct field {struct}.{go_path} of type uint8"
-                    return self.save(go_path, msg)
-                self.type_error(go_path, item, "uint8", struct)
-                return
+                if isinstance(item, int | float) and not isinstance(item, bool):
+                    return self.range_error(go_path, item, "uint8", struct)
+                return self.type_error(go_path, item, "uint8", struct)
 
 
 def _fits(v: Any, p: _Plan) -> bool:
