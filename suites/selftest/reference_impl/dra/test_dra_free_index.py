@@ -28,6 +28,7 @@ from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.plugins import dynamic_resources_fast as fast
 from reference_impl.scheduler.plugins.dynamic_resources import DynamicResources
+from suites.selftest.reference_impl.scheduler.filter_oracle import per_node_search
 
 Obj = dict[str, Any]
 DRIVER = "gpu.test"
@@ -216,13 +217,7 @@ def test_the_filter_pass_records_what_the_per_node_filters_return(
     sched.algorithm.next_start_node_index = 0
     feasible, status = sched.algorithm._find_nodes_that_fit(CycleState(), pod, nodes, d)
     assert status.is_success()
-    state = CycleState()
-    fw.run_pre_filter_plugins(state, pod, nodes)
-    want: dict[str, tuple[str, tuple[str, ...]]] = {}
-    for ni in nodes:
-        s = fw.run_filter_plugins(state, pod, ni, fw.active_filters(state))
-        if not s.is_success():
-            want[ni.name] = (s.plugin, s.reasons)
+    names, want = per_node_search(fw, pod, nodes)
     got = {n: (s.plugin, s.reasons) for n, s in d.node_to_status.statuses.items()}
-    assert ([ni.name for ni in feasible], got) == ([ni.name for ni in nodes if ni.name not in want], want)
+    assert ([ni.name for ni in feasible], got) == (names, want)
     assert d.unschedulable_plugins == ({"DynamicResources"} if want else set())

@@ -24,6 +24,7 @@ from reference_impl.scheduler.plugins import (
     node_unschedulable,
     taint_toleration,
 )
+from suites.selftest.reference_impl.scheduler.filter_oracle import per_node_search
 
 Obj = dict[str, Any]
 
@@ -234,13 +235,4 @@ def test_the_filter_pass_with_fast_paths_equals_the_per_node_pass(
         assert search() == fast
     finally:
         fw._batch_filter = saved
-    # The oracle: the runtime's own Filter runner (first failing plugin, attributed), node by node.
-    state = CycleState()
-    fw.run_pre_filter_plugins(state, pod, nodes)
-    filters = fw.active_filters(state)
-    want: dict[str, tuple[str, tuple[str, ...]]] = {}
-    for ni in nodes:
-        st_ = fw.run_filter_plugins(state, pod, ni, filters)
-        if not st_.is_success():
-            want[ni.name] = (st_.plugin, st_.reasons)
-    assert fast == ([ni.name for ni in nodes if ni.name not in want], want)
+    assert fast == per_node_search(fw, pod, nodes)
