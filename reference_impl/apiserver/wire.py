@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
+from importlib import resources
 from typing import Any, Final
 
 from reference_impl.apiserver import schema
@@ -146,11 +147,32 @@ class _Plan:
 
 _PLANS: Final[dict[int, _Plan]] = {}  # by id() of schema nodes, which live for the process
 _PROP_PLANS: Final[dict[int, tuple[dict[str, Any], dict[str, _Plan]]]] = {}  # by id() of objects
+# id() of a schema node -> (the node, the named Go type it decodes into: go_types.json).
+_GO_NAMES: Final[dict[int, tuple[Any, str]]] = {}
+
+
+@cache
+def _go_types() -> dict[str, dict[str, str]]:
+    """Fields whose Go type the schema cannot name (tools/gotypes/extract.py wrote them)."""
+    text = resources.files("reference_impl.apiserver").joinpath("go_types.json").read_text("utf-8")
+    table: dict[str, dict[str, str]] = json.loads(text)
+    return table
 
 
 @cache
 def _embedded(def_name: str) -> tuple[str, frozenset[str]] | None:
     return _EMBEDDED.get(_short(def_name))
+
+
+@cache
+def _root_definition(api_version: str, kind: str) -> str:
+    """The definition a kind's root schema copies (its fields' Go types are noted by it)."""
+    group, _, version = api_version.rpartition("/")
+    for name, d in schema.definitions().items():
+        for gvk in d.get("x-kubernetes-group-version-kind") or ():
+            if (gvk.get("group"), gvk.get("version"), gvk.get("kind")) == (group, version, kind):
+                return name
+    return ""
 
 
 class _Walker:
@@ -197,6 +219,9 @@ class _Walker:
         """The Go type a schema node decodes into, as Go's errors name it ("[]v1.Container",
         "map[string]string"). Named string and map types (types.UID, v1.ResourceList)
         leave no trace in the schema: they read as string and map[string]..."""
+        named = _GO_NAMES.get(id(node))
+        if named is not None and named[0] is node:
+            return named[1]
         p = self.plan(node)
         kind = p.kind
         if p.name and kind != _K_ARRAY:
@@ -250,12 +275,19 @@ class _Walker:
         _PLANS[id(node)] = out  # holds ``node``, so its id is not reused while cached
         return out
 
-    def prop_plans(self, r: dict[str, Any], props: dict[str, Any]) -> dict[str, _Plan]:
-        """The plan of each property of the object schema ``r``, worked out once."""
+    def prop_plans(self, r: dict[str, Any], props: dict[str, Any], name: str) -> dict[str, _Plan]:
+        """The plan of each property of the object schema ``r`` (definition ``name``),
+        worked out once; the named Go types of its fields are noted by schema node."""
         hit = _PROP_PLANS.get(id(r))
         if hit is not None and hit[0] is r:
             return hit[1]
         plans = {k: self.plan(node) for k, node in props.items()}
+        for key, go in _go_types().get(name, {}).items():
+            field_name, part = (key[:-2], key[-2:]) if key[-2:] in ("[]", "{}") else (key, "")
+            p = plans.get(field_name)
+            if p is not None:
+                node = p.node if not part else p.schema.get("items" if part == "[]" else "additionalProperties")
+                _GO_NAMES[id(node)] = (node, go)
         _PROP_PLANS[id(r)] = (r, plans)  # holds ``r``, so its id is not reused while cached
         return plans
 
@@ -289,16 +321,16 @@ class _Walker:
         elif kind == _K_INTEGER:
             if isinstance(v, bool) or not isinstance(v, int) or not p.lo <= v <= p.hi:
                 if isinstance(v, int | float) and not isinstance(v, bool):
-                    return self.range_error(go_path, v, p.int_format, struct)
-                return self.type_error(go_path, v, p.int_format, struct)
+                    return self.range_error(go_path, v, self.go_type(node), struct)
+                return self.type_error(go_path, v, self.go_type(node), struct)
         elif kind == _K_QUANTITY:
             return self.quantity(v)
         elif kind == _K_BOOLEAN:
             if not isinstance(v, bool):
-                return self.type_error(go_path, v, "bool", struct)
+                return self.type_error(go_path, v, self.go_type(node), struct)
         elif kind == _K_NUMBER:
             if isinstance(v, bool) or not isinstance(v, int | float):
-                return self.type_error(go_path, v, "float64", struct)
+                return self.type_error(go_path, v, self.go_type(node), struct)
         elif kind == _K_INTSTR:
             return self.int_or_string(v, go_path, struct)
         elif kind in (_K_TIME, _K_MICROTIME):
@@ -314,7 +346,7 @@ class _Walker:
         if isinstance(props, dict) and props:
             own = name.rpartition(".")[2] or struct
             embedded = _embedded(name)
-            plans = self.prop_plans(r, props)
+            plans = self.prop_plans(r, props, name)
             for k, item in v.items():
                 p = plans.get(k)
                 if p is not None and (item is None or _fits(item, p)):
@@ -407,7 +439,7 @@ def wire_errors(obj: dict[str, Any], api_version: str, kind: str) -> WireErrors 
         return None
     w = _Walker()
     try:
-        w.obj(obj, root, "", "", "", kind)  # the root struct is the kind's own type
+        w.obj(obj, root, _root_definition(api_version, kind), "", "", kind)
     except _Abort as e:
         return WireErrors(fatal="" if e.cause else e.message, type_error=e.cause)
     out = w.out

@@ -2,18 +2,22 @@
 answered by a live v1.37.2 kube-apiserver (``fieldValidation=Strict``) to the same body.
 
 Go names the innermost struct before the field path and the Go type after it. A named
-type (types.UID, v1.PodPhase, v1.ResourceList) is not in the OpenAPI schema, so the
-reference names its underlying type; no case below needs one.
+type (types.UID, v1.PodPhase, v1.ResourceList) is not in the OpenAPI schema: the
+reference reads it from ``go_types.json``, which ``tools/gotypes/extract.py`` writes from
+the v1.37.2 Go declarations.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+from importlib import resources
 from typing import Any
 
 import pytest
 
 from reference_impl.api import make_namespace
+from reference_impl.apiserver import schema
 from reference_impl.apiserver.server import APIServer
 from reference_impl.clock import SimClock
 from reference_impl.errors import BadRequest
@@ -33,6 +37,7 @@ _CLAIM: Obj = {
     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "x"}}]}},
 }  # fmt: skip
 _SECRET: Obj = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "p", "namespace": "default"}}
+_NAMESPACE: Obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}
 _DEPLOYMENT: Obj = {
     "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "p", "namespace": "default"},
     "spec": {
@@ -124,6 +129,22 @@ OTHER_KINDS = [
     (_with(_DEPLOYMENT, (("spec", "strategy"), {"rollingUpdate": {"maxSurge": True}})),
      _TYPE + "bool into Go struct field RollingUpdateDeployment.spec.strategy.rollingUpdate.maxSurge of type int32"),
 ]  # fmt: skip
+NAMED_TYPES = [
+    (_with(_POD, (("metadata", "ownerReferences"), [{"apiVersion": "v1", "kind": "X", "name": "n", "uid": 5}])),
+     _TYPE + "number into Go struct field OwnerReference.metadata.ownerReferences.uid of type types.UID"),
+    (_with(_POD, (("spec", "containers"), _c(resources={"requests": "x"}))),
+     _TYPE + "string into Go struct field ResourceRequirements.spec.containers.resources.requests of type v1.ResourceList"),
+    (_with(_POD, (("status",), {"phase": 5})),
+     _TYPE + "number into Go struct field PodStatus.status.phase of type v1.PodPhase"),
+    (_with(_POD, (("spec", "containers"), _c(ports=[{"containerPort": 80, "protocol": 7}]))),
+     _TYPE + "number into Go struct field ContainerPort.spec.containers.ports.protocol of type v1.Protocol"),
+    (_with(_SECRET, (("type",), 5)),  # a field of the kind's own struct
+     _TYPE + "number into Go struct field Secret.type of type v1.SecretType"),
+    (_with(_NAMESPACE, (("spec",), {"finalizers": [5]})),  # an element of []v1.FinalizerName
+     _TYPE + "number into Go struct field NamespaceSpec.spec.finalizers of type v1.FinalizerName"),
+    (_with(_NAMESPACE, (("spec",), {"finalizers": "x"})),
+     _TYPE + "string into Go struct field NamespaceSpec.spec.finalizers of type []v1.FinalizerName"),
+]  # fmt: skip
 
 
 def _server() -> APIServer:
@@ -141,7 +162,7 @@ def _rejection(body: Obj) -> BadRequest:
     return err.value
 
 
-@pytest.mark.parametrize(("body", "detail"), CASES + OTHER_KINDS)
+@pytest.mark.parametrize(("body", "detail"), CASES + OTHER_KINDS + NAMED_TYPES)
 def test_an_undecodable_create_gets_upstreams_message(body: Obj, detail: str) -> None:
     kind, version = body["kind"], body["apiVersion"].rpartition("/")[2]
     err = _rejection(body)
@@ -160,3 +181,16 @@ def test_status_and_update_writes_get_the_same_words() -> None:
         s.update(_with(pod, (("metadata", "labels"), {"a": 1})))
     assert err.value.message == _PREFIX + CASES[2][1]
     assert err.value.fields == ("metadata.labels",)
+
+
+def test_every_noted_go_type_names_a_field_the_schema_has() -> None:
+    # go_types.json is generated from Go sources: each entry must still meet the schema.
+    table = json.loads(
+        resources.files("reference_impl.apiserver").joinpath("go_types.json").read_text("utf-8")
+    )
+    defs = schema.definitions()
+    assert len(table) > 100
+    for definition, fields in table.items():
+        props = defs[definition]["properties"]
+        for key in fields:
+            assert key.removesuffix("[]").removesuffix("{}") in props, (definition, key)
