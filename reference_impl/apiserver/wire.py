@@ -217,8 +217,8 @@ class _Walker:
 
     def go_type(self, node: Any) -> str:
         """The Go type a schema node decodes into, as Go's errors name it ("[]v1.Container",
-        "map[string]string"). Named string and map types (types.UID, v1.ResourceList)
-        leave no trace in the schema: they read as string and map[string]..."""
+        "map[string]string"). A named type the schema cannot show (types.UID,
+        v1.ResourceList) comes from go_types.json, noted by ``prop_plans``."""
         named = _GO_NAMES.get(id(node))
         if named is not None and named[0] is node:
             return named[1]
