@@ -1,8 +1,8 @@
 """Helpers over ``metav1`` shapes: label selectors, quantities, names and conditions.
 
-Models ``k8s.io/apimachinery/pkg/labels``, ``pkg/api/resource`` and
-``pkg/util/validation`` closely enough that the reference accepts and rejects what the
-apiserver does for these shapes.
+Models ``k8s.io/apimachinery/pkg/labels`` and ``pkg/api/resource`` closely enough that the
+reference accepts and rejects what the apiserver does for these shapes; the name formats
+of ``pkg/util/validation`` (with upstream's texts) are ``api/formats.py``'s.
 """
 
 from __future__ import annotations
@@ -13,6 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
+
+from reference_impl.api.formats import (
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    label_key_errors,
+    label_value_errors,
+)
 
 __all__ = [
     "Requirement",
@@ -27,68 +34,6 @@ __all__ = [
     "selector_from_label_selector",
     "set_condition",
 ]
-
-_DNS1123_LABEL: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUB: Final = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-_QUALIFIED: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE: Final = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-
-
-def dns1123_label_errors(value: str) -> list[str]:
-    """Why ``value`` is not an RFC 1123 label (empty list when it is one)."""
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _DNS1123_LABEL.match(value):
-        errs.append(
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
-            "'-', and must start and end with an alphanumeric character"
-        )
-    return errs
-
-
-def dns1123_subdomain_errors(value: str) -> list[str]:
-    """Why ``value`` is not an RFC 1123 subdomain (empty list when it is one)."""
-    errs = []
-    if len(value) > 253:
-        errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUB.match(value):
-        errs.append(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-            "'-' or '.', and must start and end with an alphanumeric character"
-        )
-    return errs
-
-
-def label_key_errors(key: str) -> list[str]:
-    """Why ``key`` is not a qualified name such as ``example.com/rack``."""
-    if key.count("/") > 1:
-        return ["a qualified name must have at most one '/', after an optional DNS subdomain prefix"]
-    prefix, slash, name = key.rpartition("/")
-    errs = []
-    if slash and not prefix:
-        errs.append("prefix part must be non-empty")  # IsQualifiedName: "/name" is invalid
-    elif prefix:
-        errs += [f"prefix part {e}" for e in dns1123_subdomain_errors(prefix)]
-    if not name or len(name) > 63 or not _QUALIFIED.match(name):
-        errs.append(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', must start and "
-            "end with an alphanumeric character, and be at most 63 characters"
-        )
-    return errs
-
-
-def label_value_errors(value: str) -> list[str]:
-    """Why ``value`` is not a valid label value."""
-    if len(value) > 63 or not _LABEL_VALUE.match(value):
-        return [
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', "
-            "'_' or '.', and must start and end with an alphanumeric character (at most 63)"
-        ]
-    return []
-
 
 _SUFFIX: Final[dict[str, Decimal]] = {
     "": Decimal(1),

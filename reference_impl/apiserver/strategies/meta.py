@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from reference_impl.api.meta import (
+from reference_impl.api.formats import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
     label_key_errors,
@@ -50,8 +50,7 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
         # ValidateClusterTrustBundleUpdate runs the whole create validation (the name
         # against the new signer) again; other kinds check the name on create only.
         causes += [
-            Cause("metadata.name", "FieldValueInvalid", f"Invalid value: {name!r}: {e}")
-            for e in name_errors(info.kind, name, False, obj)
+            fe.invalid("metadata.name", name, e) for e in name_errors(info.kind, name, False, obj)
         ]
     generate = str(meta.get("generateName") or "")
     if generate and old is None and info.kind not in _GENERATE_NAME_UNCHECKED:
@@ -141,10 +140,7 @@ def labels_causes(labels: dict[str, Any], path: str) -> list[Cause]:
     """``ValidateLabels``: key and value errors both name the map at ``path``."""
     causes: list[Cause] = []
     for k, v in sorted(labels.items()):
-        causes += [
-            Cause(path, "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
-            for e in label_key_errors(k)
-        ]
+        causes += [fe.invalid(path, k, e) for e in label_key_errors(k)]
         causes += [fe.invalid(path, str(v), e) for e in label_value_errors(str(v))]
     return causes
 
@@ -153,10 +149,7 @@ def annotations_causes(annotations: dict[str, Any], path: str) -> list[Cause]:
     """``ValidateAnnotations``: qualified-name keys and at most 256 KiB in all."""
     causes: list[Cause] = []
     for k in sorted(annotations):
-        causes += [
-            Cause(path, "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
-            for e in label_key_errors(k)
-        ]
+        causes += [fe.invalid(path, k, e) for e in label_key_errors(k)]
     if sum(len(k) + len(str(v)) for k, v in annotations.items()) > _ANNOTATIONS_MAX:
         causes.append(
             Cause(path, "FieldValueTooLong", "Too long: must have at most 262144 bytes")

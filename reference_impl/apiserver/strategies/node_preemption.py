@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from reference_impl.api.formats import label_key_errors
 from reference_impl.apiserver.registry import Context, preparer, validator
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.formats import label_key_errors
 from reference_impl.errors import Cause
 
 __all__ = ["drop_pod_preemption_policy", "validate_pod_preemption_policy"]

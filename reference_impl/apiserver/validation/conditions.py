@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from reference_impl.api.formats import label_key_errors, regex_error
 from reference_impl.apiserver.validation import field as f
-from reference_impl.apiserver.validation.formats import label_key_errors, regex_error
 from reference_impl.errors import Cause
 
 __all__ = ["condition", "conditions"]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.apiserver.validation import field as f
-from reference_impl.apiserver.validation.formats import (
+from reference_impl.api.formats import (
     dns1123_subdomain_errors,
     label_key_errors,
     label_value_errors,
 )
+from reference_impl.apiserver.validation import field as f
 from reference_impl.errors import Cause
 
 __all__ = ["node_selector", "node_selector_term"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from reference_impl.api.formats import label_key_errors, label_value_errors
 from reference_impl.apiserver.validation import field as f
-from reference_impl.apiserver.validation.formats import label_key_errors, label_value_errors
 from reference_impl.apiserver.validation.resource.claim import MAX_ITEMS, selectors
 from reference_impl.apiserver.validation.resource.config import device_configuration
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list, validate_slice

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from reference_impl.apiserver.validation import field as f
-from reference_impl.apiserver.validation.formats import (
+from reference_impl.api.formats import (
     c_identifier_errors,
     dns1123_label_errors,
     dns1123_subdomain_errors,
     label_key_errors,
     uuid_ok,
 )
+from reference_impl.apiserver.validation import field as f
 from reference_impl.errors import Cause
 
 __all__ = [

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from reference_impl.api.formats import label_value_errors
 from reference_impl.apiserver.validation import field as f
 from reference_impl.apiserver.validation.conditions import conditions
-from reference_impl.apiserver.validation.formats import label_value_errors
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list, validate_slice
 from reference_impl.apiserver.validation.resource.names import (
     dns_label,
