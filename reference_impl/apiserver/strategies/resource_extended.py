@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any, Final
 
+from reference_impl.api.formats import regex_error
 from reference_impl.apiserver.registry import Context, validator
 from reference_impl.errors import Cause
 
@@ -30,18 +31,10 @@ _DNS1123_MSG: Final = ("a lowercase RFC 1123 subdomain must consist of lower cas
                        "characters, '-' or '.', and must start and end with an alphanumeric character")
 
 
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """``validation.RegexError``."""
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
 def _subdomain_errors(value: str) -> list[str]:
     errs = ["must be no more than 253 bytes"] if len(value) > 253 else []
     if not _DNS1123.match(value):
-        errs.append(_regex_error(_DNS1123_MSG, _DNS1123_FMT, "example.com"))
+        errs.append(regex_error(_DNS1123_MSG, _DNS1123_FMT, "example.com"))
     return errs
 
 
@@ -50,7 +43,7 @@ def _qualified_name_errors(value: str) -> list[str]:
     parts = value.split("/")
     errs: list[str] = []
     if len(parts) > 2:
-        return ["a valid label key " + _regex_error(_QUALIFIED_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc")
+        return ["a valid label key " + regex_error(_QUALIFIED_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc")
                 + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     name = parts[-1]
     if len(parts) == 2:
@@ -63,7 +56,7 @@ def _qualified_name_errors(value: str) -> list[str]:
     elif len(name) > 63:
         errs.append("name part must be no more than 63 bytes")
     if not _QUALIFIED.match(name):
-        errs.append("name part " + _regex_error(_QUALIFIED_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc"))
+        errs.append("name part " + regex_error(_QUALIFIED_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc"))
     return errs
 
 
