@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
+from reference_impl.scheduler.framework.node_memo import NodeList
 from reference_impl.scheduler.framework.registry import SharedLister
 from reference_impl.scheduler.framework.types import NodeIndex, NodeInfo, PodInfo, pod_key
 
 __all__ = ["SchedulerCache"]
 
 Obj = dict[str, Any]
+_LOG_LIMIT: Final = 50_000  # NodeInfo changes kept for memos by position (node_memo)
 
 
 class SchedulerCache:
@@ -30,7 +32,7 @@ class SchedulerCache:
     def __init__(self) -> None:
         self._nodes: dict[str, NodeInfo] = {}
         self._names: list[str] = []  # sorted names of nodes whose Node object exists
-        self._ordered: list[NodeInfo] | None = None
+        self._ordered: NodeList | None = None
         self._pods: dict[str, PodInfo] = {}  # key -> the version accounted on its node
         self._assumed: set[str] = set()
         self.index = NodeIndex()  # nodes with affinity pods, image existence
@@ -40,7 +42,9 @@ class SchedulerCache:
     def node_infos(self) -> Sequence[NodeInfo]:
         """Nodes (with a Node object) sorted by name."""
         if self._ordered is None:
-            self._ordered = [self._nodes[n] for n in self._names]
+            self._ordered = NodeList((self._nodes[n] for n in self._names), self.index)
+        if len(self.index.changed) > _LOG_LIMIT:
+            self.index.changed = []  # memos by position see a new log and start over
         return self._ordered
 
     def get(self, node_name: str) -> NodeInfo | None:

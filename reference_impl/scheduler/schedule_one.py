@@ -20,6 +20,7 @@ from reference_impl.scheduler.framework.batch import BatchFilterPlugin
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError
 from reference_impl.scheduler.framework.interface import OK, Code, FilterPlugin, Status
+from reference_impl.scheduler.framework.node_memo import rotated
 from reference_impl.scheduler.framework.runtime import Framework
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.nominator import Nominator
@@ -156,7 +157,7 @@ class PodScheduler:
         filters = self._fw.active_filters(state)
         start = self.next_start_node_index % n
         if not filters:
-            return [nodes[(start + i) % n] for i in range(to_find)], OK
+            return rotated(nodes, start, to_find), OK
         batch = self._fw.batch_filters(filters)
         feasible: list[NodeInfo] = []
         pos, processed = 0, n
@@ -167,7 +168,7 @@ class PodScheduler:
         # Chunks of exactly the nodes still needed: the sequential search would visit every
         # one of them, so the visited set (and next_start_node_index) is unchanged.
         while pos < n:
-            chunk = _rotated(nodes, start + pos, min(to_find - len(feasible), n - pos))
+            chunk = rotated(nodes, start + pos, min(to_find - len(feasible), n - pos))
             suspects, rest, lone = _suspects(state, pod, chunk, filters, batch)
             if not suspects and not rest:
                 feasible.extend(chunk)
@@ -195,6 +196,9 @@ class PodScheduler:
                 processed = pos
                 break
         self.next_start_node_index = (start + processed) % n
+        if len(feasible) == pos:
+            # Every visited node passed: one window, so scores memoised by position apply.
+            feasible = chunk if len(chunk) == pos else rotated(nodes, start, pos)
         return feasible, OK
 
     def _record_certain(
@@ -229,14 +233,6 @@ class PodScheduler:
         return Status(Code.ERROR, (f'running Filter plugin "{name}": {s.message()}',), name)
 
 
-
-
-def _rotated(nodes: Sequence[NodeInfo], at: int, count: int) -> list[NodeInfo]:
-    """``count`` nodes from index ``at`` (mod len), wrapping around."""
-    n = len(nodes)
-    a = at % n
-    b = a + count
-    return list(nodes[a:b]) if b <= n else [*nodes[a:], *nodes[: b - n]]
 
 
 def _suspects(

@@ -171,7 +171,7 @@ class NodeIndex:
     ``HavePodsWithRequiredAntiAffinityList``, image existence), so plugins visit only the
     nodes that matter instead of every node each cycle."""
 
-    __slots__ = ("affinity", "anti_affinity", "cordoned", "image_nodes", "tainted")
+    __slots__ = ("affinity", "anti_affinity", "changed", "cordoned", "image_nodes", "tainted")
 
     def __init__(self) -> None:
         self.affinity: dict[str, NodeInfo] = {}
@@ -181,6 +181,9 @@ class NodeIndex:
         # and NodeUnschedulable filters can vouch for a whole chunk without visiting it.
         self.tainted: set[str] = set()
         self.cordoned: set[str] = set()
+        # Every NodeInfo change in order (upstream's most-recently-updated list), so memos
+        # by position learn which nodes changed without visiting all of them (node_memo).
+        self.changed: list[NodeInfo] = []
 
     def sorted_affinity(self) -> list[NodeInfo]:
         """Nodes with a pod that has any inter-pod term, by name."""
@@ -259,7 +262,12 @@ class NodeInfo:
         images = _images(node)
         if images != self.images:
             self.set_images(images)
+        self._bump()
+
+    def _bump(self) -> None:
         self.generation = _next_generation()
+        if self.index is not None:
+            self.index.changed.append(self)
 
     def set_images(self, images: dict[str, int]) -> None:
         """Take the node's image list, keeping the index's image -> nodes map current."""
@@ -286,7 +294,7 @@ class NodeInfo:
             self._add_affinity(info)
         if info.ports:
             self.pods_with_ports[info.key] = info
-        self.generation = _next_generation()
+        self._bump()
 
     def _add_affinity(self, info: PodInfo) -> None:
         if not info.affinity.any():
@@ -319,7 +327,7 @@ class NodeInfo:
             self._remove_affinity(key)
         if self.pods_with_ports:
             self.pods_with_ports.pop(key, None)
-        self.generation = _next_generation()
+        self._bump()
         return True
 
     def __repr__(self) -> str:

@@ -26,7 +26,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
-from reference_impl.scheduler.framework.node_memo import memoised
+from reference_impl.scheduler.framework.node_memo import NodeMemo
 from reference_impl.scheduler.framework.pod_resources import pod_requests
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, Resource, is_scalar_resource_name
@@ -81,7 +81,7 @@ class BalancedAllocation:
         self._names = tuple(n for n, _ in args.resources)
         self._default = self._names == ("cpu", "memory")
         # NodeInfo -> (generation, score) for the requests in _memo_reqs
-        self._memo: dict[int, int] = {}  # NodeInfo generation -> score (node_memo)
+        self._memo: NodeMemo[int] = NodeMemo()  # scores for _memo_reqs (node_memo)
         self._memo_reqs: tuple[int, ...] = ()
 
     def name(self) -> str:
@@ -127,14 +127,15 @@ class BalancedAllocation:
         """``score`` for many nodes in one loop (BatchScorePlugin); cpu and memory only.
 
         A node's score depends only on its NodeInfo and the pod's requests, so it is
-        memoised by node generation for the current requests (node_memo).
+        memoised by node (node_memo) for the current requests.
         """
         st = state.try_read(_PRE_SCORE)
         if st is None or not self._default:
             return None
         reqs = st.requests
         if reqs != self._memo_reqs:
-            self._memo, self._memo_reqs = {}, reqs
+            self._memo.reset()
+            self._memo_reqs = reqs
         want_c, want_m = reqs
         top = MAX_NODE_SCORE
 
@@ -149,7 +150,7 @@ class BalancedAllocation:
             d = int((1 - abs(fc - fm) / 2) * top) - int((1 - abs(gc - gm) / 2) * top) + _HALF
             return _HALF + (d // 2 if d >= 0 else -((-d) // 2))
 
-        return memoised(self._memo, nodes, balanced)
+        return self._memo.read(nodes, balanced)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""

@@ -29,7 +29,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
-from reference_impl.scheduler.framework.node_memo import memoised
+from reference_impl.scheduler.framework.node_memo import NodeMemo
 from reference_impl.scheduler.framework.placement import (
     PlacementScorePlugin,
     PodGroupAssignments,
@@ -163,10 +163,10 @@ class NodeResourcesFit:
         self._req = Resource()
         self._nz_cpu = self._nz_mem = 0
         self._dra = dra  # DRA-EXT: extended resources backed by DeviceClasses
-        # NodeInfo generation -> verdict / score for the requests in the key (node_memo).
-        self._fits: dict[int, bool] = {}
+        # Verdicts / scores for the requests in the key (node_memo).
+        self._fits: NodeMemo[bool] = NodeMemo()
         self._fits_key: tuple[int, int, int] = (-1, -1, -1)
-        self._scores: dict[int, int] = {}
+        self._scores: NodeMemo[int] = NodeMemo()
         self._scores_key: tuple[int, int] = (-1, -1)
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes fit by their delta.
         self._resize_preemption = resize_preemption
@@ -223,7 +223,8 @@ class NodeResourcesFit:
             return None
         key = (req.milli_cpu, req.memory, req.ephemeral_storage)
         if key != self._fits_key:
-            self._fits, self._fits_key = {}, key
+            self._fits.reset()
+            self._fits_key = key
         cpu, mem, eph = key
 
         def fits(ni: NodeInfo) -> bool:
@@ -235,7 +236,7 @@ class NodeResourcesFit:
                 and eph <= a.ephemeral_storage - u.ephemeral_storage
             )
 
-        verdicts = memoised(self._fits, nodes, fits)
+        verdicts = self._fits.read(nodes, fits)
         if False not in verdicts:
             return set()
         return set(compress(range(len(verdicts)), map(not_, verdicts)))
@@ -280,7 +281,8 @@ class NodeResourcesFit:
             self._requests(state)
         nz_c, nz_m, top = self._nz_cpu, self._nz_mem, MAX_NODE_SCORE
         if (nz_c, nz_m) != self._scores_key:
-            self._scores, self._scores_key = {}, (nz_c, nz_m)
+            self._scores.reset()
+            self._scores_key = (nz_c, nz_m)
 
         def least_allocated(ni: NodeInfo) -> int:
             alloc, used = ni.allocatable, ni.non_zero_requested
@@ -290,7 +292,7 @@ class NodeResourcesFit:
             m = (cap_m - want_m) * top // cap_m if 0 < cap_m and want_m <= cap_m else 0
             return (c + m) // 2
 
-        return memoised(self._scores, nodes, least_allocated)
+        return self._scores.read(nodes, least_allocated)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""
