@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
 
 from reference_impl.scheduler.framework.node_memo import NodeList
 from reference_impl.scheduler.framework.registry import SharedLister
@@ -23,7 +23,6 @@ from reference_impl.scheduler.framework.types import NodeIndex, NodeInfo, PodInf
 __all__ = ["SchedulerCache"]
 
 Obj = dict[str, Any]
-_LOG_LIMIT: Final = 50_000  # NodeInfo changes kept for memos by position (node_memo)
 
 
 class SchedulerCache:
@@ -43,8 +42,6 @@ class SchedulerCache:
         """Nodes (with a Node object) sorted by name."""
         if self._ordered is None:
             self._ordered = NodeList((self._nodes[n] for n in self._names), self.index)
-        if len(self.index.changed) > _LOG_LIMIT:
-            self.index.changed = []  # memos by position see a new log and start over
         return self._ordered
 
     def get(self, node_name: str) -> NodeInfo | None:

@@ -27,6 +27,7 @@ from reference_impl.scheduler.framework.taints import (
 )
 
 __all__ = [
+    "CHANGE_LOG_LIMIT",
     "HostPort",
     "NodeIndex",
     "NodeInfo",
@@ -43,6 +44,7 @@ Obj = dict[str, Any]
 _NON_MISSING: Final = {"cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": DEFAULT_MEMORY_REQUEST}
 _BASE: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
 _NO_TERMS: Final = parse_affinity_terms({"spec": {}})
+CHANGE_LOG_LIMIT: Final = 50_000  # NodeInfo changes a NodeIndex keeps (node_memo)
 
 
 def pod_key(pod: Obj) -> str:
@@ -185,6 +187,12 @@ class NodeIndex:
         # by position learn which nodes changed without visiting all of them (node_memo).
         self.changed: list[NodeInfo] = []
 
+    def note_change(self, ni: NodeInfo) -> None:
+        """Log a change; a full log starts over as a new list, which memos notice."""
+        if len(self.changed) >= CHANGE_LOG_LIMIT:
+            self.changed = []
+        self.changed.append(ni)
+
     def sorted_affinity(self) -> list[NodeInfo]:
         """Nodes with a pod that has any inter-pod term, by name."""
         return [self.affinity[n] for n in sorted(self.affinity) if self.affinity[n].node is not None]
@@ -267,7 +275,7 @@ class NodeInfo:
     def _bump(self) -> None:
         self.generation = _next_generation()
         if self.index is not None:
-            self.index.changed.append(self)
+            self.index.note_change(self)
 
     def set_images(self, images: dict[str, int]) -> None:
         """Take the node's image list, keeping the index's image -> nodes map current."""

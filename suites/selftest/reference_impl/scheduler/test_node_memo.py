@@ -10,8 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reference_impl.api import make_node, make_pod
-from reference_impl.scheduler import cache as cache_module
 from reference_impl.scheduler.cache import SchedulerCache
+from reference_impl.scheduler.framework import types
 from reference_impl.scheduler.framework.node_memo import NodeMemo, NodeWindow, rotated
 from reference_impl.scheduler.framework.types import NodeInfo
 
@@ -56,7 +56,7 @@ def test_reads_by_position_equal_computing_every_node(ops: list[tuple[str, int, 
         return _seen(ni)
 
     bound: dict[int, list[str]] = {}
-    with mock.patch.object(cache_module, "_LOG_LIMIT", limit):
+    with mock.patch.object(types, "CHANGE_LOG_LIMIT", limit):
         for step, (op, i, arg) in enumerate(ops):
             name = f"n{i}"
             if op == "pod":
