@@ -37,9 +37,9 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
     return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
 
 
-def _max_len(n: int) -> str:
-    # util/validation's wording, which the handwritten rules use
-    return f"must be no more than {n} characters"
+def _max_len(n: int, unit: str = "characters") -> str:
+    # util/validation says characters; api/validate/content (declarative rules) says bytes
+    return f"must be no more than {n} {unit}"
 
 
 def dns1123_label_errors(value: str) -> list[str]:
@@ -55,8 +55,8 @@ def dns1123_label_errors(value: str) -> list[str]:
     return errs
 
 
-def dns1123_subdomain_errors(value: str, caseless: bool = False) -> list[str]:
-    errs = [_max_len(253)] if len(value) > 253 else []
+def dns1123_subdomain_errors(value: str, caseless: bool = False, unit: str = "characters") -> list[str]:
+    errs = [_max_len(253, unit)] if len(value) > 253 else []
     if caseless and not _SUB_CASELESS_RE.match(value):
         errs.append(regex_error(
             "an RFC 1123 subdomain must consist of alphanumeric characters, '-' or '.', and "
@@ -69,8 +69,9 @@ def dns1123_subdomain_errors(value: str, caseless: bool = False) -> list[str]:
     return errs
 
 
-def label_key_errors(value: str) -> list[str]:
-    """``content.IsLabelKey`` (also metav1 ``ValidateLabelName``)."""
+def label_key_errors(value: str, unit: str = "characters") -> list[str]:
+    """``content.IsLabelKey`` (also metav1 ``ValidateLabelName``); with ``unit="bytes"``
+    ``content.IsQualifiedName`` as the declarative rules call it."""
     parts = value.split("/")
     errs: list[str] = []
     if len(parts) > 2:
@@ -81,11 +82,11 @@ def label_key_errors(value: str) -> list[str]:
         if not parts[0]:
             errs.append("prefix part must be non-empty")
         else:
-            errs += [f"prefix part {m}" for m in dns1123_subdomain_errors(parts[0])]
+            errs += [f"prefix part {m}" for m in dns1123_subdomain_errors(parts[0], unit=unit)]
     if not name:
         errs.append("name part must be non-empty")
     elif len(name) > 63:
-        errs.append(f"name part {_max_len(63)}")
+        errs.append(f"name part {_max_len(63, unit)}")
     if not _KEY_RE.match(name):
         errs.append("name part " + regex_error(_KEY_MSG, _KEY_FMT, "MyName", "my.name", "123-abc"))
     return errs
