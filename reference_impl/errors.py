@@ -45,10 +45,16 @@ class ApiError(Exception):
 
     code: int = 500
     reason: str = "InternalError"
+    causes: tuple[Cause, ...] = ()  # metav1.Status details.causes; most errors have none
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The field paths of all causes, in the order they were found."""
+        return tuple(c.field for c in self.causes)
 
 
 class BadRequest(ApiError):
@@ -62,11 +68,6 @@ class BadRequest(ApiError):
     def __init__(self, message: str, causes: list[Cause] | None = None) -> None:
         super().__init__(message)
         self.causes = tuple(causes or ())
-
-    @property
-    def fields(self) -> tuple[str, ...]:
-        """The field paths of all causes, in the order they were found."""
-        return tuple(c.field for c in self.causes)
 
 
 class Forbidden(ApiError):
@@ -123,11 +124,6 @@ class Invalid(ApiError):
         self.causes = tuple(causes)
         detail = "; ".join(str(c) for c in causes)
         super().__init__(f'{kind} "{name}" is invalid: {detail}')
-
-    @property
-    def fields(self) -> tuple[str, ...]:
-        """The field paths of all causes, in the order they were found."""
-        return tuple(c.field for c in self.causes)
 
 
 class TooManyRequests(ApiError):
