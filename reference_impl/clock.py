@@ -111,8 +111,8 @@ class Timer:
 class SimClock:
     """The simulated clock: ``now``, ``call_at``/``call_later``, ``step`` and ``run``."""
 
-    def __init__(self) -> None:
-        self._now = Instant(0)
+    def __init__(self, start: Instant = Instant(0)) -> None:
+        self._now = start  # 0 is EPOCH_UNIX_SECONDS; a test may start at a chosen time
         self._seq = 0
         self._heap: list[tuple[int, int, int, Timer]] = []
 

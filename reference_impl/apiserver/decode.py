@@ -171,11 +171,18 @@ def annotations_bump(info: ResourceInfo, obj: Obj, old: Obj) -> bool:
     return bool(obj["metadata"].get("annotations") != old["metadata"].get("annotations"))
 
 
+# rest.BeforeUpdate keeps these only where the stored object has them; a write that
+# sets one the stored object lacks reaches ValidateObjectMetaUpdate, which refuses it.
+_KEPT_IF_STORED: Final = ("deletionTimestamp", "deletionGracePeriodSeconds")
+
+
 def carry_meta(old: Obj, obj: Obj) -> None:
     """Keep the server-set metadata of the stored object on an update."""
     om, nm = old["metadata"], obj["metadata"]
     for k in SERVER_META:
         if k in om:
-            nm[k] = om[k]
-        else:
+            # BeforeUpdate restores a grace period only when the write drops it.
+            if k != "deletionGracePeriodSeconds" or nm.get(k) is None:
+                nm[k] = om[k]
+        elif k not in _KEPT_IF_STORED:
             nm.pop(k, None)

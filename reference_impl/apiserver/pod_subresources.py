@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any, Final
 
-from reference_impl.apiserver import keys
+from reference_impl.apiserver import conversion, keys
 from reference_impl.apiserver.admission.pod_resize import validate_pod_resize
 from reference_impl.apiserver.admission.pod_topology_labels import topology_labels
 from reference_impl.apiserver.admission.resource_quota import ResourceQuotaAdmission
 from reference_impl.apiserver.decode import schema_causes
-from reference_impl.apiserver.registry import Operation
-from reference_impl.apiserver.strategies.core import pod_qos_class, resize_policy_causes
-from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.registry import Context, Operation, strategy_for
+from reference_impl.apiserver.strategies.pod_level_defaults import default_pod_level_resources
+from reference_impl.apiserver.validation.pod_resize import (
+    drop_non_resize_updates,
+    pod_resize_causes,
+)
 from reference_impl.clock import rfc3339
 from reference_impl.errors import Cause, Conflict, Invalid, MethodNotAllowed, NotFound
-from reference_impl.features import FeatureGates
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.server import APIServer
@@ -26,94 +27,36 @@ Obj = dict[str, Any]
 MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
 
 
-def _qos(spec: Obj, containers: dict[str, Obj], gates: FeatureGates) -> str:
-    return pod_qos_class({**spec, "containers": list(containers.values())}, gates)
-
-
-def _non_resizable(old: Obj | None, new: Obj | None) -> bool:
-    """Whether a resize changes a resource other than cpu and memory."""
-    if new is None:
-        return False
-    for part in ("requests", "limits"):
-        a, b = (old or {}).get(part) or {}, new.get(part) or {}
-        if any(a.get(k) != b.get(k) for k in set(a) | set(b) if k not in ("cpu", "memory")):
-            return True
-    return False
-
-
-def _unresizable(pod: Obj) -> Cause | None:
-    """``ValidatePodResize``'s early refusals: static (mirror) and Windows pods."""
-    if MIRROR_ANNOTATION in (pod["metadata"].get("annotations") or {}):
-        return fe.forbidden("", "static pods cannot be resized")
-    if ((pod["spec"].get("os") or {}).get("name")) == "windows":
-        return fe.forbidden("", "windows pods cannot be resized")
-    return None
-
-
-def _node_supports_resize(pod: Obj) -> bool:
-    """``isPodResizeRequestSupported``: the first running container reports resources (a
-    kubelet without in-place resize does not); with none running, assume it does."""
-    for c in (pod.get("status") or {}).get("containerStatuses") or ():
-        if (c.get("state") or {}).get("running") is not None:
-            return c.get("resources") is not None
-    return True
-
-
-def _default_requests(c: Obj) -> None:
-    """The body's decoding defaults (SetDefaults_Pod): a limit without a request is both."""
-    res = c.get("resources")
-    if isinstance(res, dict) and isinstance(res.get("limits"), dict) and res["limits"]:
-        res["requests"] = {**res["limits"], **(res.get("requests") or {})}
+def _prior_causes(srv: APIServer, new: Obj, ctx: Context) -> list[Cause]:
+    """``validatePodMetadataAndSpec``: the pod's own rules, as on create."""
+    causes = schema_causes(new)
+    for v in strategy_for("Pod").validators:
+        causes += v(new, None, ctx)
+    return causes
 
 
 def resize(srv: APIServer, manifest: Obj) -> Obj:
-    """``APIServer.resize``: only container resources and resizePolicy may change."""
+    """``APIServer.resize``: ``podResizeStrategy`` keeps only the container resources and
+    resize policies (and pod-level resources) of the body; ``ValidatePodResize`` judges them."""
     d = srv._decode(manifest)
     if d.info.kind != "Pod":
         raise MethodNotAllowed(f"{d.info.group_resource} has no resize subresource")
-    obj = d.obj
-    meta = obj["metadata"]
-    key, old = srv._current(d.info, meta)
-    refused = _unresizable(old)
-    if refused is not None:
-        raise Invalid("Pod", meta.get("name", ""), [refused])
-    new = copy.deepcopy(old)
-    causes: list[Cause] = []
-    new_cs = {c["name"]: c for c in new["spec"].get("containers") or []}
-    for i, c in enumerate((obj.get("spec") or {}).get("containers") or []):
-        target = new_cs.get(c.get("name", ""))
-        if target is None:
-            causes.append(
-                Cause(f"spec.containers[{i}].name", "FieldValueNotFound", "container not found")
-            )
-            continue
-        if _non_resizable(target.get("resources"), c.get("resources")):
-            causes.append(
-                Cause("spec", "FieldValueForbidden", "only cpu and memory resources are mutable")
-            )
-        for f in ("resources", "resizePolicy"):
-            if f in c:
-                target[f] = copy.deepcopy(c[f])
-        _default_requests(target)
+    key, old = srv._current(d.info, d.obj["metadata"])
     ctx = srv._context("resize")
+    for default in strategy_for("Pod").defaulters:  # the body's decoding defaults
+        default(d.obj, ctx)
+    new = drop_non_resize_updates(d.obj, old, srv.gates)
+    default_pod_level_resources(new["spec"], srv.gates)
     # Mutating admission (LimitRanger's defaults) sees the resized spec; only container
     # resources survive the resize strategy, so the throwaway metadata drops its annotation.
     view = {"metadata": {"name": old["metadata"]["name"], "namespace": old["metadata"].get("namespace")},
             "spec": new["spec"]}  # fmt: skip
     for plugin in srv.admission:
         plugin.admit(Operation.UPDATE, d.info, view, old, ctx)
-    qos = (old.get("status") or {}).get("qosClass")
-    if qos not in (None, _qos(old["spec"], new_cs, srv.gates)):
-        msg = f'Invalid value: "{qos}": Pod QOS Class may not change as a result of resizing'
-        causes.append(Cause("spec", "FieldValueInvalid", msg))
-    if not _node_supports_resize(old):
-        causes.append(fe.forbidden("spec", "Pod running on node without support for resize"))
-    new["spec"]["containers"] = [new_cs[c["name"]] for c in old["spec"]["containers"]]
-    for i, c in enumerate(new["spec"]["containers"]):
-        causes += resize_policy_causes(c, f"spec.containers[{i}]")
-    causes += schema_causes(new)
+    name = old["metadata"].get("name", "")
+    causes = pod_resize_causes(new, old, srv.gates, _prior_causes(srv, new, ctx))
     if causes:
-        raise Invalid("Pod", meta.get("name", ""), causes)
+        raise Invalid("Pod", name, conversion.wire_causes(causes, d.info, d.api_version))
     # Validating admission in upstream's order: LimitRanger, PodResizeValidator, then
     # ResourceQuota last (it charges the resize, so only once the others have passed).
     quota = [p for p in srv.admission if isinstance(p, ResourceQuotaAdmission)]

@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.clock import Instant
 from reference_impl.errors import Cause
 from reference_impl.features import FeatureGates
 
@@ -53,6 +54,9 @@ class Context:
     # change. Without them (tests, controllers) the lister reads are plain get and list.
     shared_get: Callable[[str, str, str, str | None], Obj | None] | None = None
     shared_list: Callable[[str, str, str | None], builtins.list[Obj]] | None = None
+    # The apiserver's clock (upstream hands some validators a PassiveClock); None where no
+    # apiserver is behind the context, and the rules that need it are skipped.
+    now: Instant | None = None
 
     def lister_get(self, api_version: str, kind: str, name: str, ns: str | None) -> Obj | None:
         """The object from the lister (read-only), or None."""

@@ -144,7 +144,7 @@ class APIServer:
 
     def _context(self, subresource: str = "") -> Context:
         return Context(self.gates, self.try_get, self._list_any, subresource,
-                       self._shared_get, self._shared_list)  # fmt: skip
+                       self._shared_get, self._shared_list, self.clock.now())  # fmt: skip
 
     # -- listers: decoded once per stored revision, shared with admission read-only -----
 

@@ -18,6 +18,8 @@ from reference_impl.apiserver.quota.resources import from_wire, q_add
 from reference_impl.apiserver.quota.types import ResourceList
 
 __all__ = [
+    "aggregate_container_limits",
+    "aggregate_container_requests",
     "compute_pod_qos",
     "get_pod_qos",
     "is_pod_level_requests_set",
@@ -146,6 +148,16 @@ def _aggregate(pod: Obj, use_status: bool, get: _Getter) -> ResourceList:
         _max_into(init, step)
     _max_into(total, init)
     return total
+
+
+def aggregate_container_requests(pod: Obj) -> ResourceList:
+    """``AggregateContainerRequests`` without options: the containers' spec requests."""
+    return _aggregate(pod, False, _spec("requests"))
+
+
+def aggregate_container_limits(pod: Obj) -> ResourceList:
+    """``AggregateContainerLimits`` without options: the containers' spec limits."""
+    return _aggregate(pod, False, _spec("limits"))
 
 
 def pod_requests(pod: Obj, *, use_status: bool, pod_level: bool) -> ResourceList:

@@ -26,6 +26,7 @@ from reference_impl.apiserver.strategies import (
     node_cidrs,  # Node podCIDRs
     node_preemption,  # Node spec.podPreemptionPolicy (KEP-5836)
     pod_containers,  # container ports, env, dnsPolicy
+    pod_level_defaults,  # pod-level resources defaulted on create
     policy,  # PodDisruptionBudget
     pvc_status,  # PersistentVolumeClaim /status
     resource,  # DRA (resource.k8s.io)
@@ -69,6 +70,7 @@ __all__ = [
     "node_cidrs",
     "node_preemption",
     "pod_containers",
+    "pod_level_defaults",
     "policy",
     "pvc_status",
     "resource",

@@ -39,6 +39,8 @@ MAX_TRUST_BUNDLE_SIZE: Final = 1024 * 1024  # certificates.MaxTrustBundleSize
 _ANNOTATIONS_MAX: Final = 256 * 1024  # TotalAnnotationSizeLimitB
 _PEM: Final = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
 _CURVE_NAMES: Final = {"secp256r1": "ECDSAP256", "secp384r1": "ECDSAP384", "secp521r1": "ECDSAP521"}
+_GO_CURVE_NAMES: Final = {"secp224r1": "P-224"}  # elliptic.Curve.Params().Name
+MAX_STUB_PKCS10_SIZE: Final = 10 * 1024  # certificates.MaxStubPKCS10RequestSize
 
 
 def key_type_of(public_key: Any) -> str | None:
@@ -111,32 +113,56 @@ def _pcr_create_causes(spec: Obj) -> list[Cause]:
         causes += _stub_causes(str(stub))
     elif not (not stub and key and proof):
         causes.append(
-            fe.invalid("spec", "", "exactly one of (stubPKCS10Request) or (pkixPublicKey, proofOfPossession) must be set")
+            fe.invalid("spec", fe.OMIT, "exactly one of (stubPKCS10Request) or (pkixPublicKey, proofOfPossession) must be set")
         )
     return causes
 
 
+def _stub_key_causes(path: str, pub: Any) -> list[Cause]:
+    """The key-type half of ``validateStubPKCS10Request``."""
+    if isinstance(pub, ed25519.Ed25519PublicKey):
+        return []
+    if isinstance(pub, ec.EllipticCurvePublicKey):
+        if pub.curve.name in _CURVE_NAMES:
+            return []
+        return [
+            fe.invalid(
+                path,
+                f"curve {_GO_CURVE_NAMES.get(pub.curve.name, pub.curve.name)}",
+                "elliptic public keys must use curve P256, P384, or P521",
+            )
+        ]
+    if isinstance(pub, rsa.RSAPublicKey):
+        bits = (pub.key_size + 7) // 8 * 8  # Go: Size()*8, the modulus in whole bytes
+        if bits in (3072, 4096):
+            return []
+        return [fe.invalid(path, f"{bits}-bit modulus", "RSA keys must have modulus size 3072 or 4096")]
+    return [fe.invalid(path, fe.OMIT, "unknown public key type; supported types are Ed25519, ECDSA, and RSA")]
+
+
 def _stub_causes(b64: str) -> list[Cause]:
+    """``validateStubPKCS10Request``: size, parse, key type, then the self-signature."""
     path = "spec.stubPKCS10Request"
     try:
-        csr = x509.load_der_x509_csr(base64.b64decode(b64, validate=True))
-    except (ValueError, binascii.Error):
-        return [Cause(path, "FieldValueInvalid", "must be a DER-encoded PKCS#10 request")]
+        der = base64.b64decode(b64, validate=True)
+    except binascii.Error:
+        der = b""
+    if len(der) > MAX_STUB_PKCS10_SIZE:
+        return [fe.too_long(path, MAX_STUB_PKCS10_SIZE)]
+    try:
+        csr = x509.load_der_x509_csr(der)
+        pub = csr.public_key()
+    except (ValueError, TypeError):
+        return [fe.invalid(path, fe.OMIT, "must be a valid PKCS#10 CSR")]
+    causes = _stub_key_causes(path, pub)
+    if causes:
+        return causes
     try:
         valid = csr.is_signature_valid
     except (InvalidSignature, ValueError):
         valid = False
     if not valid:
-        return [Cause(path, "FieldValueInvalid", "the PKCS#10 signature does not verify")]
-    if key_type_of(csr.public_key()) is None:
-        return [
-            Cause(
-                path,
-                "FieldValueInvalid",
-                "unsupported key type; use RSA3072, RSA4096, ECDSAP256, ECDSAP384, "
-                "ECDSAP521 or ED25519",
-            )
-        ]
+        return [fe.invalid(path, fe.OMIT, "invalid signature")]
     return []
 
 

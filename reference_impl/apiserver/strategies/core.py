@@ -19,7 +19,9 @@ from reference_impl.apiserver.quota.pod_resources import compute_pod_qos
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.pod_status import pod_status_causes, pod_update_causes
+from reference_impl.apiserver.validation.pod_annotations import pod_annotation_causes
+from reference_impl.apiserver.validation.pod_status import pod_status_causes
+from reference_impl.apiserver.validation.pod_update import pod_update_causes
 from reference_impl.errors import Cause
 from reference_impl.features import FeatureGates
 
@@ -111,6 +113,19 @@ def prepare_pod_qos(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
         pod.setdefault("status", {})["qosClass"] = pod_qos_class(pod.get("spec") or {}, ctx.gates)
     except ValueError:
         pass  # validation reports the bad quantity
+
+
+@preparer("Pod")
+def drop_disabled_eviction_responders(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """``dropDisabledEvictionResponders``: without EvictionRequestAPI the field goes,
+    unless the stored pod already uses it."""
+    if ctx.gates.enabled("EvictionRequestAPI"):
+        return
+    if old is not None and (old.get("spec") or {}).get("evictionResponders"):
+        return
+    spec = pod.get("spec")
+    if isinstance(spec, dict):
+        spec.pop("evictionResponders", None)
 
 
 def toleration_causes(tolerations: list[Obj], path: str) -> list[Cause]:
@@ -229,6 +244,27 @@ def resize_policy_causes(c: Obj, path: str, pod_restart: str | None = None) -> l
     return causes
 
 
+def _restart_container_on(c: Any) -> list[int]:
+    """The resizePolicy indexes of a non-sidecar init container that say RestartContainer."""
+    if not isinstance(c, dict) or c.get("restartPolicy") == "Always":
+        return []
+    rps = c.get("resizePolicy") or ()
+    return [j for j, rp in enumerate(rps) if isinstance(rp, dict) and rp.get("restartPolicy") == "RestartContainer"]
+
+
+def _init_restart_container_causes(spec: Obj, old_spec: Obj | None) -> list[Cause]:
+    """``validateInitContainers``: a non-sidecar init container may not restart on resize,
+    unless the old spec had one that did (AllowExistingRestartContainerForNonSidecarInitContainer)."""
+    if old_spec is not None and any(_restart_container_on(c) for c in old_spec.get("initContainers") or ()):
+        return []
+    msg = "must not be set to 'RestartContainer' for non-sidecar initContainers"
+    return [
+        fe.invalid(f"spec.initContainers[{i}].resizePolicy[{j}].restartPolicy", "RestartContainer", msg)
+        for i, c in enumerate(spec.get("initContainers") or ())
+        for j in _restart_container_on(c)
+    ]
+
+
 @validator("Pod")
 def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """PodSpec rules on create, and the update restrictions on update."""
@@ -254,6 +290,10 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
             causes.append(Cause(f"{p}.image", "FieldValueRequired", "Required value"))
         causes += _resource_causes(c, p)
         causes += resize_policy_causes(c, p, spec.get("restartPolicy"))
+    for i, c in enumerate(spec.get("ephemeralContainers") or []):  # validateContainerCommon's
+        if isinstance(c, dict):
+            causes += resize_policy_causes(c, f"spec.ephemeralContainers[{i}]", spec.get("restartPolicy"))
+    causes += _init_restart_container_causes(spec, None if old is None else old.get("spec") or {})
     rp = spec.get("restartPolicy")
     if not rp:  # validateRestartPolicy: "" is Required, anything else unknown NotSupported
         causes.append(fe.required("spec.restartPolicy"))
@@ -291,9 +331,13 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         )
     # A pod template (apps, batch) comes without apiVersion; its ephemeral containers are
     # ValidatePodTemplateSpec's to refuse.
-    causes += pod_spec_causes(spec, "spec", template=pod.get("apiVersion") is None or old is not None)
+    is_template = pod.get("apiVersion") is None
+    meta = None if is_template else (pod.get("metadata") or {})
+    causes += pod_spec_causes(spec, "spec", template=is_template or old is not None, meta=meta)
+    if not is_template:  # a template's annotations are apps' to check, at its own path
+        causes += pod_annotation_causes(pod, old, toleration_causes)
     if old is not None:
-        causes += pod_update_causes(spec, old.get("spec") or {})
+        causes += pod_update_causes(pod, old)
     return causes
 
 

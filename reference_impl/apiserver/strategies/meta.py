@@ -87,6 +87,10 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
         for f in ("name", "namespace", "uid", "creationTimestamp"):
             if f in om and meta.get(f) != om.get(f):
                 causes.append(Cause(f"metadata.{f}", "FieldValueInvalid", "field is immutable"))
+        # ValidateImmutableField: absent on both sides is equal too.
+        for f in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+            if meta.get(f) != om.get(f):
+                causes.append(Cause(f"metadata.{f}", "FieldValueInvalid", "field is immutable"))
     return causes
 
 

@@ -19,7 +19,9 @@ from reference_impl.api.meta import (
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.node_selector import node_selector, node_selector_term
+from reference_impl.apiserver.validation.pod_annotations import MIRROR_ANNOTATION
 from reference_impl.apiserver.validation.pod_container_rules import container_rule_causes
+from reference_impl.apiserver.validation.pod_ephemeral import ephemeral_causes
 from reference_impl.apiserver.validation.pod_security import pod_security_causes
 from reference_impl.apiserver.validation.pod_spec_rules import pod_spec_rule_causes
 from reference_impl.apiserver.validation.pod_volumes import volume_causes
@@ -88,12 +90,17 @@ def _affinity_term(t: Obj, path: str) -> list[Cause]:
     return out
 
 
-def _pod_claims(claims: list[Obj], path: str) -> tuple[list[Cause], set[str]]:
-    """``validatePodResourceClaims``; also the names containers may reference."""
+def _pod_claims(claims: list[Obj], path: str, mirror: bool) -> tuple[list[Cause], set[str]]:
+    """``validatePodResourceClaims``; also the names containers may reference
+    (``gatherPodResourceClaimNames``: every non-empty one)."""
     out: list[Cause] = []
     names: set[str] = set()
+    gathered = {str(c.get("name")) for c in claims if c.get("name")}
     for i, c in enumerate(claims):
         p = f"{path}[{i}]"
+        if mirror:  # upstream's field.NewPath("") prints so
+            out.append(fe.forbidden("[]", "static pods do not support resource claims"))
+            continue
         name = str(c.get("name") or "")
         if not name:
             out.append(fe.required(f"{p}.name"))
@@ -110,7 +117,7 @@ def _pod_claims(claims: list[Obj], path: str) -> tuple[list[Cause], set[str]]:
         for f, v in (("resourceClaimName", by_name), ("resourceClaimTemplateName", by_template)):
             if v is not None:
                 out += [fe.invalid(f"{p}.{f}", v, e) for e in dns1123_subdomain_errors(str(v))]
-    return out, names
+    return out, gathered
 
 
 def _container_claims(claims: list[Obj], pod_names: set[str], path: str) -> list[Cause]:
@@ -225,17 +232,19 @@ def _topology_spread(constraints: list[Obj], path: str) -> list[Cause]:
     return out
 
 
-def pod_spec_causes(spec: Obj, path: str, *, template: bool = False) -> list[Cause]:
-    """The rules above for a pod spec at ``path`` (``spec`` or ``spec.template.spec``)."""
+def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj | None = None) -> list[Cause]:
+    """The rules above for a pod spec at ``path`` (``spec`` or ``spec.template.spec``);
+    ``meta`` is a pod's metadata (None for a template)."""
     out: list[Cause] = []
     vol_causes, volumes = volume_causes(spec.get("volumes") or [], f"{path}.volumes")
     out += vol_causes
     out += container_rule_causes(spec, path, volumes)
     out += pod_security_causes(spec, path)
     out += pod_spec_rule_causes(spec, path)
-    claim_causes, claims = _pod_claims(_list(spec.get("resourceClaims")), f"{path}.resourceClaims")
+    mirror = MIRROR_ANNOTATION in _obj((meta or {}).get("annotations"))
+    claim_causes, claims = _pod_claims(_list(spec.get("resourceClaims")), f"{path}.resourceClaims", mirror)
     out += claim_causes
-    for lst in ("initContainers", "containers"):
+    for lst in ("initContainers", "containers", "ephemeralContainers"):
         for i, c in enumerate(_list(spec.get(lst))):
             out += _container(c, f"{path}.{lst}[{i}]", claims)
     if isinstance(spec.get("affinity"), dict):
@@ -273,4 +282,5 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False) -> list[Cau
             out.append(fe.invalid(f"{path}.hostAliases[{i}].ip", h.get("ip"), "must be a valid IP address"))
     if spec.get("ephemeralContainers") and not template:
         out.append(fe.forbidden(f"{path}.ephemeralContainers", "cannot be set on create"))
+    out += ephemeral_causes(spec, path, volumes)
     return out

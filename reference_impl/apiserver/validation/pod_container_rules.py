@@ -14,7 +14,7 @@ from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.pod_volumes import no_backsteps
 from reference_impl.errors import Cause
 
-__all__ = ["container_rule_causes", "host_port_conflicts", "probe_causes"]
+__all__ = ["container_rule_causes", "ephemeral_common_causes", "host_port_conflicts", "probe_causes"]
 
 Obj = dict[str, Any]
 _SCHEMES: Final = ("HTTP", "HTTPS")
@@ -340,6 +340,10 @@ def _devices(c: Obj, volumes: dict[str, Obj], path: str) -> list[Cause]:
     return out
 
 
+# RestartAllContainersOnContainerExits is on in v1.37 (beta): both actions are allowed.
+_RULE_ACTIONS: Final = ("Restart", "RestartAllContainers")
+
+
 def _restart_rules(c: Obj, path: str) -> list[Cause]:
     """``validateContainerRestartPolicy``."""
     policy, rules = c.get("restartPolicy"), c.get("restartPolicyRules") or []
@@ -350,15 +354,21 @@ def _restart_rules(c: Obj, path: str) -> list[Cause]:
         out.append(fe.required(f"{path}.restartPolicy", "must specify restartPolicy when restart rules are used"))
     elif policy not in _CTR_RESTART:
         out.append(fe.not_supported(f"{path}.restartPolicy", policy, _CTR_RESTART))
+    if len(rules) > 20:
+        out.append(fe.too_many(f"{path}.restartPolicyRules", len(rules), 20))
     for i, r in enumerate(rules):
         r, rp = _o(r), f"{path}.restartPolicyRules[{i}]"
-        if r.get("action") != "Restart":
-            out.append(fe.not_supported(f"{rp}.action", r.get("action"), ("Restart",)))
+        if r.get("action") not in _RULE_ACTIONS:
+            out.append(fe.not_supported(f"{rp}.action", r.get("action"), _RULE_ACTIONS))
         ec = r.get("exitCodes")
         if ec is None:
             out.append(fe.required(f"{rp}.exitCodes", "must be specified"))
-        elif _o(ec).get("operator") not in ("In", "NotIn"):
+            continue
+        if _o(ec).get("operator") not in ("In", "NotIn"):
             out.append(fe.not_supported(f"{rp}.exitCodes.operator", _o(ec).get("operator"), ("In", "NotIn")))
+        values = _o(ec).get("values") or []
+        if len(values) > 255:
+            out.append(fe.too_many(f"{rp}.exitCodes.values", len(values), 255))
     return out
 
 
@@ -411,11 +421,27 @@ def container_rule_causes(spec: Obj, path: str, volumes: dict[str, Obj]) -> list
                 out += _restart_rules(c, p)
             elif c.get("restartPolicy") is None and c.get("restartPolicyRules"):
                 out.append(fe.required(f"{p}.restartPolicy", "must specify restartPolicy when restart rules are used"))
-            elif c.get("restartPolicy") not in (None, "Always"):
+            elif c.get("restartPolicy") is not None:
+                # With RestartAllContainersOnContainerExits (on in v1.37) a sidecar's rules
+                # are validated like any other container's, not forbidden.
                 out += _restart_rules(c, p)
-            elif c.get("restartPolicy") == "Always" and c.get("restartPolicyRules"):
-                out.append(fe.forbidden(f"{p}.restartPolicyRules", "restartPolicyRules are not allowed for init containers with restart policy Always"))
             if lst == "initContainers":
                 out += host_port_conflicts([c], f"{path}.{lst}")
     out += host_port_conflicts(spec.get("containers") or [], f"{path}.containers")
     return out
+
+
+def ephemeral_common_causes(c: Obj, path: str, volumes: dict[str, Obj]) -> list[Cause]:
+    """The rules above that ``validateContainerCommon`` and ``validateContainerOnlyForPod``
+    also apply to an ephemeral container."""
+    out: list[Cause] = []
+    image = c.get("image")
+    if isinstance(image, str) and image and image.strip() != image:
+        out.append(fe.invalid(f"{path}.image", image, "must not have leading or trailing whitespace"))
+    tmp = c.get("terminationMessagePolicy")
+    if tmp and tmp not in _TMP:  # "" is defaulted to File
+        out.append(fe.not_supported(f"{path}.terminationMessagePolicy", tmp, _TMP))
+    out += _env(c.get("env") or [], f"{path}.env")
+    out += _env_from(c.get("envFrom") or [], f"{path}.envFrom")
+    out += _mounts(c, volumes, f"{path}.volumeMounts")
+    return out + _devices(c, volumes, f"{path}.volumeDevices")

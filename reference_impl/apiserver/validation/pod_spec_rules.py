@@ -10,6 +10,11 @@ import re
 from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
+from reference_impl.apiserver.quota.pod_resources import (
+    aggregate_container_limits,
+    aggregate_container_requests,
+)
+from reference_impl.apiserver.quota.resources import from_wire
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -152,6 +157,28 @@ def _pod_resources(spec: Obj, path: str) -> list[Cause]:
     for name in _o(res.get("requests")):
         if "/" in name and "kubernetes.io/" not in name and name not in limits:
             out.append(fe.required(f"{p}.limits", "Limit must be set for non overcommitable resources"))
+    return out + _pod_resource_consistency(spec, res, p)
+
+
+def _pod_resource_consistency(spec: Obj, res: Obj, p: str) -> list[Cause]:
+    """``validatePodResourceConsistency``: pod requests cover the containers' aggregate,
+    pod hugepage limits their aggregate limits, and pod limits each container's limit."""
+    pod = {"spec": spec}
+    reqs, lims = from_wire(res.get("requests")), from_wire(res.get("limits"))
+    out: list[Cause] = []
+    for name, q in aggregate_container_requests(pod).items():
+        if name in reqs and q.amount > reqs[name].amount:
+            msg = f"must be greater than or equal to aggregate container requests of {q}"
+            out.append(fe.invalid(f"{p}.requests[{name}]", str(reqs[name]), msg))
+    for name, q in aggregate_container_limits(pod).items():
+        if name.startswith("hugepages-") and name in lims and q.amount > lims[name].amount:
+            msg = f"must be greater than or equal to aggregate container limits of {q}"
+            out.append(fe.invalid(f"{p}.limits[{name}]", str(lims[name]), msg))
+    for i, c in enumerate(spec.get("containers") or ()):
+        for name, q in from_wire(_o(_o(c).get("resources")).get("limits")).items():
+            if name in lims and q.amount > lims[name].amount:
+                msg = f"must be less than or equal to pod limits of {lims[name]}"
+                out.append(fe.invalid(f"{p}.containers[{i}][{name}].limits", str(q), msg))
     return out
 
 

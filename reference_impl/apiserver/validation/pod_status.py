@@ -1,27 +1,25 @@
-"""Pod updates and /status updates of upstream v1.37.2's ``pkg/apis/core/validation``:
-``ValidatePodUpdate`` (container count and images, activeDeadlineSeconds, only-added
-tolerations, only-deleted scheduling gates, the gated pod's scheduling directives, and the
-rest of the spec immutable) and ``ValidatePodStatusUpdate``."""
+"""Pod /status updates of upstream v1.37.2's ``pkg/apis/core/validation``:
+``ValidatePodStatusUpdate`` (pod updates are ``pod_update``'s)."""
 
 from __future__ import annotations
 
-import copy
 import ipaddress
 from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.pod_status_rules import (
+    container_user_causes,
+    extended_claim_status_causes,
+    resource_claim_status_causes,
+    state_transition_causes,
+)
 from reference_impl.errors import Cause
 
-__all__ = ["pod_status_causes", "pod_update_causes"]
+__all__ = ["pod_status_causes"]
 
 Obj = dict[str, Any]
 _SYSTEM_CONDITIONS: Final = ("PodScheduled", "Ready", "Initialized")
-_SPEC_MSG: Final = (
-    "pod updates may not change fields other than `spec.containers[*].image`, "
-    "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` "
-    "(only additions to existing tolerations), `spec.schedulingGates` (only removals)"
-)
 
 
 def _o(v: Any) -> Obj:
@@ -30,96 +28,6 @@ def _o(v: Any) -> Obj:
 
 def _l(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
-
-
-def _container_updates(new: list[Any], old: list[Any], path: str) -> tuple[list[Cause], bool]:
-    """``ValidateContainerUpdates``."""
-    if len(new) != len(old):
-        return [fe.forbidden(path, "pod updates may not add or remove containers")], True
-    out: list[Cause] = []
-    for i, c in enumerate(new):
-        image = _o(c).get("image") or ""
-        if not image:
-            out.append(fe.required(f"{path}[{i}].image"))
-        if str(image).strip() != image:
-            out.append(fe.invalid(f"{path}[{i}].image", image, "must not have leading or trailing whitespace"))
-    return out, False
-
-
-def _only_added_tolerations(new: list[Any], old: list[Any]) -> list[Cause]:
-    """``validateOnlyAddedTolerations``: every old toleration kept, up to its seconds."""
-    for t in old:
-        base = {k: v for k, v in _o(t).items() if k != "tolerationSeconds"}
-        if not any({k: v for k, v in _o(n).items() if k != "tolerationSeconds"} == base for n in new):
-            return [fe.forbidden("spec.tolerations", "existing toleration can not be modified except its tolerationSeconds")]
-    return []
-
-
-def _gated_mutations(munged: Obj, old: Obj) -> list[Cause]:
-    """A gated pod may add to nodeSelector and set a node affinity it lacked."""
-    out: list[Cause] = []
-    new_sel, old_sel = _o(munged.get("nodeSelector")), _o(old.get("nodeSelector"))
-    if new_sel != old_sel:
-        if any(new_sel.get(k) != v for k, v in old_sel.items()):
-            out.append(fe.invalid("spec.nodeSelector", new_sel, "only additions to spec.nodeSelector are allowed (no mutations or deletions)"))
-        munged["nodeSelector"] = old.get("nodeSelector")
-        if munged["nodeSelector"] is None:
-            munged.pop("nodeSelector")
-    new_na = _o(munged.get("affinity")).get("nodeAffinity")
-    old_na = _o(old.get("affinity")).get("nodeAffinity")
-    if new_na != old_na:
-        if old_na is not None:
-            out.append(fe.invalid("spec.affinity.nodeAffinity", new_na, "only additions are allowed"))
-        aff = {k: v for k, v in _o(munged.get("affinity")).items() if k != "nodeAffinity"}
-        if old_na is not None:
-            aff["nodeAffinity"] = old_na
-        if aff or old.get("affinity") is not None:
-            munged["affinity"] = aff
-        else:
-            munged.pop("affinity", None)
-    return out
-
-
-def pod_update_causes(spec: Obj, old: Obj) -> list[Cause]:
-    """``ValidatePodUpdate``'s spec rules."""
-    out: list[Cause] = []
-    for lst in ("containers", "initContainers"):
-        errs, stop = _container_updates(_l(spec.get(lst)), _l(old.get(lst)), f"spec.{lst}")
-        out += errs
-        if stop:
-            return out
-    ads, old_ads = spec.get("activeDeadlineSeconds"), old.get("activeDeadlineSeconds")
-    if isinstance(ads, int):
-        if not 0 <= ads <= 2**31 - 1:
-            return out + [fe.invalid("spec.activeDeadlineSeconds", ads, "must be between 0 and 2147483647, inclusive")]
-        if isinstance(old_ads, int) and old_ads < ads:
-            return out + [fe.invalid("spec.activeDeadlineSeconds", ads, "must be less than or equal to previous value")]
-    elif old_ads is not None:
-        out.append(fe.invalid("spec.activeDeadlineSeconds", None, "must not update from a positive integer to nil value"))
-    out += _only_added_tolerations(_l(spec.get("tolerations")), _l(old.get("tolerations")))
-    old_gates = {_o(g).get("name") for g in _l(old.get("schedulingGates"))}
-    for i, g in enumerate(_l(spec.get("schedulingGates"))):
-        if _o(g).get("name") not in old_gates:
-            out.append(fe.forbidden(f"spec.schedulingGates[{i}].name", "only deletion is allowed, but found new scheduling gate"))
-    if spec == old:
-        return out
-    munged = copy.deepcopy(spec)
-    for lst in ("containers", "initContainers"):
-        for c, oc in zip(_l(munged.get(lst)), _l(old.get(lst)), strict=True):
-            if isinstance(c, dict):
-                c["image"] = _o(oc).get("image")
-    for f in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
-        munged.pop(f, None)
-        if f in old:
-            munged[f] = old[f]
-    old_tgps, tgps = old.get("terminationGracePeriodSeconds"), munged.get("terminationGracePeriodSeconds")
-    if isinstance(old_tgps, int) and old_tgps < 0 and tgps == 1:
-        munged["terminationGracePeriodSeconds"] = old_tgps
-    if old.get("schedulingGates"):
-        out += _gated_mutations(munged, old)
-    if munged != old:
-        out.append(fe.forbidden("spec", _SPEC_MSG))
-    return out
 
 
 def _ip_causes(ips: list[Any], path: str, existing: list[str]) -> list[Cause]:
@@ -153,23 +61,17 @@ def _conditions(conds: list[Any]) -> list[Cause]:
 
 
 def _container_statuses(status: Obj, os_name: str) -> list[Cause]:
-    """``validateContainerStatusUsers`` and no allocated resources for ephemeral ones."""
+    """``validateContainerStatusUsers`` of each list, then no allocated resources for
+    ephemeral ones."""
     out: list[Cause] = []
-    for lst in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+    lists = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
+    for lst in lists:
         for i, cs in enumerate(_l(status.get(lst))):
-            cs, p = _o(cs), f"status.{lst}[{i}]"
-            linux = _o(cs.get("user")).get("linux")
-            if isinstance(linux, dict):
-                if os_name == "windows":
-                    out.append(fe.forbidden(f"{p}.user.linux", "cannot be set for a windows pod"))
-                else:
-                    uid, gid = linux.get("uid", 0), linux.get("gid", 0)
-                    if isinstance(uid, int) and not 0 <= uid <= 2**32 - 1:
-                        out.append(fe.invalid(f"{p}.user.linux.uid", uid, "must be between 0 and 4294967295, inclusive"))
-                    if isinstance(gid, int) and not 0 <= gid <= 2**31 - 1:
-                        out.append(fe.invalid(f"{p}.user.linux.gid", gid, "must be between 0 and 2147483647, inclusive"))
-            if lst == "ephemeralContainerStatuses" and cs.get("allocatedResourcesStatus"):
-                out.append(fe.forbidden(f"{p}.allocatedResourcesStatus", "cannot be set on ephemeral container statuses"))
+            out += container_user_causes(_o(cs).get("user"), f"status.{lst}[{i}].user", os_name)
+    for i, cs in enumerate(_l(status.get("ephemeralContainerStatuses"))):
+        if _o(cs).get("allocatedResourcesStatus"):
+            p = f"status.ephemeralContainerStatuses[{i}].allocatedResourcesStatus"
+            out.append(fe.forbidden(p, "cannot be set on ephemeral container statuses"))
     return out
 
 
@@ -191,15 +93,9 @@ def pod_status_causes(pod: Obj, old: Obj) -> list[Cause]:
     # podStatusStrategy.PrepareForUpdate keeps the old class when the new one is empty.
     if status.get("qosClass") and status.get("qosClass") != old_status.get("qosClass"):
         out.append(fe.invalid("status.qosClass", status.get("qosClass"), "field is immutable"))
-    claims = {_o(c).get("name") for c in _l(spec.get("resourceClaims"))}
-    seen: set[Any] = set()
-    for i, rcs in enumerate(_l(status.get("resourceClaimStatuses"))):
-        name = _o(rcs).get("name")
-        if name not in claims:
-            out.append(fe.invalid(f"status.resourceClaimStatuses[{i}].name", name, "must match the name of an entry in `spec.resourceClaims`"))
-        if name in seen:
-            out.append(fe.duplicate(f"status.resourceClaimStatuses[{i}].name", name))
-        seen.add(name)
+    out += state_transition_causes(status, old_status, old_spec)
+    out += resource_claim_status_causes(_l(status.get("resourceClaimStatuses")), spec)
+    out += extended_claim_status_causes(status, spec)
     old_ips = [str(_o(x).get("ip")) for x in _l(old_status.get("podIPs"))]
     out += _ip_causes(_l(status.get("podIPs")), "status.podIPs", old_ips)
     host_ips = _l(status.get("hostIPs"))

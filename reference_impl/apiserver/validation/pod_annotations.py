@@ -1,0 +1,100 @@
+"""``ValidatePodSpecificAnnotations`` of upstream v1.37.2's ``pkg/apis/core/validation``:
+the annotations a pod's (not a template's) create and update check against its spec: the
+mirror-pod annotation needs a node, the legacy tolerations annotation, the deletion cost,
+and the legacy seccomp and AppArmor annotations."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.errors import Cause
+
+__all__ = ["MIRROR_ANNOTATION", "pod_annotation_causes"]
+
+Obj = dict[str, Any]
+TolerationRules = Callable[[list[Obj], str], list[Cause]]
+MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+_TOLERATIONS: Final = "scheduler.alpha.kubernetes.io/tolerations"
+_DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
+_SECCOMP_POD: Final = "seccomp.security.alpha.kubernetes.io/pod"
+_SECCOMP_CTR: Final = "container.seccomp.security.alpha.kubernetes.io/"
+_APPARMOR_CTR: Final = "container.apparmor.security.beta.kubernetes.io/"
+_INT: Final = re.compile(r"-?[0-9]+")
+_PATH: Final = "metadata.annotations"
+
+
+def _cost_ok(value: str) -> bool:
+    """``GetDeletionCostFromPodAnnotations``: a 32-bit integer without "+" or leading zeros."""
+    if not value or not (value[0] == "-" or "1" <= value[0] <= "9" or value == "0"):
+        return False
+    return bool(_INT.fullmatch(value)) and -(2**31) <= int(value) < 2**31
+
+
+def _tolerations(value: str, rules: TolerationRules) -> list[Cause]:
+    """``ValidateTolerationsInPodAnnotations``: a JSON list of tolerations."""
+    try:
+        parsed = json.loads(value)
+    except ValueError as e:
+        return [fe.invalid(_PATH, _TOLERATIONS, str(e))]
+    if not isinstance(parsed, list) or not all(isinstance(t, dict) for t in parsed):
+        return [fe.invalid(_PATH, _TOLERATIONS, "cannot unmarshal into []Toleration")]
+    return rules(parsed, f"{_PATH}.{_TOLERATIONS}") if parsed else []
+
+
+def _seccomp(value: str, path: str) -> list[Cause]:
+    """``ValidateSeccompProfile``."""
+    if value in ("runtime/default", "docker/default", "unconfined"):
+        return []
+    if value.startswith("localhost/"):
+        rel = value.removeprefix("localhost/")
+        out = [fe.invalid(path, rel, "must be a relative path")] if rel.startswith("/") else []
+        if ".." in rel.split("/"):
+            out.append(fe.invalid(path, rel, "must not contain '..'"))
+        return out
+    return [fe.invalid(path, value, "must be a valid seccomp profile")]
+
+
+def _container_names(spec: Obj) -> set[str]:
+    lists = ("initContainers", "containers", "ephemeralContainers")
+    return {str(c.get("name")) for lst in lists for c in spec.get(lst) or [] if isinstance(c, dict)}
+
+
+def _apparmor(key: str, value: str, spec: Obj) -> list[Cause]:
+    """``ValidateAppArmorPodAnnotations`` for one annotation."""
+    out: list[Cause] = []
+    name = key.removeprefix(_APPARMOR_CTR)
+    if name not in _container_names(spec):
+        out.append(fe.invalid(f"{_PATH}[{key}]", name, "container not found"))
+    if value not in ("", "runtime/default", "unconfined") and not value.startswith("localhost/"):
+        out.append(fe.invalid(f"{_PATH}[{key}]", value, f"invalid AppArmor profile name: {json.dumps(value)}"))
+    return out
+
+
+def pod_annotation_causes(pod: Obj, old: Obj | None, toleration_rules: TolerationRules) -> list[Cause]:
+    """The rules in upstream's order; an update keeps an invalid deletion cost the old pod
+    had (``AllowInvalidPodDeletionCost``)."""
+    ann = (pod.get("metadata") or {}).get("annotations") or {}
+    spec = pod.get("spec") or {}
+    out: list[Cause] = []
+    if MIRROR_ANNOTATION in ann and not spec.get("nodeName"):
+        out.append(fe.invalid(f"{_PATH}[{MIRROR_ANNOTATION}]", ann[MIRROR_ANNOTATION],
+                              "must set spec.nodeName if mirror pod annotation is set"))
+    if ann.get(_TOLERATIONS):
+        out += _tolerations(str(ann[_TOLERATIONS]), toleration_rules)
+    old_ann = ((old or {}).get("metadata") or {}).get("annotations") or {}
+    allow_bad_cost = old is not None and _DELETION_COST in old_ann and not _cost_ok(str(old_ann[_DELETION_COST]))
+    if _DELETION_COST in ann and not allow_bad_cost and not _cost_ok(str(ann[_DELETION_COST])):
+        out.append(fe.invalid(f"{_PATH}[{_DELETION_COST}]", ann[_DELETION_COST], "must be a 32bit integer"))
+    if _SECCOMP_POD in ann:
+        out += _seccomp(str(ann[_SECCOMP_POD]), f"{_PATH}.{_SECCOMP_POD}")
+    for k, v in ann.items():
+        if k.startswith(_SECCOMP_CTR):
+            out += _seccomp(str(v), f"{_PATH}.{k}")
+    for k, v in ann.items():
+        if k.startswith(_APPARMOR_CTR):
+            out += _apparmor(k, str(v), spec)
+    return out
