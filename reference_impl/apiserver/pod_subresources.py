@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from reference_impl.api.well_known_annotations import MIRROR_POD
 from reference_impl.apiserver import conversion, keys
 from reference_impl.apiserver.admission.pod_resize import validate_pod_resize
 from reference_impl.apiserver.admission.pod_topology_labels import topology_labels
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["MIRROR_ANNOTATION", "bind", "resize"]
 
 Obj = dict[str, Any]
-MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+MIRROR_ANNOTATION: Final = MIRROR_POD
 
 
 def _prior_causes(srv: APIServer, new: Obj, ctx: Context) -> list[Cause]:

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.api.well_known_annotations import MIRROR_POD
 from reference_impl.apiserver.registry import Context, Operation
 from reference_impl.errors import Cause, Forbidden
 
@@ -57,7 +58,7 @@ DEFAULT_SERVICE_ACCOUNT_NAME: Final = "default"
 ENFORCE_MOUNTABLE_SECRETS_ANNOTATION: Final = "kubernetes.io/enforce-mountable-secrets"
 SERVICE_ACCOUNT_VOLUME_NAME: Final = "kube-api-access"
 DEFAULT_API_TOKEN_MOUNT_PATH: Final = "/var/run/secrets/kubernetes.io/serviceaccount"
-MIRROR_POD_ANNOTATION: Final = "kubernetes.io/config.mirror"
+MIRROR_POD_ANNOTATION: Final = MIRROR_POD
 # serviceaccount.WarnOnlyBoundTokenExpirationSeconds: 1h + 7s
 WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS: Final = 3607
 _PROJECTED_DEFAULT_MODE: Final = 420  # corev1.ProjectedVolumeSourceDefaultMode (0644)

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from reference_impl.api.well_known_annotations import APPARMOR_CONTAINER_PREFIX, MIRROR_POD
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -17,12 +18,12 @@ __all__ = ["MIRROR_ANNOTATION", "pod_annotation_causes"]
 
 Obj = dict[str, Any]
 TolerationRules = Callable[[list[Obj], str], list[Cause]]
-MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+MIRROR_ANNOTATION: Final = MIRROR_POD
 _TOLERATIONS: Final = "scheduler.alpha.kubernetes.io/tolerations"
 _DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
 _SECCOMP_POD: Final = "seccomp.security.alpha.kubernetes.io/pod"
 _SECCOMP_CTR: Final = "container.seccomp.security.alpha.kubernetes.io/"
-_APPARMOR_CTR: Final = "container.apparmor.security.beta.kubernetes.io/"
+_APPARMOR_CTR: Final = APPARMOR_CONTAINER_PREFIX
 _INT: Final = re.compile(r"-?[0-9]+")
 _PATH: Final = "metadata.annotations"
 

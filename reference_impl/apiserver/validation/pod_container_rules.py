@@ -14,7 +14,7 @@ from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.pod_volumes import no_backsteps
 from reference_impl.errors import Cause
 
-__all__ = ["container_rule_causes", "ephemeral_common_causes", "host_port_conflicts", "probe_causes"]
+__all__ = ["common_container_causes", "container_rule_causes", "host_port_conflicts", "probe_causes"]
 
 Obj = dict[str, Any]
 _SCHEMES: Final = ("HTTP", "HTTPS")
@@ -396,16 +396,7 @@ def container_rule_causes(spec: Obj, path: str, volumes: dict[str, Obj]) -> list
     for lst in ("containers", "initContainers"):
         for i, c in enumerate(spec.get(lst) or []):
             c, p = _o(c), f"{path}.{lst}[{i}]"
-            image = c.get("image")
-            if isinstance(image, str) and image and image.strip() != image:
-                out.append(fe.invalid(f"{p}.image", image, "must not have leading or trailing whitespace"))
-            tmp = c.get("terminationMessagePolicy")
-            if tmp and tmp not in _TMP:  # "" is defaulted to File
-                out.append(fe.not_supported(f"{p}.terminationMessagePolicy", tmp, _TMP))
-            out += _env(c.get("env") or [], f"{p}.env")
-            out += _env_from(c.get("envFrom") or [], f"{p}.envFrom")
-            out += _mounts(c, volumes, f"{p}.volumeMounts")
-            out += _devices(c, volumes, f"{p}.volumeDevices")
+            out += common_container_causes(c, p, volumes)
             sidecar = lst == "initContainers" and c.get("restartPolicy") == "Always"
             if lst == "containers" or sidecar:
                 out += _lifecycle(c.get("lifecycle"), f"{p}.lifecycle", grace, os_)
@@ -431,9 +422,10 @@ def container_rule_causes(spec: Obj, path: str, volumes: dict[str, Obj]) -> list
     return out
 
 
-def ephemeral_common_causes(c: Obj, path: str, volumes: dict[str, Obj]) -> list[Cause]:
-    """The rules above that ``validateContainerCommon`` and ``validateContainerOnlyForPod``
-    also apply to an ephemeral container."""
+def common_container_causes(c: Obj, path: str, volumes: dict[str, Obj]) -> list[Cause]:
+    """The rules of ``validateContainerCommon`` and ``validateContainerOnlyForPod`` that
+    every container, ephemeral ones included, gets here: image whitespace, termination
+    message policy, env, envFrom, volume mounts and devices."""
     out: list[Cause] = []
     image = c.get("image")
     if isinstance(image, str) and image and image.strip() != image:

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_label_errors
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.pod_container_rules import ephemeral_common_causes
+from reference_impl.apiserver.validation.pod_container_rules import common_container_causes
 from reference_impl.apiserver.validation.pod_security import container_security_causes
 from reference_impl.errors import Cause
 
@@ -39,7 +39,7 @@ def _common(c: Obj, path: str, volumes: dict[str, Obj], host_users: bool) -> lis
     out += [fe.invalid(f"{path}.name", name, e) for e in (dns1123_label_errors(name) if name else [])]
     if not c.get("image"):
         out.append(fe.required(f"{path}.image"))
-    out += ephemeral_common_causes(c, path, volumes)
+    out += common_container_causes(c, path, volumes)
     return out + container_security_causes(c, path, host_users)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
+from reference_impl.api.well_known_annotations import MIRROR_POD
 from reference_impl.apiserver.quota.pod_resources import compute_pod_qos, get_pod_qos
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
@@ -15,7 +16,7 @@ from reference_impl.features import FeatureGates
 __all__ = ["drop_non_resize_updates", "pod_resize_causes"]
 
 Obj = dict[str, Any]
-_MIRROR: Final = "kubernetes.io/config.mirror"
+_MIRROR: Final = MIRROR_POD
 _PLR_GATE: Final = "InPlacePodLevelResourcesVerticalScaling"
 _VOLUME_GATE: Final = "InPlacePodVerticalScalingMemoryBackedVolumes"
 _CPU_MEM: Final = ("cpu", "memory")

@@ -9,14 +9,15 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
+from reference_impl.api.well_known_annotations import APPARMOR_CONTAINER_PREFIX, MIRROR_POD
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
 __all__ = ["pod_update_causes"]
 
 Obj = dict[str, Any]
-_MIRROR: Final = "kubernetes.io/config.mirror"
-_APPARMOR: Final = "container.apparmor.security.beta.kubernetes.io/"
+_MIRROR: Final = MIRROR_POD
+_APPARMOR: Final = APPARMOR_CONTAINER_PREFIX
 _RA: Final = "requiredDuringSchedulingIgnoredDuringExecution"
 _NA_PATH: Final = "spec.affinity.nodeAffinity"
 _UPDATABLE: Final = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from reference_impl.api.well_known_annotations import APPARMOR_CONTAINER_PREFIX
 from reference_impl.apiserver.admission.pod_security.checks import (
     ALLOWED,
     Check,
@@ -22,7 +23,7 @@ from reference_impl.apiserver.admission.pod_security.levels import Level, major_
 
 __all__ = ["ANNOTATION_PREFIX", "CHECK", "apparmor_profile_1_0"]
 
-ANNOTATION_PREFIX: Final = "container.apparmor.security.beta.kubernetes.io/"
+ANNOTATION_PREFIX: Final = APPARMOR_CONTAINER_PREFIX
 
 
 def _bad_type(owner: Obj) -> str | None:
