@@ -16,10 +16,10 @@ from reference_impl.api.meta import (
     label_key_errors,
     parse_quantity,
 )
+from reference_impl.api.well_known_annotations import MIRROR_POD
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.node_selector import node_selector, node_selector_term
-from reference_impl.apiserver.validation.pod_annotations import MIRROR_ANNOTATION
 from reference_impl.apiserver.validation.pod_container_rules import container_rule_causes
 from reference_impl.apiserver.validation.pod_ephemeral import ephemeral_causes
 from reference_impl.apiserver.validation.pod_security import pod_security_causes
@@ -241,7 +241,7 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj |
     out += container_rule_causes(spec, path, volumes)
     out += pod_security_causes(spec, path)
     out += pod_spec_rule_causes(spec, path)
-    mirror = MIRROR_ANNOTATION in _obj((meta or {}).get("annotations"))
+    mirror = MIRROR_POD in _obj((meta or {}).get("annotations"))
     claim_causes, claims = _pod_claims(_list(spec.get("resourceClaims")), f"{path}.resourceClaims", mirror)
     out += claim_causes
     for lst in ("initContainers", "containers", "ephemeralContainers"):

@@ -14,16 +14,14 @@ from reference_impl.api.well_known_annotations import APPARMOR_CONTAINER_PREFIX,
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["MIRROR_ANNOTATION", "pod_annotation_causes"]
+__all__ = ["pod_annotation_causes"]
 
 Obj = dict[str, Any]
 TolerationRules = Callable[[list[Obj], str], list[Cause]]
-MIRROR_ANNOTATION: Final = MIRROR_POD
 _TOLERATIONS: Final = "scheduler.alpha.kubernetes.io/tolerations"
 _DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
 _SECCOMP_POD: Final = "seccomp.security.alpha.kubernetes.io/pod"
 _SECCOMP_CTR: Final = "container.seccomp.security.alpha.kubernetes.io/"
-_APPARMOR_CTR: Final = APPARMOR_CONTAINER_PREFIX
 _INT: Final = re.compile(r"-?[0-9]+")
 _PATH: Final = "metadata.annotations"
 
@@ -67,7 +65,7 @@ def _container_names(spec: Obj) -> set[str]:
 def _apparmor(key: str, value: str, spec: Obj) -> list[Cause]:
     """``ValidateAppArmorPodAnnotations`` for one annotation."""
     out: list[Cause] = []
-    name = key.removeprefix(_APPARMOR_CTR)
+    name = key.removeprefix(APPARMOR_CONTAINER_PREFIX)
     if name not in _container_names(spec):
         out.append(fe.invalid(f"{_PATH}[{key}]", name, "container not found"))
     if value not in ("", "runtime/default", "unconfined") and not value.startswith("localhost/"):
@@ -81,8 +79,8 @@ def pod_annotation_causes(pod: Obj, old: Obj | None, toleration_rules: Toleratio
     ann = (pod.get("metadata") or {}).get("annotations") or {}
     spec = pod.get("spec") or {}
     out: list[Cause] = []
-    if MIRROR_ANNOTATION in ann and not spec.get("nodeName"):
-        out.append(fe.invalid(f"{_PATH}[{MIRROR_ANNOTATION}]", ann[MIRROR_ANNOTATION],
+    if MIRROR_POD in ann and not spec.get("nodeName"):
+        out.append(fe.invalid(f"{_PATH}[{MIRROR_POD}]", ann[MIRROR_POD],
                               "must set spec.nodeName if mirror pod annotation is set"))
     if ann.get(_TOLERATIONS):
         out += _tolerations(str(ann[_TOLERATIONS]), toleration_rules)
@@ -96,6 +94,6 @@ def pod_annotation_causes(pod: Obj, old: Obj | None, toleration_rules: Toleratio
         if k.startswith(_SECCOMP_CTR):
             out += _seccomp(str(v), f"{_PATH}.{k}")
     for k, v in ann.items():
-        if k.startswith(_APPARMOR_CTR):
+        if k.startswith(APPARMOR_CONTAINER_PREFIX):
             out += _apparmor(k, str(v), spec)
     return out

@@ -16,7 +16,6 @@ from reference_impl.features import FeatureGates
 __all__ = ["drop_non_resize_updates", "pod_resize_causes"]
 
 Obj = dict[str, Any]
-_MIRROR: Final = MIRROR_POD
 _PLR_GATE: Final = "InPlacePodLevelResourcesVerticalScaling"
 _VOLUME_GATE: Final = "InPlacePodVerticalScalingMemoryBackedVolumes"
 _CPU_MEM: Final = ("cpu", "memory")
@@ -206,7 +205,7 @@ def _node_supports_resize(pod: Obj) -> bool:
 
 def _early(old: Obj) -> Cause | None:
     """Static (mirror) and windows pods are never resized; the error stands alone."""
-    if _MIRROR in (old["metadata"].get("annotations") or {}):
+    if MIRROR_POD in (old["metadata"].get("annotations") or {}):
         return fe.forbidden("[]", "static pods cannot be resized")
     if (old["spec"].get("os") or {}).get("name") == "windows":
         return fe.forbidden("[]", "windows pods cannot be resized")

@@ -16,8 +16,6 @@ from reference_impl.errors import Cause
 __all__ = ["pod_update_causes"]
 
 Obj = dict[str, Any]
-_MIRROR: Final = MIRROR_POD
-_APPARMOR: Final = APPARMOR_CONTAINER_PREFIX
 _RA: Final = "requiredDuringSchedulingIgnoredDuringExecution"
 _NA_PATH: Final = "spec.affinity.nodeAffinity"
 _UPDATABLE: Final = (
@@ -56,16 +54,16 @@ def _annotation_updates(new: Obj, old: Obj) -> list[Cause]:
     for k, v in old.items():
         if k in new and new[k] == v:
             continue
-        if k.startswith(_APPARMOR):
+        if k.startswith(APPARMOR_CONTAINER_PREFIX):
             out.append(fe.forbidden(f"{path}[{k}]", "may not remove or update AppArmor annotations"))
-        if k == _MIRROR:
+        if k == MIRROR_POD:
             out.append(fe.forbidden(f"{path}[{k}]", "may not remove or update mirror pod annotation"))
     for k in new:
         if k in old:
             continue
-        if k.startswith(_APPARMOR):
+        if k.startswith(APPARMOR_CONTAINER_PREFIX):
             out.append(fe.forbidden(f"{path}[{k}]", "may not add AppArmor annotations"))
-        if k == _MIRROR:
+        if k == MIRROR_POD:
             out.append(fe.forbidden(f"{path}[{k}]", "may not add mirror pod annotation"))
     return out
 
