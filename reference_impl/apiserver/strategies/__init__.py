@@ -25,6 +25,7 @@ from reference_impl.apiserver.strategies import (
     node,  # Node taints, quantities, declared features
     node_cidrs,  # Node podCIDRs
     node_preemption,  # Node spec.podPreemptionPolicy (KEP-5836)
+    persistent_volume,  # PersistentVolume defaults, spec and update rules
     pod_containers,  # container ports, env, dnsPolicy
     pod_level_defaults,  # pod-level resources defaulted on create
     policy,  # PodDisruptionBudget
@@ -45,6 +46,9 @@ from reference_impl.apiserver.strategies import (
     service_traffic,  # Service traffic policies, affinity, LB class, node ports
     status_counts,  # Deployment/ReplicaSet/Job/HPA status counters
     status_gates,  # gated /status fields, status reset on create
+    storage,  # StorageClass, VolumeAttributesClass, CSIStorageCapacity, VolumeAttachment
+    storage_csi,  # CSIDriver, CSINode
+    storage_health,  # CSINode /status storageHealth
 )
 
 __all__ = [
@@ -69,6 +73,7 @@ __all__ = [
     "node",
     "node_cidrs",
     "node_preemption",
+    "persistent_volume",
     "pod_containers",
     "pod_level_defaults",
     "policy",
@@ -89,4 +94,7 @@ __all__ = [
     "scheduling_preemption",
     "status_counts",
     "status_gates",
+    "storage",
+    "storage_csi",
+    "storage_health",
 ]

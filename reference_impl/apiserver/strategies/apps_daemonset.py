@@ -1,24 +1,53 @@
 """apps/v1 DaemonSet and ControllerRevision (1.37.2): ``SetDefaults_DaemonSet``,
 ``ValidateDaemonSetSpec`` (selector, template, update strategy, counters), the selector's
 immutability, ``validateDaemonSetStatus`` and ``ValidateControllerRevisionCreate`` /
-``Update``."""
+``Update``; and ``Convert_v1_DaemonSet_To_apps_DaemonSet``'s parse of the templateGeneration
+annotation."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import re
+from typing import Any, Final
 
 from reference_impl.api.meta import selector_from_label_selector
+from reference_impl.apiserver.conversion.scheme import register_defaulter
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
 from reference_impl.apiserver.strategies.apps_deployment import positive_int_or_percent_causes
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.errors import Cause
+from reference_impl.errors import BadRequest, Cause
 
 __all__: list[str] = []
 
 Obj = dict[str, Any]
 _NONNEG = "must be greater than or equal to 0"
+# apps/v1 carries the internal spec.templateGeneration in this annotation.
+_TGEN: Final = "deprecated.daemonset.template.generation"
+_INT: Final = re.compile(r"[+-]?[0-9]+")
+
+
+def _parse_int64_error(value: str) -> str | None:
+    """The error of Go's ``strconv.ParseInt(value, 10, 64)``, or None."""
+    if not _INT.fullmatch(value):
+        return f"strconv.ParseInt: parsing {json.dumps(value, ensure_ascii=False)}: invalid syntax"
+    if not -(2**63) <= int(value) < 2**63:
+        return f"strconv.ParseInt: parsing {json.dumps(value, ensure_ascii=False)}: value out of range"
+    return None
+
+
+def _check_template_generation(obj: Obj) -> None:
+    """``Convert_v1_DaemonSet_To_apps_DaemonSet``: an annotation that is no int64 fails the
+    decode (a 400, as every conversion error)."""
+    anns = (obj.get("metadata") or {}).get("annotations")
+    value = anns.get(_TGEN) if isinstance(anns, dict) else None
+    err = _parse_int64_error(value) if isinstance(value, str) else None
+    if err is not None:
+        raise BadRequest(f'DaemonSet in version "v1" cannot be handled as a DaemonSet: {err}')
+
+
+register_defaulter("apps", "v1", "DaemonSet", _check_template_generation)
 
 
 @defaulter("DaemonSet")

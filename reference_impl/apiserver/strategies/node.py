@@ -9,12 +9,13 @@ from typing import Any, Final
 from reference_impl.api.meta import label_key_errors, label_value_errors, parse_quantity
 from reference_impl.api.quantity import milli_value, quantity_string
 from reference_impl.api.resource_names import is_integer_resource_name
-from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.core import TAINT_EFFECTS
+from reference_impl.apiserver.strategies.node_annotations import annotation_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["resource_quantity_causes"]
+__all__ = ["node_update_causes", "resource_quantity_causes"]
 
 Obj = dict[str, Any]
 _DECLARED_FEATURE: Final = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*\Z")
@@ -26,13 +27,11 @@ def taint_causes(taints: list[Obj], path: str) -> list[Cause]:
     seen: set[tuple[str, str]] = set()
     for i, t in enumerate(taints):
         p = f"{path}[{i}]"
-        causes += [
-            Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t.get("key", ""))
-        ]
-        if t.get("value"):
-            causes += [
-                Cause(f"{p}.value", "FieldValueInvalid", e) for e in label_value_errors(t["value"])
-            ]
+        key = str(t.get("key") or "")
+        causes += [fe.invalid(f"{p}.key", key, e) for e in label_key_errors(key)]
+        value_errors = label_value_errors(str(t.get("value") or ""))
+        if value_errors:  # one error, the messages joined, as upstream
+            causes.append(fe.invalid(f"{p}.value", t.get("value"), ";".join(value_errors)))
         effect = t.get("effect")
         if not effect:
             causes.append(Cause(f"{p}.effect", "FieldValueRequired", "Required value"))
@@ -44,7 +43,7 @@ def taint_causes(taints: list[Obj], path: str) -> list[Cause]:
                     f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
                 )
             )
-        pair = (t.get("key", ""), str(effect))
+        pair = (key, str(effect or ""))
         if pair in seen:
             causes.append(
                 Cause(
@@ -57,24 +56,65 @@ def taint_causes(taints: list[Obj], path: str) -> list[Cause]:
     return causes
 
 
-@validator("Node")
-def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Taints and capacity quantities."""
-    # Upstream reports node taint errors under "metadata.taints" (validateNodeTaints is
-    # called with that path), and clients match on it, so the reference does too.
-    spec = node.get("spec") or {}
-    causes = taint_causes(spec.get("taints") or [], "metadata.taints")
+def _resources_causes(node: Obj) -> list[Cause]:
+    """``ValidateNodeResources``: capacity and allocatable quantities."""
+    causes: list[Cause] = []
     for field in ("capacity", "allocatable"):
         for name, v in sorted(((node.get("status") or {}).get(field) or {}).items()):
             causes += resource_quantity_causes(str(name), v, f"status.{field}.{name}")
-    # validateNodeSwapStatus, called with the path "metadata.nodeSwapStatus" upstream.
-    swap = (((node.get("status") or {}).get("nodeInfo") or {}).get("swap") or {}).get("capacity")
-    if isinstance(swap, int) and swap < 0:
-        causes.append(fe.invalid("metadata.nodeSwapStatus.capacity", swap, "must be greater than or equal to 0"))
-    features = (node.get("status") or {}).get("declaredFeatures")
-    if isinstance(features, list):
-        causes += declared_feature_causes(["" if f is None else str(f) for f in features])
     return causes
+
+
+def _features_causes(node: Obj) -> list[Cause]:
+    features = (node.get("status") or {}).get("declaredFeatures")
+    if not isinstance(features, list):
+        return []
+    return declared_feature_causes(["" if f is None else str(f) for f in features])
+
+
+def _common_causes(node: Obj) -> list[Cause]:
+    """What ValidateNode and ValidateNodeUpdate both check: annotations, taints (under
+    "metadata.taints", the path upstream passes), resources, declared features."""
+    causes = annotation_causes(node, taint_causes)
+    causes += taint_causes((node.get("spec") or {}).get("taints") or [], "metadata.taints")
+    return causes + _resources_causes(node) + _features_causes(node)
+
+
+def _swap_causes(node: Obj) -> list[Cause]:
+    """``validateNodeSwapStatus`` (ValidatePositiveField), at "metadata.nodeSwapStatus"."""
+    swap = (((node.get("status") or {}).get("nodeInfo") or {}).get("swap") or {}).get("capacity")
+    if isinstance(swap, int) and swap <= 0:
+        return [fe.invalid("metadata.nodeSwapStatus.capacity", swap, "must be greater than zero")]
+    return []
+
+
+def _addresses_causes(node: Obj) -> list[Cause]:
+    """No address (type and address) twice in status.addresses."""
+    causes: list[Cause] = []
+    seen: set[tuple[str, str]] = set()
+    for i, a in enumerate((node.get("status") or {}).get("addresses") or []):
+        a = a if isinstance(a, dict) else {}
+        pair = (str(a.get("type") or ""), str(a.get("address") or ""))
+        if pair in seen:
+            causes.append(fe.duplicate(f"status.addresses[{i}]", {"type": pair[0], "address": pair[1]}))
+        seen.add(pair)
+    return causes
+
+
+def node_update_causes(node: Obj, old: Obj) -> list[Cause]:
+    """``ValidateNodeUpdate`` less the podCIDRs and providerID rules (node_cidrs)."""
+    causes = _common_causes(node) + _addresses_causes(node)
+    ext = (node.get("spec") or {}).get("externalID") or ""
+    if ext != ((old.get("spec") or {}).get("externalID") or ""):
+        causes.append(fe.forbidden("spec.externalID", "may not be updated"))
+    return causes
+
+
+@validator("Node")
+def validate_node(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidateNode`` (less podCIDRs), then on update ``ValidateNodeUpdate``."""
+    causes = _common_causes(node) + _swap_causes(node)
+    return causes if old is None else causes + node_update_causes(node, old)
 
 
 def declared_feature_causes(features: list[str]) -> list[Cause]:
@@ -122,3 +162,9 @@ def default_node(node: Obj, ctx: Context) -> None:
     if isinstance(status, dict) and isinstance(status.get("capacity"), dict):
         if status.get("allocatable") is None:
             status["allocatable"] = dict(status["capacity"])
+
+
+@preparer("Node", status=True)
+def default_node_status_write(node: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """A /status body is decoded with the scheme's defaults too (SetDefaults_NodeStatus)."""
+    default_node(node, ctx)

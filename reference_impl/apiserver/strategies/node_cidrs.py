@@ -9,11 +9,12 @@ import ipaddress
 from typing import Any
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.strategies.node import node_update_causes
 from reference_impl.apiserver.strategies.service_fields import legacy_cidr_causes, sloppy_ip
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__: list[str] = []
+__all__ = ["cidr_update_causes"]
 
 Obj = dict[str, Any]
 _PATH = "spec.podCIDRs"
@@ -69,12 +70,9 @@ def _create_causes(cidrs: list[str]) -> list[Cause]:
     return causes
 
 
-@validator("Node")
-def validate_node_cidrs(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """Every pod CIDR parses; on update, set CIDRs and providerID stay."""
-    causes = _create_causes(_cidrs(node))
-    if old is None:
-        return causes
+def cidr_update_causes(node: Obj, old: Obj) -> list[Cause]:
+    """``ValidateNodeUpdate``'s rules: set pod CIDRs and a set providerID stay."""
+    causes: list[Cause] = []
     ocidrs = _cidrs(old)
     if ocidrs and ocidrs != _cidrs(node):
         causes.append(
@@ -86,3 +84,19 @@ def validate_node_cidrs(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]
     elif opid and not pid:
         causes.append(fe.invalid("spec.providerID", None, "field cannot be cleared once set"))
     return causes
+
+
+@validator("Node")
+def validate_node_cidrs(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """Every pod CIDR parses; on update, set CIDRs and providerID stay."""
+    causes = _create_causes(_cidrs(node))
+    return causes if old is None else causes + cidr_update_causes(node, old)
+
+
+@validator("Node", status=True)
+def validate_node_status(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """The status strategy's ValidateUpdate: ``ValidateNodeUpdate`` alone (no ValidateNode,
+    so neither the swap status nor the pod CIDRs' format is checked)."""
+    if old is None:
+        return []
+    return node_update_causes(node, old) + cidr_update_causes(node, old)

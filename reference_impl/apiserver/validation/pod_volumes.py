@@ -12,7 +12,7 @@ from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_erro
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["local_path_causes", "no_backsteps", "volume_causes"]
+__all__ = ["iscsi_name_ok", "local_path_causes", "no_backsteps", "volume_causes", "volume_source_causes"]
 
 Obj = dict[str, Any]
 _HOST_PATH_TYPES: Final = (
@@ -132,6 +132,12 @@ def _iscsi(src: Obj, path: str) -> list[Cause]:
     if (src.get("chapAuthDiscovery") or src.get("chapAuthSession")) and src.get("secretRef") is None:
         out.append(fe.required(f"{path}.secretRef"))
     return out
+
+
+def iscsi_name_ok(value: str) -> bool:
+    """Whether an iSCSI IQN or initiator name has the iqn, eui or naa format."""
+    regex = {"iqn": _IQN, "eui": _EUI, "naa": _NAA}.get(value[:3])
+    return regex is not None and regex.match(value) is not None
 
 
 def _fc(src: Obj, path: str) -> list[Cause]:
@@ -334,6 +340,11 @@ _SOURCES: Final[tuple[tuple[str, Callable[[Obj, str], list[Cause]]], ...]] = (
     ("ephemeral", _ephemeral),
     ("image", _image),
 )
+
+
+def volume_source_causes(key: str, src: Obj, path: str) -> list[Cause]:
+    """One source's own rules (PersistentVolume sources share hostPath, nfs and fc)."""
+    return dict(_SOURCES)[key](src, path)
 
 
 def _source(vol: Obj, path: str) -> list[Cause]:
