@@ -16,9 +16,10 @@ from reference_impl.api.meta import parse_quantity
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.persistent_volume import csi_driver_causes
 from reference_impl.errors import Cause
 
-__all__ = ["csi_driver_name_causes", "immutable", "qualified_name_causes"]
+__all__ = ["immutable", "qualified_name_causes"]
 
 Obj = dict[str, Any]
 _MAX_PARAMS_LEN: Final = 512
@@ -48,14 +49,6 @@ def immutable(path: str, new: Any, old: Any) -> list[Cause]:
 def qualified_name_causes(value: str, path: str) -> list[Cause]:
     """``ValidateQualifiedName``."""
     return [fe.invalid(path, value, m) for m in label_key_errors(value)]
-
-
-def csi_driver_name_causes(name: str, path: str) -> list[Cause]:
-    """``ValidateCSIDriverName``: required, at most 63 bytes, a caseless DNS subdomain."""
-    if not name:
-        return [fe.required(path)]
-    out = [fe.too_long(path, 63)] if len(name) > 63 else []
-    return out + [fe.invalid(path, name, m) for m in dns1123_subdomain_errors(name.lower())]
 
 
 def _subdomain(value: str, path: str) -> list[Cause]:
@@ -198,7 +191,7 @@ def _access_modes(modes: list[str], path: str) -> list[Cause]:
 
 def _inline_csi(csi: Obj, path: str) -> list[Cause]:
     """``validateCSIPersistentVolumeSource``: driver and volumeHandle (secret refs unchecked)."""
-    out = csi_driver_name_causes(str(csi.get("driver") or ""), f"{path}.driver")
+    out = csi_driver_causes(str(csi.get("driver") or ""), f"{path}.driver")
     return out + ([] if csi.get("volumeHandle") else [fe.required(f"{path}.volumeHandle")])
 
 
@@ -270,7 +263,7 @@ def _validate_va(va: Obj) -> list[Cause]:
     spec = va.get("spec") or {}
     source = spec.get("source") or {}
     node = str(spec.get("nodeName") or "")
-    out = csi_driver_name_causes(str(spec.get("attacher") or ""), "spec.attacher")
+    out = csi_driver_causes(str(spec.get("attacher") or ""), "spec.attacher")
     out += _va_source(source, "spec.source")
     out += _subdomain(node, "spec.nodeName")
     out += _va_status(va.get("status") or {})

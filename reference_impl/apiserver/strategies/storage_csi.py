@@ -13,11 +13,11 @@ from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.storage import (
-    csi_driver_name_causes,
     immutable,
     qualified_name_causes,
 )
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.persistent_volume import csi_driver_causes
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
@@ -141,7 +141,7 @@ def _topology_keys(keys: list[str], path: str) -> list[Cause]:
 def _csinode_driver(driver: Obj, seen: set[str], path: str) -> list[Cause]:
     """``validateCSINodeDriver``."""
     name = str(driver.get("name") or "")
-    out = csi_driver_name_causes(name, f"{path}.name")
+    out = csi_driver_causes(name, f"{path}.name")
     out += _node_id(str(driver.get("nodeID") or ""), f"{path}.nodeID")
     count = (driver.get("allocatable") or {}).get("count")
     if isinstance(count, int) and count < 0:

@@ -8,8 +8,8 @@ import re
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, validator
-from reference_impl.apiserver.strategies.storage import csi_driver_name_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.persistent_volume import csi_driver_causes
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
@@ -51,7 +51,7 @@ def _condition(c: Obj, path: str) -> list[Cause]:
 
 def _health(h: Obj, path: str) -> list[Cause]:
     """``validateStorageHealth``: a driver name, at most 16 conditions."""
-    out = csi_driver_name_causes(str(h.get("name") or ""), f"{path}.name")
+    out = csi_driver_causes(str(h.get("name") or ""), f"{path}.name")
     conds = [c for c in h.get("healthConditions") or () if isinstance(c, dict)]
     if len(conds) > _MAX_CONDITIONS:
         return out + [fe.too_many(f"{path}.healthConditions", len(conds), _MAX_CONDITIONS)]
