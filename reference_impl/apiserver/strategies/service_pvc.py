@@ -13,6 +13,7 @@ from reference_impl.apiserver.strategies.meta import labels_causes
 from reference_impl.apiserver.strategies.pod_containers import port_name_errors, port_number_errors
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.persistent_volume import ACCESS_MODES
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
@@ -20,7 +21,6 @@ __all__: list[str] = []
 Obj = dict[str, Any]
 _TYPES: Final = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 _PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
-_ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 _VOLUME_MODES: Final = ("Block", "Filesystem")
 _BETA_CLASS: Final = "volume.beta.kubernetes.io/storage-class"
 
@@ -253,8 +253,8 @@ def _claim_spec_causes(spec: Obj, allow_invalid_group: bool = False) -> list[Cau
     if not modes:
         causes.append(fe.required("spec.accessModes", "at least 1 access mode is required"))
     for m in modes:
-        if m not in _ACCESS_MODES:
-            causes.append(fe.not_supported("spec.accessModes", m, _ACCESS_MODES))
+        if m not in ACCESS_MODES:
+            causes.append(fe.not_supported("spec.accessModes", m, ACCESS_MODES))
     if "ReadWriteOncePod" in modes and len(modes) > 1:
         causes.append(
             fe.forbidden("spec.accessModes", "may not use ReadWriteOncePod with other access modes")

@@ -16,7 +16,11 @@ from reference_impl.api.meta import parse_quantity
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.persistent_volume import csi_driver_causes
+from reference_impl.apiserver.validation.persistent_volume import (
+    SOURCE_KEYS,
+    access_mode_causes,
+    csi_driver_causes,
+)
 from reference_impl.errors import Cause
 
 __all__ = ["immutable", "qualified_name_causes"]
@@ -31,14 +35,7 @@ _BINDING_MODES: Final = ("Immediate", "WaitForFirstConsumer")
 _IMMUTABLE: Final = "field is immutable"
 _ONE_SOURCE: Final = "must specify exactly one of inlineVolumeSpec and persistentVolumeName"
 _INLINE: Final = "in the context of inline volumes"
-_ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
-# PersistentVolumeSource members other than csi, which an inline spec may not use.
-_OTHER_SOURCES: Final = (
-    "hostPath", "gcePersistentDisk", "awsElasticBlockStore", "glusterfs", "flocker", "nfs",
-    "rbd", "quobyte", "cinder", "cephfs", "fc", "iscsi", "flexVolume", "azureFile",
-    "vsphereVolume", "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO",
-    "local", "storageos",
-)  # fmt: skip
+_OTHER_SOURCES: Final = tuple(k for k in SOURCE_KEYS if k != "csi")  # an inline spec uses csi
 
 
 def immutable(path: str, new: Any, old: Any) -> list[Cause]:
@@ -180,15 +177,6 @@ def prepare_volume_attachment(va: Obj, old: Obj | None, now: str, ctx: Context) 
         va["status"] = {"attached": False}
 
 
-def _access_modes(modes: list[str], path: str) -> list[Cause]:
-    out = [] if modes else [fe.required(path)]
-    out += [fe.not_supported(path, m, _ACCESS_MODES) for m in modes if m not in _ACCESS_MODES]
-    rwop = "ReadWriteOncePod" in modes
-    if rwop and any(m != "ReadWriteOncePod" and m in _ACCESS_MODES for m in modes):
-        out.append(fe.forbidden(path, "may not use ReadWriteOncePod with other access modes"))
-    return out
-
-
 def _inline_csi(csi: Obj, path: str) -> list[Cause]:
     """``validateCSIPersistentVolumeSource``: driver and volumeHandle (secret refs unchecked)."""
     out = csi_driver_causes(str(csi.get("driver") or ""), f"{path}.driver")
@@ -205,7 +193,7 @@ def _inline_volume_spec(spec: Obj, path: str) -> list[Cause]:
             out.append(fe.forbidden(f"{path}.{f}", f"may not be specified {_INLINE}"))
     if csi is None:
         out.append(fe.required(f"{path}.csi", f"has to be specified {_INLINE}"))
-    out += _access_modes([str(m) for m in spec.get("accessModes") or ()], f"{path}.accessModes")
+    out += access_mode_causes([str(m) for m in spec.get("accessModes") or ()], f"{path}.accessModes")
     policy = spec.get("persistentVolumeReclaimPolicy")
     if policy and policy != "Retain":
         out.append(fe.forbidden(f"{path}.persistentVolumeReclaimPolicy", f"may only be Retain {_INLINE}"))

@@ -9,14 +9,13 @@ from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, validator
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.persistent_volume import csi_driver_causes
+from reference_impl.apiserver.validation.persistent_volume import ACCESS_MODES, csi_driver_causes
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
 
 Obj = dict[str, Any]
 _STATUSES: Final = ("StorageDegraded", "StorageUnreachable")
-_ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 _VOLUME_MODES: Final = ("Filesystem", "Block")
 _MAX_CONDITIONS: Final = 16
 _REASON_RE: Final = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
@@ -42,8 +41,8 @@ def _condition(c: Obj, path: str) -> list[Cause]:
     if len(str(c.get("message") or "")) > 1024:
         out.append(fe.too_long(f"{path}.message", 1024))
     mode, vmode = c.get("accessMode"), c.get("volumeMode")
-    if mode is not None and mode not in _ACCESS_MODES:
-        out.append(fe.not_supported(f"{path}.accessMode", mode, _ACCESS_MODES))
+    if mode is not None and mode not in ACCESS_MODES:
+        out.append(fe.not_supported(f"{path}.accessMode", mode, ACCESS_MODES))
     if vmode is not None and vmode not in _VOLUME_MODES:
         out.append(fe.not_supported(f"{path}.volumeMode", vmode, _VOLUME_MODES))
     return out

@@ -19,7 +19,7 @@ __all__ = ["SOURCES", "mount_option_causes", "spec_causes", "update_causes"]
 
 Obj = dict[str, Any]
 Check = Callable[[Obj, str], list[Cause]]
-_ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
+ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 _RECLAIM: Final = ("Delete", "Recycle", "Retain")
 _VOLUME_MODES: Final = ("Block", "Filesystem")
 _PARTITION_MSG: Final = "must be between 1 and 255, inclusive"  # upstream says 1, checks 0
@@ -288,12 +288,12 @@ def _sources(spec: Obj, name: str, affinity_set: bool) -> list[Cause]:
     return out if seen else [*out, fe.required("spec", "must specify a volume type")]
 
 
-def _access_modes(spec: Obj) -> list[Cause]:
-    modes = spec.get("accessModes") or []
-    out = [] if modes else [fe.required("spec.accessModes")]
-    out += [fe.not_supported("spec.accessModes", m, _ACCESS_MODES) for m in modes if m not in _ACCESS_MODES]
-    if "ReadWriteOncePod" in modes and any(m in _ACCESS_MODES and m != "ReadWriteOncePod" for m in modes):
-        out.append(fe.forbidden("spec.accessModes", "may not use ReadWriteOncePod with other access modes"))
+def access_mode_causes(modes: list[Any], path: str) -> list[Cause]:
+    """A volume's accessModes (a PV's, or an inline spec's in a VolumeAttachment)."""
+    out = [] if modes else [fe.required(path)]
+    out += [fe.not_supported(path, m, ACCESS_MODES) for m in modes if m not in ACCESS_MODES]
+    if "ReadWriteOncePod" in modes and any(m in ACCESS_MODES and m != "ReadWriteOncePod" for m in modes):
+        out.append(fe.forbidden(path, "may not use ReadWriteOncePod with other access modes"))
     return out
 
 
@@ -356,7 +356,7 @@ def _class_names(spec: Obj) -> list[Cause]:
 def spec_causes(pv: Obj, allow_invalid_values: bool = False) -> list[Cause]:
     """``ValidatePersistentVolumeSpec`` of a standalone volume."""
     spec = _o(pv.get("spec"))
-    out = _access_modes(spec) + _capacity(spec)
+    out = access_mode_causes(spec.get("accessModes") or [], "spec.accessModes") + _capacity(spec)
     policy = _s(spec.get("persistentVolumeReclaimPolicy"))
     if policy and policy not in _RECLAIM:
         out.append(fe.not_supported("spec.persistentVolumeReclaimPolicy", policy, _RECLAIM))
