@@ -3,6 +3,7 @@ node afresh, as pods and nodes come and go and the cache restarts its change log
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
@@ -36,6 +37,16 @@ def _seen(ni: NodeInfo) -> Seen:
     return ni.name, len(ni.pods), ni.requested.milli_cpu
 
 
+def _counted(calls: list[str]) -> Callable[[NodeInfo], Seen]:
+    """``_seen``, noting in ``calls`` each node it computes."""
+
+    def compute(ni: NodeInfo) -> Seen:
+        calls.append(ni.name)
+        return _seen(ni)
+
+    return compute
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(_op, max_size=30), st.sampled_from([3, 1_000]))
 # A node changes, then the same window is read: only that node's position is recomputed.
@@ -50,10 +61,7 @@ def test_reads_by_position_equal_computing_every_node(ops: list[tuple[str, int, 
         cache.add_node(_node(i))
     memo: NodeMemo[Seen] = NodeMemo()
     calls: list[str] = []
-
-    def compute(ni: NodeInfo) -> Seen:
-        calls.append(ni.name)
-        return _seen(ni)
+    compute = _counted(calls)
 
     bound: dict[int, list[str]] = {}
     with mock.patch.object(types, "CHANGE_LOG_LIMIT", limit):
@@ -91,10 +99,7 @@ def test_only_the_changed_node_is_recomputed_and_other_lists_stay_plain() -> Non
         cache.add_node(_node(i))
     memo: NodeMemo[Seen] = NodeMemo()
     calls: list[str] = []
-
-    def compute(ni: NodeInfo) -> Seen:
-        calls.append(ni.name)
-        return _seen(ni)
+    compute = _counted(calls)
 
     window = rotated(cache.node_infos(), 3, 4)  # n3 n4 n0 n1
     assert [ni.name for ni in window] == ["n3", "n4", "n0", "n1"]
