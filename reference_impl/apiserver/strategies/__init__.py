@@ -27,7 +27,6 @@ from reference_impl.apiserver.strategies import (
     node_preemption,  # Node spec.podPreemptionPolicy (KEP-5836)
     persistent_volume,  # PersistentVolume defaults, spec and update rules
     pod_containers,  # container ports, env, dnsPolicy
-    pod_level_defaults,  # pod-level resources defaulted on create
     policy,  # PodDisruptionBudget
     pvc_status,  # PersistentVolumeClaim /status
     resource,  # DRA (resource.k8s.io)
@@ -75,7 +74,6 @@ __all__ = [
     "node_preemption",
     "persistent_volume",
     "pod_containers",
-    "pod_level_defaults",
     "policy",
     "pvc_status",
     "resource",

@@ -17,6 +17,7 @@ from reference_impl.api.meta import (
 )
 from reference_impl.apiserver.quota.pod_resources import compute_pod_qos
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
+from reference_impl.apiserver.strategies.pod_level_defaults import default_pod_level_resources
 from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.pod_annotations import pod_annotation_causes
@@ -106,9 +107,13 @@ def default_pod(pod: Obj, ctx: Context) -> None:
 
 @preparer("Pod")
 def prepare_pod_qos(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """PrepareForCreate's QoS class, of the spec as admission (LimitRanger) left it."""
+    """PrepareForCreate: the pod-level resources defaulted, then the QoS class of the spec
+    as admission (LimitRanger) and that defaulting left it."""
     if old is not None:
         return
+    spec = pod.get("spec")
+    if isinstance(spec, dict):
+        default_pod_level_resources(spec, ctx.gates)
     try:
         pod.setdefault("status", {})["qosClass"] = pod_qos_class(pod.get("spec") or {}, ctx.gates)
     except ValueError:

@@ -1,5 +1,6 @@
 """Pod-level resource defaulting: ``podutil.DefaultPodLevelResources``
-(``pkg/api/pod/util.go``), which PrepareForCreate and the resize strategy apply."""
+(``pkg/api/pod/util.go``), which PrepareForCreate (``core.prepare_pod_qos``) and the
+resize strategy apply."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ from reference_impl.apiserver.quota.pod_resources import (
     aggregate_container_requests,
 )
 from reference_impl.apiserver.quota.resources import from_wire
-from reference_impl.apiserver.registry import Context, preparer
-from reference_impl.apiserver.strategies.core import pod_qos_class
 from reference_impl.features import FeatureGates
 
 __all__ = ["default_pod_level_resources"]
@@ -72,24 +71,11 @@ def _default_hugepages(spec: Obj, res: Obj) -> None:
 
 def default_pod_level_resources(spec: Obj, gates: FeatureGates) -> None:
     """Fill pod-level requests and limits in place, when some are set."""
-    if not (gates.enabled("PodLevelResources") and gates.enabled("PodLevelResourcesFixDefaulting")):
-        return
-    res = spec.get("resources")
+    res = spec.get("resources")  # first: most pods have none
     if not isinstance(res, dict) or not (res.get("requests") or res.get("limits")):
+        return
+    if not (gates.enabled("PodLevelResources") and gates.enabled("PodLevelResourcesFixDefaulting")):
         return
     _default_hugepages(spec, res)
     _default_requests(spec, res)
     _default_limits(spec, res)
-
-
-@preparer("Pod")
-def prepare_pod_level_resources(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """PrepareForCreate: default the pod-level resources, then the QoS class of the result."""
-    spec = pod.get("spec")
-    if old is not None or not isinstance(spec, dict) or not isinstance(spec.get("resources"), dict):
-        return
-    default_pod_level_resources(spec, ctx.gates)
-    try:
-        pod.setdefault("status", {})["qosClass"] = pod_qos_class(spec, ctx.gates)
-    except ValueError:
-        pass  # validation reports the bad quantity
