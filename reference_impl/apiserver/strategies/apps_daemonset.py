@@ -1,8 +1,8 @@
 """apps/v1 DaemonSet and ControllerRevision (1.37.2): ``SetDefaults_DaemonSet``,
 ``ValidateDaemonSetSpec`` (selector, template, update strategy, counters), the selector's
 immutability, ``validateDaemonSetStatus`` and ``ValidateControllerRevisionCreate`` /
-``Update``; and ``Convert_v1_DaemonSet_To_apps_DaemonSet``'s parse of the templateGeneration
-annotation."""
+``Update``; ``Convert_v1_DaemonSet_To_apps_DaemonSet``'s parse of the templateGeneration
+annotation, and the strategy's upkeep of that generation."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.conversion.scheme import register_defaulter
-from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
 from reference_impl.apiserver.strategies.apps_deployment import positive_int_or_percent_causes
 from reference_impl.apiserver.strategies.policy import label_selector_causes
@@ -48,6 +48,37 @@ def _check_template_generation(obj: Obj) -> None:
 
 
 register_defaulter("apps", "v1", "DaemonSet", _check_template_generation)
+
+
+def _template_generation(obj: Obj) -> int:
+    """The internal ``spec.templateGeneration``: the annotation's value, 0 without one."""
+    anns = (obj.get("metadata") or {}).get("annotations")
+    value = anns.get(_TGEN) if isinstance(anns, dict) else None
+    return int(value) if isinstance(value, str) and _parse_int64_error(value) is None else 0
+
+
+def _sem(v: Any) -> Any:
+    """``v`` as ``apiequality.Semantic.DeepEqual`` sees it: an empty list is a nil slice."""
+    if isinstance(v, dict):
+        return {k: _sem(x) for k, x in v.items() if x != []}
+    if isinstance(v, list):
+        return [_sem(x) for x in v]
+    return v
+
+
+@preparer("DaemonSet")
+def prepare_template_generation(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """``daemonSetStrategy.PrepareForCreate``: at least 1; ``PrepareForUpdate``: the stored
+    generation, plus one when the template changed (a client's value is ignored). apps/v1
+    shows it as the annotation, which the conversion writes on every read."""
+    if old is None:
+        generation = max(_template_generation(obj), 1)
+    else:
+        generation = _template_generation(old)
+        template = (obj.get("spec") or {}).get("template")
+        if _sem(template) != _sem((old.get("spec") or {}).get("template")):
+            generation += 1
+    obj["metadata"].setdefault("annotations", {})[_TGEN] = str(generation)
 
 
 @defaulter("DaemonSet")
