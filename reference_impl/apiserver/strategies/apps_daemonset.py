@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.conversion.scheme import register_defaulter
+from reference_impl.apiserver.equality import semantic as _sem
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
 from reference_impl.apiserver.strategies.apps_deployment import positive_int_or_percent_causes
@@ -55,15 +56,6 @@ def _template_generation(obj: Obj) -> int:
     anns = (obj.get("metadata") or {}).get("annotations")
     value = anns.get(_TGEN) if isinstance(anns, dict) else None
     return int(value) if isinstance(value, str) and _parse_int64_error(value) is None else 0
-
-
-def _sem(v: Any) -> Any:
-    """``v`` as ``apiequality.Semantic.DeepEqual`` sees it: an empty list is a nil slice."""
-    if isinstance(v, dict):
-        return {k: _sem(x) for k, x in v.items() if x != []}
-    if isinstance(v, list):
-        return [_sem(x) for x in v]
-    return v
 
 
 @preparer("DaemonSet")

@@ -10,6 +10,7 @@ import copy
 from typing import Any, Final
 
 from reference_impl.api.well_known_annotations import APPARMOR_CONTAINER_PREFIX, MIRROR_POD
+from reference_impl.apiserver.equality import semantic as _sem
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -35,15 +36,6 @@ def _o(v: Any) -> Obj:
 
 def _l(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
-
-
-def _sem(v: Any) -> Any:
-    """``v`` as ``apiequality.Semantic.DeepEqual`` sees it: an empty list is a nil slice."""
-    if isinstance(v, dict):
-        return {k: _sem(x) for k, x in v.items() if x != []}
-    if isinstance(v, list):
-        return [_sem(x) for x in v]
-    return v
 
 
 def _annotation_updates(new: Obj, old: Obj) -> list[Cause]:
