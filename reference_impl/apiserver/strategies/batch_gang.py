@@ -81,10 +81,7 @@ def validate_job_scheduling(job: Obj, old: Obj | None, ctx: Context) -> list[Cau
                 f"must not be greater than parallelism ({parallelism})",
             )
         )
-    if (
-        policy.get("basic") is not None
-        and (sched.get("disruptionMode") or {}).get("all") is not None
-    ):
+    if _resolves_basic(sched) and (sched.get("disruptionMode") or {}).get("all") is not None:
         causes.append(
             fe.invalid(
                 f"{_PATH}.disruptionMode",
@@ -107,3 +104,12 @@ def validate_job_scheduling(job: Obj, old: Obj | None, ctx: Context) -> list[Cau
             )
         )
     return causes
+
+
+def _resolves_basic(sched: Obj) -> bool:
+    """The workload builder's resolved policy: a Job defaults an unset one to basic
+    (``WorkloadItemForJob``)."""
+    policy = sched.get("schedulingPolicy")
+    if policy is None:
+        return True
+    return isinstance(policy, dict) and policy.get("basic") is not None

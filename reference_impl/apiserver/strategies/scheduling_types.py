@@ -107,7 +107,7 @@ WORKLOAD_SPEC: Final = Struct(
 )
 POD_GROUP_SPEC: Final = Struct(
     (
-        Field("parentCompositePodGroupName", gate=_COMPOSITE, immutable=True, fmt="k8s-long-name"),
+        Field("parentCompositePodGroupName", gate=_COMPOSITE, immutable=True, fmt="k8s-long-name", ptr=True),
         Field("workloadRef", immutable=True, struct=_WORKLOAD_REF),
         Field("schedulingPolicy", value=True, struct=_POLICY),
         Field("schedulingConstraints", gate=_TAS, immutable=True, struct=_CONSTRAINTS),
@@ -120,13 +120,13 @@ POD_GROUP_STATUS: Final = Struct(
             "resourceClaimStatuses",
             map_key="name",
             max_items=4,
-            struct=Struct((Field("resourceClaimName", fmt="k8s-long-name"),)),
+            struct=Struct((Field("resourceClaimName", fmt="k8s-long-name", ptr=True),)),
         ),
     )
 )
 COMPOSITE_POD_GROUP_SPEC: Final = Struct(
     (
-        Field("parentCompositePodGroupName", immutable=True, fmt="k8s-long-name"),
+        Field("parentCompositePodGroupName", immutable=True, fmt="k8s-long-name", ptr=True),
         Field("workloadRef", required=True, immutable=True, struct=_WORKLOAD_REF),
         Field("schedulingPolicy", immutable=True, value=True, struct=_COMPOSITE_POLICY),
         Field("schedulingConstraints", immutable=True, struct=_CONSTRAINTS),
