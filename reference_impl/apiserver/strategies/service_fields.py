@@ -15,7 +15,7 @@ from reference_impl.apiserver.registry import Context, defaulter, preparer, vali
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["legacy_cidr_causes", "legacy_ip_causes", "sloppy_ip"]
+__all__ = ["endpoint_ip_causes", "legacy_cidr_causes", "legacy_ip_causes", "sloppy_ip"]
 
 Obj = dict[str, Any]
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -97,6 +97,11 @@ def _endpoint_ip_causes(path: str, value: str) -> list[Cause]:
          "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"),
     ]  # fmt: skip
     return [fe.invalid(path, value, msg) for hit, msg in bad if hit]
+
+
+def endpoint_ip_causes(path: str, value: str) -> list[Cause]:
+    """``ValidateEndpointIP``, for Endpoints addresses."""
+    return _endpoint_ip_causes(path, value)
 
 
 def _spec(svc: Obj | None) -> Obj:

@@ -8,6 +8,9 @@ from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.pod_allocated_status import (
+    allocated_resources_status_causes,
+)
 from reference_impl.apiserver.validation.pod_status_rules import (
     container_user_causes,
     extended_claim_status_causes,
@@ -60,14 +63,18 @@ def _conditions(conds: list[Any]) -> list[Cause]:
     return out
 
 
-def _container_statuses(status: Obj, os_name: str) -> list[Cause]:
-    """``validateContainerStatusUsers`` of each list, then no allocated resources for
-    ephemeral ones."""
+def _container_statuses(status: Obj, spec: Obj) -> list[Cause]:
+    """``validateContainerStatusUsers`` of each list, the allocated resources of
+    (init) containers, then none for ephemeral ones."""
     out: list[Cause] = []
+    os_name = str(_o(spec.get("os")).get("name") or "linux")
     lists = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
     for lst in lists:
         for i, cs in enumerate(_l(status.get(lst))):
             out += container_user_causes(_o(cs).get("user"), f"status.{lst}[{i}].user", os_name)
+    for lst, ctrs in (("containerStatuses", "containers"), ("initContainerStatuses", "initContainers")):
+        statuses, containers = _l(status.get(lst)), _l(spec.get(ctrs))
+        out += allocated_resources_status_causes(statuses, containers, status, f"status.{lst}")
     for i, cs in enumerate(_l(status.get("ephemeralContainerStatuses"))):
         if _o(cs).get("allocatedResourcesStatus"):
             p = f"status.ephemeralContainerStatuses[{i}].allocatedResourcesStatus"
@@ -105,4 +112,4 @@ def pod_status_causes(pod: Obj, old: Obj) -> list[Cause]:
             out.append(fe.invalid("status.hostIPs[0].ip", first, "must be equal to `hostIP`"))
         old_host = [str(_o(x).get("ip")) for x in _l(old_status.get("hostIPs"))]
         out += _ip_causes(host_ips, "status.hostIPs", old_host)
-    return out + _container_statuses(status, str(_o(spec.get("os")).get("name") or "linux"))
+    return out + _container_statuses(status, spec)
