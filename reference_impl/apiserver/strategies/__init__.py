@@ -18,13 +18,17 @@ from reference_impl.apiserver.strategies import (
     certificates_names,  # signer names, CSR
     certificates_status,  # PODCERT status updates
     configmap,  # ConfigMap and Secret keys
+    coordination,  # Lease spec, gated fields dropped
     core,
+    core_templates,  # ReplicationController and PodTemplate
+    endpoints,  # Endpoints subsets, port protocol default
     limit_range,  # LimitRange defaults and validation
     meta,
     namespace,  # Namespace defaults and spec.finalizers
     node,  # Node taints, quantities, declared features
     node_cidrs,  # Node podCIDRs
     node_preemption,  # Node spec.podPreemptionPolicy (KEP-5836)
+    node_runtime,  # RuntimeClass handler, overhead, scheduling
     persistent_volume,  # PersistentVolume defaults, spec and update rules
     pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
@@ -65,13 +69,17 @@ __all__ = [
     "certificates_names",
     "certificates_status",
     "configmap",
+    "coordination",
     "core",
+    "core_templates",
+    "endpoints",
     "limit_range",
     "meta",
     "namespace",
     "node",
     "node_cidrs",
     "node_preemption",
+    "node_runtime",
     "persistent_volume",
     "pod_containers",
     "policy",

@@ -11,6 +11,7 @@ from reference_impl.apiserver.strategies.meta import annotations_causes, labels_
 from reference_impl.apiserver.strategies.pod_containers import container_field_causes
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.pod_annotations import seccomp_annotation_field_causes
 from reference_impl.errors import Cause
 
 __all__ = ["template_causes"]
@@ -64,6 +65,7 @@ def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -
     )
     for c in validate_pod(pod, None, ctx):
         causes.append(Cause(f"spec.template.{c.field}", c.reason, c.message))
+    causes += seccomp_annotation_field_causes(pod["metadata"], pod["spec"], "spec.template.spec")
     if pod["spec"].get("ephemeralContainers"):
         causes.append(
             Cause(

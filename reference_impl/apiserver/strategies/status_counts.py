@@ -1,5 +1,5 @@
 """The counter rules of the /status strategies: ``ValidateDeploymentStatus``,
-``ValidateReplicaSetStatus`` (non-negative counters; a Job's are in ``batch_status``) and the HPA's
+``ValidateReplicaSetStatus``, ``ValidateReplicationControllerStatus`` (non-negative counters; a Job's are in ``batch_status``) and the HPA's
 ``validateHorizontalPodAutoscalerStatus`` (1.37.2)."""
 
 from __future__ import annotations
@@ -51,6 +51,14 @@ def validate_replicaset_status(obj: Obj, old: Obj | None, ctx: Context) -> list[
     st = obj.get("status") or {}
     fields = ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration",
               "terminatingReplicas")
+    return _nonnegative(st, fields) + _replica_bounds(st, ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"))
+
+
+@validator("ReplicationController", status=True)
+def validate_rc_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
+    """``ValidateReplicationControllerStatus`` (core; no terminatingReplicas)."""
+    st = obj.get("status") or {}
+    fields = ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration")
     return _nonnegative(st, fields) + _replica_bounds(st, ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"))
 
 
