@@ -20,7 +20,12 @@ from reference_impl.apiserver.registry import Context, defaulter, preparer, vali
 from reference_impl.apiserver.strategies.pod_level_defaults import default_pod_level_resources
 from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.pod_annotations import pod_annotation_causes
+from reference_impl.apiserver.validation.pod_annotations import (
+    apparmor_annotation_field_causes,
+    apply_apparmor_version_skew,
+    pod_annotation_causes,
+    seccomp_annotation_field_causes,
+)
 from reference_impl.apiserver.validation.pod_status import pod_status_causes
 from reference_impl.apiserver.validation.pod_update import pod_update_causes
 from reference_impl.errors import Cause
@@ -89,33 +94,37 @@ def default_pod(pod: Obj, ctx: Context) -> None:
             res.setdefault("requests", {}).setdefault(name, value)
     status = pod.setdefault("status", {})
     status.setdefault("phase", "Pending")
-    if spec.get("schedulingGates") and not status.get("conditions"):
-        # As upstream's pod strategy does on create: a gated pod says why it waits.
-        status["conditions"] = [
-            {
-                "type": "PodScheduled",
-                "status": "False",
-                "reason": "SchedulingGated",
-                "message": "Scheduling is blocked due to non-empty scheduling gates",
-            }
-        ]
     try:
         status.setdefault("qosClass", pod_qos_class(spec, ctx.gates))
     except ValueError:
         pass  # validation reports the bad quantity
 
 
+# ``applySchedulingGatedCondition``: a gated pod says why it waits.
+_GATED: Final = {
+    "type": "PodScheduled",
+    "status": "False",
+    "reason": "SchedulingGated",
+    "message": "Scheduling is blocked due to non-empty scheduling gates",
+}
+
+
 @preparer("Pod")
 def prepare_pod_qos(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """PrepareForCreate: the pod-level resources defaulted, then the QoS class of the spec
-    as admission (LimitRanger) and that defaulting left it."""
+    """PrepareForCreate: a fresh Pending status (with the scheduling-gated condition), the
+    pod-level resources defaulted, then the QoS class of the spec as admission
+    (LimitRanger) and that defaulting left it."""
     if old is not None:
         return
     spec = pod.get("spec")
+    pod["status"] = {"phase": "Pending"}  # a client's status is dropped
+    if isinstance(spec, dict) and spec.get("schedulingGates"):
+        # lastProbeTime: a zero metav1.Time, which upstream writes as null.
+        pod["status"]["conditions"] = [{**_GATED, "lastProbeTime": None, "lastTransitionTime": now}]
     if isinstance(spec, dict):
         default_pod_level_resources(spec, ctx.gates)
     try:
-        pod.setdefault("status", {})["qosClass"] = pod_qos_class(pod.get("spec") or {}, ctx.gates)
+        pod["status"]["qosClass"] = pod_qos_class(pod.get("spec") or {}, ctx.gates)
     except ValueError:
         pass  # validation reports the bad quantity
 
@@ -131,6 +140,13 @@ def drop_disabled_eviction_responders(pod: Obj, old: Obj | None, now: str, ctx: 
     spec = pod.get("spec")
     if isinstance(spec, dict):
         spec.pop("evictionResponders", None)
+
+
+@preparer("Pod")
+def apparmor_version_skew(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """PrepareForCreate's ``applyAppArmorVersionSkew``."""
+    if old is None:
+        apply_apparmor_version_skew(pod)
 
 
 def toleration_causes(tolerations: list[Obj], path: str) -> list[Cause]:
@@ -341,6 +357,9 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     causes += pod_spec_causes(spec, "spec", template=is_template or old is not None, meta=meta)
     if not is_template:  # a template's annotations are apps' to check, at its own path
         causes += pod_annotation_causes(pod, old, toleration_causes)
+        if old is None:  # ValidatePodCreate
+            causes += seccomp_annotation_field_causes(pod.get("metadata") or {}, spec, "spec")
+            causes += apparmor_annotation_field_causes(pod.get("metadata") or {}, spec, "spec")
     if old is not None:
         causes += pod_update_causes(pod, old)
     return causes

@@ -23,7 +23,10 @@ from reference_impl.apiserver.validation.node_selector import node_selector, nod
 from reference_impl.apiserver.validation.pod_container_rules import container_rule_causes
 from reference_impl.apiserver.validation.pod_ephemeral import ephemeral_causes
 from reference_impl.apiserver.validation.pod_security import pod_security_causes
-from reference_impl.apiserver.validation.pod_spec_rules import pod_spec_rule_causes
+from reference_impl.apiserver.validation.pod_spec_rules import (
+    hugepage_value_causes,
+    pod_spec_rule_causes,
+)
 from reference_impl.apiserver.validation.pod_volumes import volume_causes
 from reference_impl.errors import Cause
 
@@ -178,6 +181,7 @@ def _resources(res: Obj, path: str) -> list[Cause]:
                     out.append(fe.invalid(p, name, "must be a standard resource for containers"))
             elif not _native(name) and not _extended(name):
                 out.append(fe.invalid(p, name, "doesn't follow extended resource name standard"))
+            out += hugepage_value_causes(name, value, p)
             if _extended(name):
                 try:
                     if parse_quantity(value) % 1 != 0:
@@ -266,15 +270,6 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj |
     for i, g in enumerate(_list(spec.get("readinessGates"))):
         ctype = str(g.get("conditionType") or "")
         out += [fe.invalid(f"{path}.readinessGates[{i}].conditionType", ctype, e) for e in label_key_errors(ctype)]
-    res = _obj(spec.get("resources"))
-    for name, value in (res.get("requests") or {}).items():
-        lim = (res.get("limits") or {}).get(name)
-        try:
-            over = lim is not None and parse_quantity(value) > parse_quantity(lim)
-        except ValueError:
-            over = False
-        if over:
-            out.append(fe.invalid(f"{path}.resources.requests", value, f"must be less than or equal to {name} limit of {lim}"))
     for i, h in enumerate(_list(spec.get("hostAliases"))):
         try:
             ipaddress.ip_address(str(h.get("ip") or ""))

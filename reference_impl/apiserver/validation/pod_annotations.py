@@ -14,7 +14,12 @@ from reference_impl.api.well_known_annotations import APPARMOR_CONTAINER_PREFIX,
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["pod_annotation_causes"]
+__all__ = [
+    "apparmor_annotation_field_causes",
+    "apply_apparmor_version_skew",
+    "pod_annotation_causes",
+    "seccomp_annotation_field_causes",
+]
 
 Obj = dict[str, Any]
 TolerationRules = Callable[[list[Obj], str], list[Cause]]
@@ -96,4 +101,91 @@ def pod_annotation_causes(pod: Obj, old: Obj | None, toleration_rules: Toleratio
     for k, v in ann.items():
         if k.startswith(APPARMOR_CONTAINER_PREFIX):
             out += _apparmor(k, str(v), spec)
+    return out
+
+
+def _seccomp_match(value: str, sp: Obj, path: str, what: str = "seccomp") -> list[Cause]:
+    """``validateSeccompAnnotationsAndFieldsMatch``; with ``what="apparmor"`` the same rule
+    of ``validateAppArmorAnnotationsAndFieldsMatchOnCreate`` (no docker/default there)."""
+    kind, type_msg = sp.get("type"), f"{what} type in annotation and field must match"
+    defaults = ("runtime/default", "docker/default") if what == "seccomp" else ("runtime/default",)
+    if kind == "Unconfined" and value != "unconfined":
+        return [fe.forbidden(f"{path}.type", type_msg)]
+    if kind == "RuntimeDefault" and value not in defaults:
+        return [fe.forbidden(f"{path}.type", type_msg)]
+    if kind == "Localhost":
+        if not value.startswith("localhost/"):
+            return [fe.forbidden(f"{path}.type", type_msg)]
+        if value.removeprefix("localhost/") != sp.get("localhostProfile"):
+            return [fe.forbidden(f"{path}.localhostProfile", f"{what} profile in annotation and field must match")]
+    return []
+
+
+def seccomp_annotation_field_causes(meta: Obj, spec: Obj, path: str) -> list[Cause]:
+    """``validateSeccompAnnotationsAndFields``: where a legacy seccomp annotation and the
+    field are both set, at pod or container level, they must agree."""
+    ann = meta.get("annotations") or {}
+    out: list[Cause] = []
+    sp = ((spec.get("securityContext") or {}) if isinstance(spec.get("securityContext"), dict) else {}).get("seccompProfile")
+    if isinstance(sp, dict) and _SECCOMP_POD in ann:
+        out += _seccomp_match(str(ann[_SECCOMP_POD]), sp, f"{path}.securityContext.seccompProfile")
+    for lst in ("initContainers", "containers", "ephemeralContainers"):
+        for i, c in enumerate(spec.get(lst) or []):
+            csp = ((c.get("securityContext") or {}) if isinstance(c, dict) else {}).get("seccompProfile")
+            key = f"{_SECCOMP_CTR}{c.get('name') if isinstance(c, dict) else ''}"
+            if isinstance(csp, dict) and key in ann:
+                out += _seccomp_match(str(ann[key]), csp, f"{path}.{lst}[{i}].securityContext.seccompProfile")
+    return out
+
+
+_CONTAINER_LISTS: Final = ("initContainers", "containers", "ephemeralContainers")
+
+
+def _apparmor_field(value: str) -> Obj | None:
+    """``ApparmorFieldForAnnotation``, None where ``ValidateAppArmorProfileField`` refuses it."""
+    if value in ("unconfined", "runtime/default"):
+        return {"type": "Unconfined" if value == "unconfined" else "RuntimeDefault"}
+    profile = value.removeprefix("localhost/")
+    if value.startswith("localhost/") and profile and profile.strip() == profile and len(profile.encode()) <= 4095:
+        return {"type": "Localhost", "localhostProfile": profile}
+    return None
+
+
+def _pod_apparmor(spec: Obj) -> Any:
+    sc = spec.get("securityContext")
+    return sc.get("appArmorProfile") if isinstance(sc, dict) else None
+
+
+def apply_apparmor_version_skew(pod: Obj) -> None:
+    """``applyAppArmorVersionSkew`` (PrepareForCreate): a container's legacy AppArmor
+    annotation becomes its field when it has none and it differs from the pod's."""
+    spec, ann = pod.get("spec"), (pod.get("metadata") or {}).get("annotations") or {}
+    if not isinstance(spec, dict) or (spec.get("os") or {}).get("name") == "windows":
+        return
+    for lst in _CONTAINER_LISTS:
+        for c in spec.get(lst) or []:
+            key = f"{APPARMOR_CONTAINER_PREFIX}{c.get('name') if isinstance(c, dict) else ''}"
+            sc = c.get("securityContext") if isinstance(c, dict) else None
+            if key not in ann or (isinstance(sc, dict) and sc.get("appArmorProfile") is not None):
+                continue
+            new = _apparmor_field(str(ann[key]))
+            if new is not None and new != _pod_apparmor(spec):
+                c["securityContext"] = {**(sc if isinstance(sc, dict) else {}), "appArmorProfile": new}
+
+
+def apparmor_annotation_field_causes(meta: Obj, spec: Obj, path: str) -> list[Cause]:
+    """``validateAppArmorAnnotationsAndFieldsMatchOnCreate``: a container's legacy AppArmor
+    annotation must agree with its profile (its own, else the pod's); windows pods skip."""
+    if (spec.get("os") or {}).get("name") == "windows":
+        return []
+    ann = meta.get("annotations") or {}
+    out: list[Cause] = []
+    for lst in _CONTAINER_LISTS:
+        for i, c in enumerate(spec.get(lst) or []):
+            sc = (c.get("securityContext") if isinstance(c, dict) else None) or {}
+            profile = (sc.get("appArmorProfile") if isinstance(sc, dict) else None) or _pod_apparmor(spec)
+            key = f"{APPARMOR_CONTAINER_PREFIX}{c.get('name') if isinstance(c, dict) else ''}"
+            if isinstance(profile, dict) and key in ann:
+                p = f"{path}.{lst}[{i}].securityContext.appArmorProfile"
+                out += _seccomp_match(str(ann[key]), profile, p, "apparmor")
     return out

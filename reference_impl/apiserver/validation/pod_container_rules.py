@@ -9,7 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors, parse_quantity
+from reference_impl.api.meta import (
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    label_key_errors,
+    parse_quantity,
+)
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.pod_volumes import no_backsteps
 from reference_impl.errors import Cause
@@ -22,6 +27,7 @@ _TMP: Final = ("FallbackToLogsOnError", "File")
 _PROPAGATION: Final = ("Bidirectional", "HostToContainer", "None")
 _RRO: Final = ("Disabled", "Enabled", "IfPossible")
 _CTR_RESTART: Final = ("Always", "Never", "OnFailure")
+_ENV_NAME_MSG: Final = "a valid environment variable name must consist only of printable ASCII characters other than '='"
 _ENV_FIELDS: Final = (
     "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
     "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
@@ -216,11 +222,17 @@ def _env(env: list[Any], path: str) -> list[Cause]:
 
 
 def _file_ref(ref: Obj, path: str) -> list[Cause]:
+    """``validateFileKeySelector``."""
     out: list[Cause] = []
-    if not ref.get("key"):
+    key, vol = str(ref.get("key") or ""), str(ref.get("volumeName") or "")
+    if not key:
         out.append(fe.required(f"{path}.key"))
-    if not ref.get("volumeName"):
+    elif "=" in key or not all(" " <= ch <= "~" for ch in key):
+        out.append(fe.invalid(f"{path}.key", key, _ENV_NAME_MSG))
+    if not vol:
         out.append(fe.required(f"{path}.volumeName"))
+    else:
+        out += [fe.invalid(f"{path}.volumeName", vol, e) for e in dns1123_label_errors(vol)]
     p = str(ref.get("path") or "")
     if not p:
         out.append(fe.required(f"{path}.path"))
@@ -234,7 +246,7 @@ def _env_from(sources: list[Any], path: str) -> list[Cause]:
         s, p = _o(s), f"{path}[{i}]"
         prefix = str(s.get("prefix") or "")
         if prefix and ("=" in prefix or not all(" " <= ch <= "~" for ch in prefix)):
-            out.append(fe.invalid(f"{p}.prefix", prefix, "a valid environment variable name must consist only of printable ASCII characters other than '='"))
+            out.append(fe.invalid(f"{p}.prefix", prefix, _ENV_NAME_MSG))
         n = 0
         for key in ("configMapRef", "secretRef"):
             if s.get(key) is None:

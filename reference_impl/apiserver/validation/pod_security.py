@@ -36,6 +36,10 @@ _WIN_CTR_FORBIDDEN: Final = (
     "privileged", "allowPrivilegeEscalation", "procMount", "runAsUser", "runAsGroup",
 )
 _CTRL: Final = re.compile(r"[\x00-\x1f\x7f]")
+# validNetBiosRegex and validWindowsUserDomainDNSRegex: a runAsUserName Domain is one or the other.
+_NETBIOS: Final = re.compile(r'[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}')
+_DNS_LABEL: Final = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+_WIN_DOMAIN_DNS: Final = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
 
 
 def _o(v: Any) -> Obj:
@@ -106,7 +110,9 @@ def _windows_options(wo: Any, path: str) -> list[Cause]:
     if name is not None:
         out += [fe.invalid(f"{path}.gmsaCredentialSpecName", name, e) for e in dns1123_subdomain_errors(str(name))]
     spec = wo.get("gmsaCredentialSpec")
-    if spec is not None and (not spec or len(str(spec)) > 64 * 1024):
+    if spec is not None and not spec:
+        out.append(fe.invalid(f"{path}.gmsaCredentialSpec", spec, "gmsaCredentialSpec cannot be an empty string"))
+    elif spec is not None and len(str(spec).encode()) > 64 * 1024:
         out.append(fe.invalid(f"{path}.gmsaCredentialSpec", spec, "gmsaCredentialSpec size must be under 64 KiB"))
     user = wo.get("runAsUserName")
     if user is not None:
@@ -124,8 +130,10 @@ def _user_name_errors(name: str) -> list[str]:
         return ["runAsUserName cannot contain more than one backslash"]
     domain, user = (parts[0], parts[1]) if len(parts) == 2 else ("", parts[0])
     errs = []
-    if len(domain) >= 256:
+    if len(domain.encode()) >= 256:
         errs.append("runAsUserName's Domain length must be under 256 characters")
+    if len(parts) == 2 and not (_NETBIOS.fullmatch(domain) or _WIN_DOMAIN_DNS.fullmatch(domain)):
+        errs.append("runAsUserName's Domain doesn't match the NetBios nor the DNS format")
     if not user:
         errs.append("runAsUserName's User cannot be empty")
     elif len(user) > 104:
@@ -269,6 +277,11 @@ def _host_users(spec: Obj, path: str) -> list[Cause]:
         out.append(fe.forbidden(f"{path}.HostPID", "when `hostUsers` is false"))
     if spec.get("hostIPC"):
         out.append(fe.forbidden(f"{path}.HostIPC", "when `hostUsers` is false"))
+    # Block devices support neither idmap mounts nor a chown.
+    for lst in ("initContainers", "containers", "ephemeralContainers"):
+        for i, c in enumerate(spec.get(lst) or []):
+            if _o(c).get("volumeDevices"):
+                out.append(fe.forbidden(f"{path}.{lst}[{i}].volumeDevices", "when `hostUsers` is false"))
     return out
 
 

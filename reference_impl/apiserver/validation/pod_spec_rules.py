@@ -1,15 +1,22 @@
 """More of upstream v1.37.2's ``ValidatePodSpec``: ``validatePodDNSConfig``, the rest of
 ``validateTopologySpreadConstraints``, ``ValidateMatchLabelKeysAndMismatchLabelKeys`` of
 pod affinity terms, ``ValidateHostAliases`` hostnames, ``validatePodHostNetworkDeps``,
-``validatePodHostName`` and the resource names of ``validatePodResources``."""
+``validatePodHostName``, the serviceAccountName format and the resource names of ``validatePodResources``."""
 
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
+from decimal import Decimal
 from typing import Any, Final
 
-from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
+from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors, parse_quantity
+from reference_impl.api.resource_names import (
+    is_hugepage_resource_name,
+    is_native_resource,
+    is_standard_resource_name,
+)
 from reference_impl.apiserver.quota.pod_resources import (
     aggregate_container_limits,
     aggregate_container_requests,
@@ -18,12 +25,13 @@ from reference_impl.apiserver.quota.resources import from_wire
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["pod_spec_rule_causes"]
+__all__ = ["hugepage_value_causes", "pod_spec_rule_causes"]
 
 Obj = dict[str, Any]
 _POLICIES: Final = ("Honor", "Ignore")
 _POD_RESOURCES: Final = ("cpu", "memory", "hugepages-")
-_SEARCH: Final = re.compile(r"^[a-z0-9_]([-a-z0-9_]*[a-z0-9_])?(\.[a-z0-9_]([-a-z0-9_]*[a-z0-9_])?)*$")
+_LABEL_US: Final = r"_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?"  # dns1123LabelFmtWithUnderscore
+_SEARCH: Final = re.compile(rf"^{_LABEL_US}(\.{_LABEL_US})*$")
 
 
 def _o(v: Any) -> Obj:
@@ -149,15 +157,65 @@ def _pod_resources(spec: Obj, path: str) -> list[Cause]:
     if _o(spec.get("os")).get("name") == "windows":
         return [fe.forbidden(p, "may not be set for a windows pod")]
     out: list[Cause] = []
-    for kind in ("requests", "limits"):
-        for name in _o(res.get(kind)):
-            if name not in _POD_RESOURCES[:2] and not name.startswith(_POD_RESOURCES[2]):
-                out.append(fe.not_supported(f"{p}.{kind}[{name}]", name, ("cpu", "memory", "hugepages-")))
+    if res.get("claims") is not None:
+        out.append(fe.forbidden(f"{p}.claims", "claims may not be set for Resources at pod-level"))
     limits = _o(res.get("limits"))
-    for name in _o(res.get("requests")):
-        if "/" in name and "kubernetes.io/" not in name and name not in limits:
-            out.append(fe.required(f"{p}.limits", "Limit must be set for non overcommitable resources"))
+    for kind in ("limits", "requests"):
+        for name, value in _o(res.get(kind)).items():
+            out += _pod_resource_name(name, f"{p}.{kind}[{name}]")
+            out += hugepage_value_causes(name, value, f"{p}.{kind}[{name}]")
+            if kind == "requests" and name in limits:
+                out += _request_vs_limit(name, value, limits[name], f"{p}.requests")
+            elif kind == "requests" and not _overcommit_allowed(name):
+                out.append(fe.required(f"{p}.limits", "Limit must be set for non overcommitable resources"))
     return out + _pod_resource_consistency(spec, res, p)
+
+
+def _request_vs_limit(name: str, value: object, limit: object, path: str) -> list[Cause]:
+    """A request at most its limit; equal to it for the non-overcommitable resources."""
+    try:
+        req, lim = parse_quantity(value), parse_quantity(limit)
+    except ValueError:
+        return []
+    if req != lim and not _overcommit_allowed(name):
+        return [fe.invalid(path, str(value), f"must be equal to {name} limit of {limit}")]
+    if req > lim:
+        return [fe.invalid(path, str(value), f"must be less than or equal to {name} limit of {limit}")]
+    return []
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """``IsOvercommitAllowed``: native and not hugepages."""
+    return is_native_resource(name) and not is_hugepage_resource_name(name)
+
+
+def _pod_resource_name(name: str, path: str) -> list[Cause]:
+    """``validatePodResourceName``: ``validateResourceName``, then the pod-level ones."""
+    errs = label_key_errors(name)
+    if errs:
+        return [fe.invalid(path, name, e) for e in errs]
+    if "/" not in name and not is_standard_resource_name(name):
+        return [fe.invalid(path, name, "must be a standard resource type or fully qualified")]
+    if name not in _POD_RESOURCES[:2] and not name.startswith(_POD_RESOURCES[2]):
+        return [fe.not_supported(path, name, ("cpu", "memory"))]
+    return []
+
+
+def hugepage_value_causes(name: str, value: object, path: str) -> list[Cause]:
+    """``validateResourceQuantityHugePageValue``: a positive integer multiple of the page size."""
+    if not is_hugepage_resource_name(name):
+        return []
+    try:
+        qty = parse_quantity(value)
+    except ValueError:
+        return []  # the decoder's to refuse
+    try:
+        page = parse_quantity(name[len("hugepages-") :])
+    except ValueError:
+        page = Decimal(0)  # no page size: nothing divides
+    if page > 0 and page % 1 == 0 and math.ceil(qty) % page == 0:
+        return []
+    return [fe.invalid(path, str(value), f"{value} is not positive integer multiple of {name}")]
 
 
 def _pod_resource_consistency(spec: Obj, res: Obj, p: str) -> list[Cause]:
@@ -182,6 +240,24 @@ def _pod_resource_consistency(spec: Obj, res: Obj, p: str) -> list[Cause]:
     return out
 
 
+def _file_key_ref_volumes(spec: Obj, path: str) -> list[Cause]:
+    """``validateFileKeyRefVolumes``: a fileKeyRef names an emptyDir volume of the pod."""
+    sources = {_o(v).get("name"): _o(v) for v in spec.get("volumes") or []}
+    out: list[Cause] = []
+    for lst in ("initContainers", "containers", "ephemeralContainers"):
+        for i, c in enumerate(spec.get(lst) or []):
+            for j, env in enumerate(_o(c).get("env") or []):
+                ref = _o(_o(env).get("valueFrom")).get("fileKeyRef")
+                if not isinstance(ref, dict):
+                    continue
+                name, p = str(ref.get("volumeName") or ""), f"{path}.{lst}[{i}].env[{j}].valueFrom.fileKeyRef.volumeName"
+                if name not in sources:
+                    out.append(Cause(p, "FieldValueNotFound", f'Not found: "{name}"'))
+                elif sources[name].get("emptyDir") is None:
+                    out.append(fe.invalid(p, name, "referenced volume must be of type emptyDir"))
+    return out
+
+
 def pod_spec_rule_causes(spec: Obj, path: str) -> list[Cause]:
     """The rules above for a pod spec at ``path``."""
     out = _dns_config(spec, path) + _affinity_terms(spec, path) + _topology_spread(spec, path)
@@ -202,5 +278,10 @@ def pod_spec_rule_causes(spec: Obj, path: str) -> list[Cause]:
             out.append(fe.forbidden(p, "may not be specified when setHostnameAsFQDN is true"))
         if spec.get("hostNetwork"):
             out.append(fe.forbidden(p, "may not be specified when hostNetwork is true"))
+        if len(str(override)) > 64:
+            out.append(fe.too_long(p, 64))
         out += [fe.invalid(p, override, e) for e in dns1123_subdomain_errors(str(override))]
-    return out + _pod_resources(spec, path)
+    sa = spec.get("serviceAccountName")
+    if sa:  # ValidateServiceAccountName: a DNS subdomain
+        out += [fe.invalid(f"{path}.serviceAccountName", sa, e) for e in dns1123_subdomain_errors(str(sa))]
+    return out + _pod_resources(spec, path) + _file_key_ref_volumes(spec, path)

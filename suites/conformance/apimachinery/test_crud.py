@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fixtures import Target
-from reference_impl.api import make_configmap, make_replicaset
+from reference_impl.api import make_configmap, make_pod, make_replicaset
 from reference_impl.errors import Conflict, NotFound
 
 pytestmark = pytest.mark.conformance
@@ -103,3 +103,23 @@ def test_deleted_object_is_not_found(target: Target, namespace: str) -> None:
         target.get("v1", "ConfigMap", "gone", namespace)
     with pytest.raises(NotFound):
         target.delete("v1", "ConfigMap", "gone", namespace)
+
+
+def test_a_pod_create_drops_the_clients_status(target: Target, namespace: str) -> None:
+    """API machinery, status on create (``podStrategy.PrepareForCreate``).
+
+    A pod created with a status (Running, a pod IP, a Ready condition, a QoS class) MUST be
+    stored as Pending with only its computed QoS class; a pod with scheduling gates MUST
+    carry just the PodScheduled=False/SchedulingGated condition.
+    """
+    for name, gates in (("plain", []), ("gated", [{"name": "example.com/hold"}])):
+        pod = make_pod(name, namespace).node_selector(**{"garhwal.dev/none": "x"}).build()
+        pod["spec"]["schedulingGates"] = gates
+        pod["status"] = {
+            "phase": "Running", "podIP": "10.1.2.3", "qosClass": "Guaranteed",
+            "conditions": [{"type": "Ready", "status": "True"}],
+        }  # fmt: skip
+        status = target.apply(pod)["status"]
+        conditions = [(c["type"], c["status"], c.get("reason")) for c in status.get("conditions", [])]
+        assert (status["phase"], status.get("podIP"), status["qosClass"]) == ("Pending", None, "BestEffort")
+        assert conditions == ([("PodScheduled", "False", "SchedulingGated")] if gates else []), name
