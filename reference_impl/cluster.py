@@ -82,6 +82,27 @@ class ClusterConfig:
     # kube-apiserver --runtime-config (parse_runtime_config output): which beta and alpha
     # group/versions clients may use; upstream serves only the stable ones by default.
     runtime_config: Mapping[str, str] = field(default_factory=dict)
+    # kube-controller-manager --controllers ("*": all; "-name" leaves one out).
+    controllers: tuple[str, ...] = ("*",)
+    # kube-apiserver --disable-admission-plugins (upstream's plugin names).
+    disable_admission_plugins: frozenset[str] = frozenset()
+
+
+# The admission plugins by upstream name, in kube-apiserver's order (AllOrderedPlugins).
+_ADMISSION: Final[tuple[tuple[str, Callable[[APIServer], None]], ...]] = (
+    ("LimitRanger", limit_ranger.install),
+    ("ServiceAccount", service_account.install),
+    ("TaintNodesByCondition", taint_nodes_by_condition.install),
+    ("PodSecurity", pod_security.install),
+    ("Priority", install_priority),
+    ("DefaultTolerationSeconds", default_toleration_seconds.install),
+    ("DefaultStorageClass", default_storage_class.install),
+    ("StorageObjectInUseProtection", storage_object_in_use_protection.install),
+    ("PodGroupProtection", podgroup_protection.install),
+    ("RuntimeClass", runtime_class.install),
+    ("PodTopologyLabels", pod_topology_labels.install),
+    ("ResourceQuota", resource_quota.install),
+)
 
 
 ETCD_DEADLINE_MESSAGE: Final = (
@@ -136,18 +157,12 @@ class Cluster:
         self.watch_caches.start()
         for ns in SYSTEM_NAMESPACES:
             self.api.create(make_namespace(ns).build())
-        limit_ranger.install(self.api)  # upstream's order: LimitRanger before Priority
-        service_account.install(self.api)  # ServiceAccount: right after LimitRanger
-        pod_security.install(self.api)  # PodSecurity: after LimitRanger, before Priority
-        install_priority(self.api)
-        default_toleration_seconds.install(self.api)
-        default_storage_class.install(self.api)
-        taint_nodes_by_condition.install(self.api)
-        podgroup_protection.install(self.api)
-        storage_object_in_use_protection.install(self.api)
-        runtime_class.install(self.api)
-        pod_topology_labels.install(self.api)
-        resource_quota.install(self.api)  # last, as upstream orders it
+        unknown = self.config.disable_admission_plugins - {name for name, _ in _ADMISSION}
+        if unknown:  # as kube-apiserver refuses to start
+            raise ValueError(f"--disable-admission-plugins: unknown plugins {sorted(unknown)}")
+        for plugin, install in _ADMISSION:
+            if plugin not in self.config.disable_admission_plugins:
+                install(self.api)
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
@@ -157,7 +172,7 @@ class Cluster:
         )
         self.context = ctx
         self.controllers: list[Controller] = start_controllers(
-            ctx, self.external_metrics, self.pod_metrics
+            ctx, self.external_metrics, self.pod_metrics, self.config.controllers
         )
         self.scheduler = Scheduler(ctx)
         self.scheduler.start()

@@ -1,4 +1,4 @@
-"""Shared pieces of the scheduling benchmarks: a cluster without a kubelet, result files."""
+"""Shared pieces of the scheduling benchmarks: scheduler_perf's cluster, result files."""
 
 from __future__ import annotations
 
@@ -8,18 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reference_impl.cluster import Cluster, ClusterConfig
-from reference_impl.kubelet import KubeletConfig
+from fixtures.bench.cluster import bench_cluster
 
 __all__ = ["bench_cluster", "peak_rss_mb", "write_result"]
-
-
-def bench_cluster(gates: dict[str, bool] | None = None) -> Cluster:
-    """A cluster with no pre-made nodes whose fake kubelet runs no node (scheduling only)."""
-    kubelet = KubeletConfig(node_label_selector="garhwal.dev/bench-kubelet=on", node_lease=False)
-    # The beta/alpha scheduling APIs the gang benchmarks write, as the local cluster serves.
-    runtime = {"scheduling.k8s.io/v1beta1": "true", "scheduling.k8s.io/v1alpha3": "true"}
-    return Cluster(gates, config=ClusterConfig(kubelet=kubelet, nodes=0, runtime_config=runtime))
 
 
 def peak_rss_mb() -> float:

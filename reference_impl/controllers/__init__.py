@@ -6,6 +6,7 @@ for same-instant ties (ReplicaSets reconcile before Deployments read their statu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from reference_impl.apiserver.component import ComponentContext
@@ -53,6 +54,7 @@ __all__ = [
     "RootCACertPublisher",
     "ServiceAccountsController",
     "TaintEvictionController",
+    "controller_enabled",
     "start_controllers",
 ]
 
@@ -70,12 +72,22 @@ class Controller(Protocol):
         ...
 
 
+def controller_enabled(name: str, flags: Sequence[str]) -> bool:
+    """kube-controller-manager's ``--controllers``: ``name`` runs when the list names it, or
+    holds ``*`` and not ``-name`` (the reference has no off-by-default controllers)."""
+    if f"-{name}" in flags:
+        return False
+    return name in flags or "*" in flags
+
+
 def start_controllers(
     ctx: ComponentContext,
     external_metrics: ExternalMetrics | None = None,
     pod_metrics: PodMetrics | None = None,
+    flags: Sequence[str] = ("*",),
 ) -> list[Controller]:
-    """Build and start every controller, in kube-controller-manager's registration order."""
+    """Build and start the controllers ``flags`` enables (``--controllers``), in
+    kube-controller-manager's registration order."""
     controllers: list[Controller] = [
         GarbageCollector(ctx),
         NamespaceController(ctx),
@@ -98,6 +110,10 @@ def start_controllers(
         TaintEvictionController(ctx),
         PodGCController(ctx),
     ]
+    unknown = {f.removeprefix("-") for f in flags} - {"*"} - {c.name for c in controllers}
+    if unknown:  # as kube-controller-manager refuses to start
+        raise ValueError(f"--controllers: unknown controllers {sorted(unknown)}")
+    controllers = [c for c in controllers if controller_enabled(c.name, flags)]
     for c in controllers:
         c.start()
     return controllers
