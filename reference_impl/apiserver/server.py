@@ -40,7 +40,7 @@ from reference_impl.apiserver.decode import (
 )
 from reference_impl.apiserver.generation import bumps_generation, sets_generation
 from reference_impl.apiserver.registry import AdmissionPlugin, Context, Operation, strategy_for
-from reference_impl.apiserver.strategies.meta import GENERIC_META_ONLY, meta_causes
+from reference_impl.apiserver.strategies.meta import generic_meta_only, meta_causes
 from reference_impl.apiserver.watch import ObjectEvent, object_event, open_watch
 from reference_impl.clock import SimClock, rfc3339
 from reference_impl.errors import (
@@ -173,6 +173,10 @@ class APIServer:
 
     # -- writes -----------------------------------------------------------------------
 
+    def _generate_name(self, kind: str, base: str) -> str:
+        """The strategy's name generator: IPAddress's is a no-op (its name is its IP)."""
+        return base if kind == "IPAddress" else f"{base[:58]}{self._rng.suffix()}"
+
     def create(self, manifest: Obj) -> Obj:
         """Create; AlreadyExists when the name is taken."""
         d = self._decode(manifest)
@@ -183,7 +187,7 @@ class APIServer:
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             # SimpleNameGenerator: the base is cut to 58 characters, plus 5 random ones.
-            meta["name"] = f"{meta['generateName'][:58]}{self._rng.suffix()}"
+            meta["name"] = self._generate_name(info.kind, meta["generateName"])
         ns = keys.namespace_for(info, meta.get("namespace"))
         if ns is not None:
             meta["namespace"] = ns
@@ -207,7 +211,7 @@ class APIServer:
         for _ in range(MAX_NAME_GENERATION_CREATE_ATTEMPTS - 1):
             if not generated or self.store.get(key) is None:
                 break
-            meta["name"] = f"{meta['generateName'][:58]}{self._rng.suffix()}"
+            meta["name"] = self._generate_name(info.kind, meta["generateName"])
             key = keys.key(info, meta["name"], ns)
         if self.store.get(key) is not None:
             raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists')
@@ -368,10 +372,10 @@ class APIServer:
             now = rfc3339(self.clock.now())
             for prepare in strat.preparers:
                 prepare(obj, old, now, ctx)
-        causes = [] if info.kind in GENERIC_META_ONLY else meta_causes(info, obj, old)
+        causes = [] if generic_meta_only(info) else meta_causes(info, obj, old)
         for v in strat.validators:
             causes += v(obj, old, ctx)
-        if not causes and info.kind in GENERIC_META_ONLY:
+        if not causes and generic_meta_only(info):
             causes = meta_causes(info, obj, old)  # rest.BeforeCreate's generic check
         if not causes:
             for plugin in self.admission:

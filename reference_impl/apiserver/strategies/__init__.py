@@ -4,6 +4,8 @@ Importing this package registers every strategy with ``reference_impl.apiserver.
 """
 
 from reference_impl.apiserver.strategies import (
+    admission_policies,  # admission policies
+    admission_webhooks,  # webhook configurations
     apps,
     apps_daemonset,  # DaemonSet and ControllerRevision
     apps_deployment,  # Deployment strategy and counters
@@ -21,10 +23,15 @@ from reference_impl.apiserver.strategies import (
     coordination,  # Lease spec, gated fields dropped
     core,
     core_templates,  # ReplicationController and PodTemplate
+    discovery,  # EndpointSlice
     endpoints,  # Endpoints subsets, port protocol default
+    flowcontrol,  # APF, migrations, APIService
     limit_range,  # LimitRange defaults and validation
     meta,
     namespace,  # Namespace defaults and spec.finalizers
+    networking_ingress,  # Ingress rules, backends, TLS
+    networking_ips,  # ServiceCIDR, IPAddress
+    networking_policy,  # NetworkPolicy, IngressClass
     node,  # Node taints, quantities, declared features
     node_cidrs,  # Node podCIDRs
     node_preemption,  # Node spec.podPreemptionPolicy (KEP-5836)
@@ -33,6 +40,7 @@ from reference_impl.apiserver.strategies import (
     pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
     pvc_status,  # PersistentVolumeClaim /status
+    rbac,  # RBAC, ServiceAccount, Event
     resource,  # DRA (resource.k8s.io)
     resource_admin,  # adminAccess needs the namespace label
     resource_extended,  # DeviceClass extendedResourceName format
@@ -55,6 +63,14 @@ from reference_impl.apiserver.strategies import (
 )
 
 __all__ = [
+    "flowcontrol",
+    "admission_policies",
+    "admission_webhooks",
+    "rbac",
+    "discovery",
+    "networking_ips",
+    "networking_ingress",
+    "networking_policy",
     "apps",
     "apps_daemonset",
     "apps_deployment",

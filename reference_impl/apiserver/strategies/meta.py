@@ -13,10 +13,12 @@ from reference_impl.api.formats import (
 )
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.ip_formats import ip_errors
 from reference_impl.errors import Cause
 
 __all__ = [
     "GENERIC_META_ONLY",
+    "generic_meta_only",
     "annotations_causes",
     "finalizer_name_causes",
     "labels_causes",
@@ -29,11 +31,15 @@ _LABEL_NAMED: Final = frozenset({"Namespace", "Service", "StatefulSet"})
 # generic check runs, after (and only when) the strategy found nothing, with
 # path.ValidatePathSegmentName for the name.
 GENERIC_META_ONLY: Final = frozenset({"PodDisruptionBudget"})
+# The same, but only at these versions (ValidateEventCreate skips metadata at core/v1).
+_GENERIC_META_ONLY_AT: Final = frozenset({("v1", "Event")})
 # Validated with ValidateObjectMetaWithOpts, which checks the name only: a generateName is
 # left to the generated name.
 _GENERATE_NAME_UNCHECKED: Final = frozenset({"DeviceClass"})
 # ValidateCertificateRequestName accepts any name.
 _UNCHECKED_NAMES: Final = frozenset({"CertificateSigningRequest"})
+# ValidateRBACName: content.IsPathSegmentName, the same for a name and a generateName.
+_RBAC_NAMED: Final = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
 _ANNOTATIONS_MAX: Final = 256 * 1024
 
 
@@ -64,7 +70,7 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
     causes += labels_causes(meta.get("labels") or {}, "metadata.labels")
     causes += annotations_causes(meta.get("annotations") or {}, "metadata.annotations")
     # Core's ValidateObjectMeta adds validateKubeFinalizerName; the generic check does not.
-    causes += _finalizer_causes(meta.get("finalizers") or [], info.kind not in GENERIC_META_ONLY)
+    causes += _finalizer_causes(meta.get("finalizers") or [], not generic_meta_only(info))
     for i, ref in enumerate(meta.get("ownerReferences") or []):
         for f in ("apiVersion", "kind", "name", "uid"):
             if not ref.get(f):
@@ -111,12 +117,23 @@ def _owner_reference_causes(ref: dict[str, Any], path: str) -> list[Cause]:
     return causes
 
 
+def generic_meta_only(info: ResourceInfo) -> bool:
+    """Whether only rest.BeforeCreate's generic metadata check runs for ``info``."""
+    return info.kind in GENERIC_META_ONLY or (info.api_version, info.kind) in _GENERIC_META_ONLY_AT
+
+
 def name_errors(kind: str, name: str, prefix: bool, obj: dict[str, Any]) -> list[str]:
     """The kind's ValidateNameFunc on a name, or (``prefix``) on a generateName."""
     if kind in _UNCHECKED_NAMES:
         return []
-    if kind in GENERIC_META_ONLY:
+    if kind == "IPAddress":  # ValidateIPAddressName: IsValidIP; a prefix is not special
+        return ip_errors(name)
+    if kind in GENERIC_META_ONLY or (obj.get("apiVersion"), kind) in _GENERIC_META_ONLY_AT:
         return _path_segment_errors(name, prefix)
+    if kind in _RBAC_NAMED:
+        return _path_segment_errors(name, False)
+    if kind == "APIService":  # a path segment named spec.version + "." + spec.group
+        return _path_segment_errors(name, False) or _apiservice_name_errors(name, obj)
     if kind == "ClusterTrustBundle":
         signer = str((obj.get("spec") or {}).get("signerName") or "")
         if not signer:
@@ -199,6 +216,14 @@ def _finalizer_causes(finalizers: list[Any], kube: bool) -> list[Cause]:
                 )
             )
     return causes
+
+
+def _apiservice_name_errors(name: str, obj: dict[str, Any]) -> list[str]:
+    """kube-aggregator's ``ValidateAPIService`` name rule."""
+    raw = obj.get("spec")
+    spec: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    required = f"{spec.get('version') or ''}.{spec.get('group') or ''}"
+    return [] if name == required else [f'must be `spec.version+"."+spec.group`: "{required}"']
 
 
 def _path_segment_errors(name: str, prefix: bool) -> list[str]:

@@ -9,6 +9,7 @@ counters 0), which the disruption controller then fills. ``minAvailable`` and
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Final
 
@@ -82,11 +83,11 @@ def label_selector_causes(sel: object, path: str) -> list[Cause]:
     for k, v in sorted((sel.get("matchLabels") or {}).items()):
         # ValidateLabels at matchLabels: key and value errors name the map, not the key.
         out += [
-            Cause(f"{path}.matchLabels", "FieldValueInvalid", f"Invalid value: {k!r}: {e}")
+            Cause(f"{path}.matchLabels", "FieldValueInvalid", f"Invalid value: {json.dumps(k)}: {e}")
             for e in label_key_errors(str(k))
         ]
         out += [
-            Cause(f"{path}.matchLabels", "FieldValueInvalid", f"Invalid value: {v!r}: {e}")
+            Cause(f"{path}.matchLabels", "FieldValueInvalid", f"Invalid value: {json.dumps(v)}: {e}")
             for e in label_value_errors(str(v))
         ]
     for i, expr in enumerate(sel.get("matchExpressions") or ()):

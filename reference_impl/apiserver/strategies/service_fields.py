@@ -76,12 +76,16 @@ def legacy_cidr_causes(path: str, value: str, old: list[str] | None = None) -> l
                 path, value, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
             )
         ]
-    errs = _strict_errors(ip, addr)
-    if bits != str(int(bits)):
-        errs.append("must not have leading 0s in IP or prefix length")
-    elif not errs and int(addr) & ((1 << (limit - int(bits))) - 1):
-        errs.append("must not have bits set beyond the prefix length")
-    return [fe.invalid(path, value, e) for e in errs]
+    # parseCIDR (strict): at most one of these, in this order.
+    if "must not have leading 0s" in _strict_errors(ip, addr) or bits != str(int(bits)):
+        msg = "must not have leading 0s in IP or prefix length"
+    elif isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        msg = "must not have an IPv4-mapped IPv6 address"
+    elif int(addr) & ((1 << (limit - int(bits))) - 1):
+        msg = "must not have bits set beyond the prefix length"
+    else:
+        return []
+    return [fe.invalid(path, value, msg)]
 
 
 def _endpoint_ip_causes(path: str, value: str) -> list[Cause]:
