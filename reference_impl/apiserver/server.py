@@ -40,6 +40,7 @@ from reference_impl.apiserver.decode import (
 )
 from reference_impl.apiserver.generation import bumps_generation, sets_generation
 from reference_impl.apiserver.registry import AdmissionPlugin, Context, Operation, strategy_for
+from reference_impl.apiserver.status_meta import metadata_changed, status_metadata
 from reference_impl.apiserver.strategies.meta import generic_meta_only, meta_causes
 from reference_impl.apiserver.watch import ObjectEvent, object_event, open_watch
 from reference_impl.clock import SimClock, rfc3339
@@ -232,12 +233,7 @@ class APIServer:
             obj["status"] = old["status"]
         elif info.status:
             obj.pop("status", None)
-        if old["metadata"].get("deletionTimestamp") and len(
-            obj["metadata"].get("finalizers") or []
-        ) > len(old["metadata"].get("finalizers") or []):
-            raise Forbidden(
-                f'no new finalizers can be added if the object is being deleted: {info.group_resource} "{meta["name"]}"'
-            )
+        self._refuse_new_finalizers(info, obj, old)
         self._prepare(d, old)
         if bumps_generation(info) and (
             spec_part(obj) != spec_part(old) or annotations_bump(info, obj, old)
@@ -272,7 +268,8 @@ class APIServer:
         # ``old`` is a fresh decode private to this call: a shallow copy (own metadata,
         # which _commit edits) suffices, as validators only read both.
         new = {k: v for k, v in old.items() if k != "status"}
-        new["metadata"] = dict(old["metadata"])
+        new["metadata"] = status_metadata(info.kind, meta, old)
+        self._refuse_new_finalizers(info, new, old)
         if "status" in obj:
             new["status"] = obj["status"]
         ctx = self._context("status")
@@ -282,6 +279,8 @@ class APIServer:
             for prepare in strat.status_preparers:
                 prepare(new, old, now, ctx)
         causes: builtins.list[Cause] = status_schema_causes(new, d.api_version)
+        if metadata_changed(new, old):  # rest.BeforeUpdate's validateCommonFields
+            causes += meta_causes(info, new, old)
         for v in strat.status_validators:
             causes += v(new, old, ctx)
         if causes:
@@ -356,6 +355,16 @@ class APIServer:
 
     def _decode(self, manifest: Obj) -> Decoded:
         return decode(manifest, self.resource)
+
+    @staticmethod
+    def _refuse_new_finalizers(info: ResourceInfo, obj: Obj, old: Obj) -> None:
+        """rest.BeforeUpdate: a deleting object takes no new finalizers."""
+        if old["metadata"].get("deletionTimestamp") and len(
+            obj["metadata"].get("finalizers") or []
+        ) > len(old["metadata"].get("finalizers") or []):
+            raise Forbidden(
+                f'no new finalizers can be added if the object is being deleted: {info.group_resource} "{obj["metadata"]["name"]}"'
+            )
 
     def _prepare(self, d: Decoded, old: Obj | None) -> None:
         info, obj = d.info, d.obj

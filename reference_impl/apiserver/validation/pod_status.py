@@ -17,6 +17,7 @@ from reference_impl.apiserver.validation.pod_status_rules import (
     resource_claim_status_causes,
     state_transition_causes,
 )
+from reference_impl.apiserver.validation.pod_update import pod_annotation_update_causes
 from reference_impl.errors import Cause
 
 __all__ = ["pod_status_causes"]
@@ -86,7 +87,9 @@ def pod_status_causes(pod: Obj, old: Obj) -> list[Cause]:
     """``ValidatePodStatusUpdate`` (the podIP/podIPs pair is already made consistent)."""
     status, old_status = _o(pod.get("status")), _o(old.get("status"))
     spec, old_spec = _o(pod.get("spec")), _o(old.get("spec"))
-    out = _conditions(_l(status.get("conditions")))
+    annotations = _o(_o(pod.get("metadata")).get("annotations"))
+    out = pod_annotation_update_causes(annotations, _o(_o(old.get("metadata")).get("annotations")))
+    out += _conditions(_l(status.get("conditions")))
     if spec.get("nodeName") != old_spec.get("nodeName"):
         out.append(fe.forbidden("status.nodeName", "may not be changed directly"))
     nominated = status.get("nominatedNodeName") or ""

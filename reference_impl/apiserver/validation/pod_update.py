@@ -14,7 +14,7 @@ from reference_impl.apiserver.equality import semantic as _sem
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["pod_update_causes"]
+__all__ = ["pod_annotation_update_causes", "pod_update_causes"]
 
 Obj = dict[str, Any]
 _RA: Final = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -38,7 +38,7 @@ def _l(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
-def _annotation_updates(new: Obj, old: Obj) -> list[Cause]:
+def pod_annotation_update_causes(new: Obj, old: Obj) -> list[Cause]:
     """``ValidatePodSpecificAnnotationUpdates``: the mirror-pod and AppArmor annotations
     may be neither added, removed nor changed."""
     out: list[Cause] = []
@@ -222,5 +222,5 @@ def pod_update_causes(pod: Obj, old: Obj) -> list[Cause]:
     """``ValidatePodUpdate`` less its metadata and spec checks (run as on create)."""
     new_ann = _o(_o(pod.get("metadata")).get("annotations"))
     old_ann = _o(_o(old.get("metadata")).get("annotations"))
-    out = _annotation_updates(new_ann, old_ann)
+    out = pod_annotation_update_causes(new_ann, old_ann)
     return out + _spec_update_causes(_o(pod.get("spec")), _o(old.get("spec")))
