@@ -7,6 +7,7 @@ One module per group/version whose shapes differ from the storage version
 from reference_impl.apiserver.conversion import (
     autoscaling_v1,
     certificates_v1,
+    core_v1_defaults,
     resource_defaults,
     resource_v1beta1,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "autoscaling_v1",
     "certificates_v1",
     "convert",
+    "core_v1_defaults",
     "default",
     "registered",
     "resource_defaults",
