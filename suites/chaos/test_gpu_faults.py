@@ -63,8 +63,11 @@ def test_an_xid79_fault_evicts_only_the_lost_gpus_pod_and_revert_brings_it_back(
         assert [(t["key"], t["effect"]) for t in gpus.taints(0)] == [
             ("gpu.garhwal.dev/xid", "NoExecute")
         ]
+        # Eviction is the controller-manager's, through its ResourceSlice informer; right
+        # after the etcd kill test (which runs before this one) its watches took ~2 min
+        # to catch up once in CI, so the bound is a deadline, not a latency target.
         target.wait_until(
-            lambda: gpus.pod("hit") is None, timeout=90, what="pod on the lost GPU gone"
+            lambda: gpus.pod("hit") is None, timeout=240, what="pod on the lost GPU gone"
         )
         spared = gpus.pod("spared")
         assert spared is not None and not spared["metadata"].get("deletionTimestamp")
