@@ -10,13 +10,15 @@ import re
 from typing import Final
 
 __all__ = [
-    "c_identifier_errors", "dns1123_label_errors", "dns1123_subdomain_errors",
+    "c_identifier_errors", "dns1035_label_errors", "dns1123_label_errors", "dns1123_subdomain_errors",
     "label_key_errors", "label_value_errors", "regex_error", "uuid_ok",
 ]
 
 _LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUB_FMT: Final = _LABEL_FMT + "(\\." + _LABEL_FMT + ")*"
 _LABEL_RE: Final = re.compile(f"^{_LABEL_FMT}$")
+_DNS1035_FMT: Final = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_RE: Final = re.compile(f"^{_DNS1035_FMT}$")
 _SUB_RE: Final = re.compile(f"^{_SUB_FMT}$")
 _SUB_CASELESS_RE: Final = re.compile(f"^{_SUB_FMT}$", re.IGNORECASE)
 _KEY_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
@@ -40,6 +42,17 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
 def _max_len(n: int, unit: str = "characters") -> str:
     # util/validation says characters; api/validate/content (declarative rules) says bytes
     return f"must be no more than {n} {unit}"
+
+
+def dns1035_label_errors(value: str) -> list[str]:
+    """``IsDNS1035Label``."""
+    errs = [_max_len(63)] if len(value) > 63 else []
+    if not _DNS1035_RE.match(value):
+        errs.append(regex_error(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
+            "with an alphabetic character, and end with an alphanumeric character",
+            _DNS1035_FMT, "my-name", "abc-123"))
+    return errs
 
 
 def dns1123_label_errors(value: str) -> list[str]:

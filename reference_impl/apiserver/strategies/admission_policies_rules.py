@@ -3,27 +3,27 @@ of upstream v1.37.2): resource rules, match resources, paramKind and paramRef.""
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
+from reference_impl.api.formats import dns1035_label_errors
 from reference_impl.api.meta import dns1123_subdomain_errors
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.tag_formats import path_segment_name_errors
 from reference_impl.errors import Cause
 
-__all__ = ["match_resources_causes", "param_kind_causes", "param_ref_causes", "rule_defaults"]
+__all__ = [
+    "match_resources_causes",
+    "param_kind_causes",
+    "param_ref_causes",
+    "rule_defaults",
+    "rule_with_operations_causes",
+]
 
 Obj = dict[str, Any]
 _SCOPES: Final = ("*", "Cluster", "Namespaced")
 _OPERATIONS: Final = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")
 _MATCH_POLICIES: Final = ("Equivalent", "Exact")
-_DNS1035: Final = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-_DNS1035_MSG: Final = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
-    "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-)
 
 
 def _o(v: Any) -> Obj:
@@ -43,12 +43,6 @@ def rule_defaults(match: Obj) -> None:
         for rule in _l(match.get(key)):
             if isinstance(rule, dict):
                 rule.setdefault("scope", "*")
-
-
-def dns1035_errors(value: str) -> list[str]:
-    """``IsDNS1035Label``."""
-    out = ["must be no more than 63 characters"] if len(value) > 63 else []
-    return out + ([] if _DNS1035.fullmatch(value) else [_DNS1035_MSG])
 
 
 def _resources_causes(resources: list[Any], path: str) -> list[Cause]:
@@ -111,7 +105,12 @@ def _named_rule_causes(rule: Obj, path: str) -> list[Cause]:
         out += [fe.invalid(p, name, m) for m in path_segment_name_errors(name)]
         out += [fe.duplicate(p, name)] if name in seen else []
         seen.add(name)
-    out += _list_field(rule, "operations", path, "operations")
+    return out + rule_with_operations_causes(rule, path)
+
+
+def rule_with_operations_causes(rule: Obj, path: str) -> list[Cause]:
+    """``validateRuleWithOperations``: operations, then the rule (webhooks use it too)."""
+    out = _list_field(rule, "operations", path, "operations")
     for i, op in enumerate(_l(rule.get("operations"))):
         if op not in _OPERATIONS:
             out.append(fe.not_supported(f"{path}.operations[{i}]", op, _OPERATIONS))
@@ -146,7 +145,7 @@ def _api_version_causes(api_version: str, path: str) -> list[Cause]:
     out = [fe.invalid(path, group, ",".join(e)) for e in [dns1123_subdomain_errors(group)] if group and e]
     if not version:
         return out + [fe.invalid(path, api_version, "version must be specified")]
-    return out + [fe.invalid(path, version, ",".join(e)) for e in [dns1035_errors(version)] if e]
+    return out + [fe.invalid(path, version, ",".join(e)) for e in [dns1035_label_errors(version)] if e]
 
 
 def param_kind_causes(pk: Obj, path: str) -> list[Cause]:
@@ -155,7 +154,7 @@ def param_kind_causes(pk: Obj, path: str) -> list[Cause]:
     out = _api_version_causes(api_version, f"{path}.apiVersion") if api_version else [fe.required(f"{path}.apiVersion")]
     if not kind:
         return out + [fe.required(f"{path}.kind")]
-    errs = dns1035_errors(kind.lower())
+    errs = dns1035_label_errors(kind.lower())
     detail = "may have mixed case, but should otherwise match: " + ",".join(errs)
     return out + ([fe.invalid(f"{path}.kind", kind, detail)] if errs else [])
 

@@ -13,10 +13,10 @@ from typing import Any, Final
 from reference_impl.api.formats import dns1123_subdomain_errors
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.admission_policies_cel import cel_causes, declared
+from reference_impl.apiserver.strategies.admission_policies_rules import rule_with_operations_causes
 from reference_impl.apiserver.strategies.admission_webhooks_rules import (
     admission_review_versions_causes,
     client_config_causes,
-    rule_with_operations_causes,
 )
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.strategies.storage import qualified_name_causes

@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from reference_impl.api.formats import dns1123_subdomain_errors
+from reference_impl.api.formats import dns1035_label_errors, dns1123_subdomain_errors
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
-from reference_impl.apiserver.strategies.admission_policies_rules import dns1035_errors
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.status_conditions import validate_conditions
 from reference_impl.errors import Cause
@@ -50,7 +49,7 @@ def _svm_spec_causes(spec: Obj) -> list[Cause]:
     resource, group, out = str(res.get("resource") or ""), str(res.get("group") or ""), []
     if not resource:
         out.append(fe.required("spec.resource.resource", "resource is required to be set"))
-    elif errs := dns1035_errors(resource):
+    elif errs := dns1035_label_errors(resource):
         out.append(fe.invalid("spec.resource.resource", resource, ",".join(errs)))
     if group and (errs := dns1123_subdomain_errors(group)):
         out.append(fe.invalid("spec.resource.group", group, ",".join(errs)))
@@ -142,7 +141,7 @@ def validate_apiservice(svc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     if not group and version != "v1":
         out.append(fe.required("spec.group", "only v1 may have an empty group and it better be legacy kube"))
     out += [fe.invalid("spec.group", group, m) for m in (dns1123_subdomain_errors(group) if group else [])]
-    out += [fe.invalid("spec.version", version, m) for m in dns1035_errors(version)]
+    out += [fe.invalid("spec.version", version, m) for m in dns1035_label_errors(version)]
     return out + _priority_causes(spec) + _service_causes(spec)
 
 
