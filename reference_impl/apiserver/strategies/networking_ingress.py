@@ -13,8 +13,9 @@ from typing import Any, Final
 from reference_impl.api.formats import dns1123_label_errors, dns1123_subdomain_errors, regex_error
 from reference_impl.apiserver.registry import Context, preparer, validator
 from reference_impl.apiserver.strategies.pod_containers import port_name_errors, port_number_errors
-from reference_impl.apiserver.strategies.service_fields import legacy_ip_causes, sloppy_ip
+from reference_impl.apiserver.strategies.service_fields import legacy_ip_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.ip_formats import parse_ip_sloppy
 from reference_impl.apiserver.validation.tag_formats import path_segment_name_errors
 from reference_impl.errors import Cause
 
@@ -163,7 +164,7 @@ def _rules_causes(rules: list[Obj], allow_wildcard_rule: bool) -> list[Cause]:
     out: list[Cause] = []
     for i, rule in enumerate(rules):
         path, host = f"spec.rules[{i}]", _s(rule.get("host"))
-        if host and sloppy_ip(host) is not None:
+        if host and parse_ip_sloppy(host) is not None:
             out.append(fe.invalid(f"{path}.host", host, "must be a DNS name, not an IP address"))
         out += [fe.invalid(f"{path}.host", host, m) for m in (_host_errors(host) if host else [])]
         if "*" not in host or not allow_wildcard_rule:
@@ -241,6 +242,6 @@ def validate_ingress_status(ing: Obj, old: Obj | None, ctx: Context) -> list[Cau
             out += legacy_ip_causes(f"{base}[{i}].ip", ip, prior)
         if host:
             out += [fe.invalid(f"{base}[{i}].hostname", host, m) for m in dns1123_subdomain_errors(host)]
-            if sloppy_ip(host) is not None:
+            if parse_ip_sloppy(host) is not None:
                 out.append(fe.invalid(f"{base}[{i}].hostname", host, "must be a DNS name, not an IP address"))
     return out

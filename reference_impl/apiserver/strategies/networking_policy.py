@@ -12,8 +12,9 @@ from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.batch import domain_prefixed_path_causes
 from reference_impl.apiserver.strategies.pod_containers import port_name_errors, port_number_errors
 from reference_impl.apiserver.strategies.policy import label_selector_causes
-from reference_impl.apiserver.strategies.service_fields import legacy_cidr_causes, sloppy_ip
+from reference_impl.apiserver.strategies.service_fields import legacy_cidr_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.ip_formats import parse_ip_sloppy
 from reference_impl.apiserver.validation.tag_formats import path_segment_name_errors
 from reference_impl.errors import Cause
 
@@ -98,7 +99,7 @@ def _port_causes(port: Obj, path: str) -> list[Cause]:
 def _sloppy_cidr(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
     """``netutils.ParseCIDRSloppy``: the masked network, or None when it does not parse."""
     ip, sep, bits = value.partition("/")
-    addr = sloppy_ip(ip)
+    addr = parse_ip_sloppy(ip)
     if addr is None or not sep or not bits.isdigit() or int(bits) > addr.max_prefixlen:
         return None
     return ipaddress.ip_network((addr, int(bits)), strict=False)

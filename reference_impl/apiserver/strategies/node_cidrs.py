@@ -10,8 +10,9 @@ from typing import Any
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.node import node_update_causes
-from reference_impl.apiserver.strategies.service_fields import legacy_cidr_causes, sloppy_ip
+from reference_impl.apiserver.strategies.service_fields import legacy_cidr_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.ip_formats import parse_ip_sloppy
 from reference_impl.errors import Cause
 
 __all__ = ["cidr_update_causes"]
@@ -48,7 +49,7 @@ def _families(cidrs: list[str]) -> set[type] | None:
     out: set[type] = set()
     for c in cidrs:
         ip, _, bits = c.partition("/")
-        addr = sloppy_ip(ip)
+        addr = parse_ip_sloppy(ip)
         limit = 32 if isinstance(addr, ipaddress.IPv4Address) else 128
         if addr is None or not bits.isdigit() or int(bits) > limit:
             return None

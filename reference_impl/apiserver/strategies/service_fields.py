@@ -7,59 +7,33 @@
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_subdomain_errors
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.ip_formats import parse_ip_sloppy, strict_ip_errors
 from reference_impl.errors import Cause
 
-__all__ = ["endpoint_ip_causes", "legacy_cidr_causes", "legacy_ip_causes", "sloppy_ip"]
+__all__ = ["endpoint_ip_causes", "legacy_cidr_causes", "legacy_ip_causes"]
 
 Obj = dict[str, Any]
-IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 _LSR: Final = "service.beta.kubernetes.io/load-balancer-source-ranges"
 _HINTS: Final = "service.kubernetes.io/topology-aware-hints"
 _MODE: Final = "service.kubernetes.io/topology-mode"
-_V4: Final = re.compile(r"\d+(\.\d+){3}\Z")
 _IP_MODES: Final = ("Proxy", "VIP")
-
-
-def sloppy_ip(value: str) -> IP | None:
-    """``netutils.ParseIPSloppy``: IPv4 octets may carry leading zeros (read as decimal)."""
-    if _V4.match(value):
-        octets = [int(o) for o in value.split(".")]
-        return ipaddress.IPv4Address(".".join(map(str, octets))) if max(octets) < 256 else None
-    if "%" in value:
-        return None
-    try:
-        return ipaddress.ip_address(value)
-    except ValueError:
-        return None
-
-
-def _strict_errors(value: str, addr: IP) -> list[str]:
-    errs: list[str] = []
-    try:
-        ipaddress.ip_address(value)
-    except ValueError:
-        errs.append("must not have leading 0s")
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        errs.append("must not be an IPv4-mapped IPv6 address")
-    return errs
 
 
 def legacy_ip_causes(path: str, value: str, old: list[str] | None = None) -> list[Cause]:
     """``IsValidIPForLegacyField`` (strict): a value already in ``old`` passes."""
     if value in (old or []):
         return []
-    addr = sloppy_ip(value)
+    addr = parse_ip_sloppy(value)
     if addr is None:
         return [
             fe.invalid(path, value, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")
         ]
-    return [fe.invalid(path, value, e) for e in _strict_errors(value, addr)]
+    return [fe.invalid(path, value, e) for e in strict_ip_errors(value, addr)]
 
 
 def legacy_cidr_causes(path: str, value: str, old: list[str] | None = None) -> list[Cause]:
@@ -68,7 +42,7 @@ def legacy_cidr_causes(path: str, value: str, old: list[str] | None = None) -> l
     if value in (old or []):
         return []
     ip, _, bits = value.partition("/")
-    addr = sloppy_ip(ip)
+    addr = parse_ip_sloppy(ip)
     limit = 32 if isinstance(addr, ipaddress.IPv4Address) else 128
     if addr is None or not bits.isdigit() or int(bits) > limit:
         return [
@@ -77,7 +51,7 @@ def legacy_cidr_causes(path: str, value: str, old: list[str] | None = None) -> l
             )
         ]
     # parseCIDR (strict): at most one of these, in this order.
-    if "must not have leading 0s" in _strict_errors(ip, addr) or bits != str(int(bits)):
+    if "must not have leading 0s" in strict_ip_errors(ip, addr) or bits != str(int(bits)):
         msg = "must not have leading 0s in IP or prefix length"
     elif isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
         msg = "must not have an IPv4-mapped IPv6 address"
@@ -90,7 +64,7 @@ def legacy_cidr_causes(path: str, value: str, old: list[str] | None = None) -> l
 
 def _endpoint_ip_causes(path: str, value: str) -> list[Cause]:
     """``ValidateEndpointIP``: not unspecified, loopback, link-local or link-local multicast."""
-    addr = sloppy_ip(value)
+    addr = parse_ip_sloppy(value)
     if addr is None:
         return [fe.invalid(path, value, "must be a valid IP address")]
     bad = [
@@ -200,7 +174,7 @@ def _ingress_causes(ing: Obj, path: str, prior: list[str]) -> list[Cause]:
         causes.append(fe.not_supported(f"{path}.ipMode", mode, _IP_MODES))
     if host:
         causes += [fe.invalid(f"{path}.hostname", host, e) for e in dns1123_subdomain_errors(host)]
-        if sloppy_ip(host) is not None:
+        if parse_ip_sloppy(host) is not None:
             causes.append(
                 fe.invalid(f"{path}.hostname", host, "must be a DNS name, not an IP address")
             )

@@ -7,7 +7,7 @@ import ipaddress
 import re
 from typing import Final
 
-__all__ = ["cidr_errors", "ip_errors", "parse_ip_sloppy"]
+__all__ = ["cidr_errors", "ip_errors", "parse_ip_sloppy", "strict_ip_errors"]
 
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 _V4: Final = re.compile(r"\d+(\.\d+){3}\Z")
@@ -35,11 +35,9 @@ def _go_string(addr: IP) -> str:
     return addr.compressed
 
 
-def ip_errors(value: str) -> list[str]:
-    """``IsValidIP``'s reasons."""
-    addr = parse_ip_sloppy(value)
-    if addr is None:
-        return [_IP_MSG]
+def strict_ip_errors(value: str, addr: IP) -> list[str]:
+    """The strict checks of ``value``, which parsed sloppily as ``addr``: no leading zeros,
+    no IPv4-mapped address (``IsValidIP`` and ``IsValidIPForLegacyField`` share them)."""
     errs: list[str] = []
     try:
         ipaddress.ip_address(value)
@@ -47,7 +45,15 @@ def ip_errors(value: str) -> list[str]:
         errs.append("must not have leading 0s")
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
         errs.append("must not be an IPv4-mapped IPv6 address")
-    if errs:
+    return errs
+
+
+def ip_errors(value: str) -> list[str]:
+    """``IsValidIP``'s reasons."""
+    addr = parse_ip_sloppy(value)
+    if addr is None:
+        return [_IP_MSG]
+    if errs := strict_ip_errors(value, addr):
         return errs
     canonical = _go_string(addr)
     return [] if value == canonical else [f'must be in canonical form ("{canonical}")']
