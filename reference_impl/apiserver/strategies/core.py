@@ -92,12 +92,6 @@ def default_pod(pod: Obj, ctx: Context) -> None:
         res = c.setdefault("resources", {})
         for name, value in (res.get("limits") or {}).items():
             res.setdefault("requests", {}).setdefault(name, value)
-    status = pod.setdefault("status", {})
-    status.setdefault("phase", "Pending")
-    try:
-        status.setdefault("qosClass", pod_qos_class(spec, ctx.gates))
-    except ValueError:
-        pass  # validation reports the bad quantity
 
 
 # ``applySchedulingGatedCondition``: a gated pod says why it waits.
