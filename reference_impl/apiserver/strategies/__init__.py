@@ -6,6 +6,10 @@ Importing this package registers every strategy with ``reference_impl.apiserver.
 from reference_impl.apiserver.strategies import (
     admission_policies,  # admission policies
     admission_webhooks,  # webhook configurations
+    apiextensions,  # CustomResourceDefinition
+    apiextensions_cel,  # CRD x-kubernetes-validations
+    apiextensions_schema,  # CRD OpenAPI v3 schemas
+    apiextensions_structural,  # CRD structural schemas, defaults
     apps,
     apps_daemonset,  # DaemonSet and ControllerRevision
     apps_deployment,  # Deployment strategy and counters
@@ -66,6 +70,10 @@ __all__ = [
     "flowcontrol",
     "admission_policies",
     "admission_webhooks",
+    "apiextensions",
+    "apiextensions_cel",
+    "apiextensions_schema",
+    "apiextensions_structural",
     "rbac",
     "discovery",
     "networking_ips",
