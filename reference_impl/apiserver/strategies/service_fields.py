@@ -12,7 +12,11 @@ from typing import Any, Final
 from reference_impl.api.meta import dns1123_subdomain_errors
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.ip_formats import parse_ip_sloppy, strict_ip_errors
+from reference_impl.apiserver.validation.ip_formats import (
+    parse_cidr_errors,
+    parse_ip_sloppy,
+    strict_ip_errors,
+)
 from reference_impl.errors import Cause
 
 __all__ = ["endpoint_ip_causes", "legacy_cidr_causes", "legacy_ip_causes"]
@@ -37,29 +41,10 @@ def legacy_ip_causes(path: str, value: str, old: list[str] | None = None) -> lis
 
 
 def legacy_cidr_causes(path: str, value: str, old: list[str] | None = None) -> list[Cause]:
-    """``IsValidCIDRForLegacyField`` (strict): parses; no leading zeros, no IPv4-mapped
-    address, no bits past the prefix."""
+    """``IsValidCIDRForLegacyField`` (strict): a value already in ``old`` passes."""
     if value in (old or []):
         return []
-    ip, _, bits = value.partition("/")
-    addr = parse_ip_sloppy(ip)
-    limit = 32 if isinstance(addr, ipaddress.IPv4Address) else 128
-    if addr is None or not bits.isdigit() or int(bits) > limit:
-        return [
-            fe.invalid(
-                path, value, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
-            )
-        ]
-    # parseCIDR (strict): at most one of these, in this order.
-    if "must not have leading 0s" in strict_ip_errors(ip, addr) or bits != str(int(bits)):
-        msg = "must not have leading 0s in IP or prefix length"
-    elif isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        msg = "must not have an IPv4-mapped IPv6 address"
-    elif int(addr) & ((1 << (limit - int(bits))) - 1):
-        msg = "must not have bits set beyond the prefix length"
-    else:
-        return []
-    return [fe.invalid(path, value, msg)]
+    return [fe.invalid(path, value, e) for e in parse_cidr_errors(value)]
 
 
 def _endpoint_ip_causes(path: str, value: str) -> list[Cause]:

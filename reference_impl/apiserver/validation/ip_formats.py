@@ -7,7 +7,7 @@ import ipaddress
 import re
 from typing import Final
 
-__all__ = ["cidr_errors", "ip_errors", "parse_ip_sloppy", "strict_ip_errors"]
+__all__ = ["cidr_errors", "ip_errors", "parse_cidr_errors", "parse_ip_sloppy", "strict_ip_errors"]
 
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 _V4: Final = re.compile(r"\d+(\.\d+){3}\Z")
@@ -68,19 +68,34 @@ def _parse_cidr_sloppy(value: str) -> tuple[IP, int] | None:
     return (addr, int(bits)) if int(bits) <= limit else None
 
 
-def cidr_errors(value: str) -> list[str]:
-    """``IsValidCIDR``'s reasons."""
+def _parse_cidr(value: str) -> tuple[tuple[IP, int] | None, list[str]]:
+    # parseCIDR with strict validation: parsed sloppily, then at most one of no leading
+    # zeros, no IPv4-mapped address, no bits past the prefix, in that order.
     parsed = _parse_cidr_sloppy(value)
     if parsed is None:
-        return [_CIDR_MSG]
+        return None, [_CIDR_MSG]
     addr, bits = parsed
     ip = value.partition("/")[0]
     limit = 32 if isinstance(addr, ipaddress.IPv4Address) else 128
     if ip != str(parse_ip_sloppy(ip)) and _V4.match(ip) or value.partition("/")[2] != str(bits):
-        return ["must not have leading 0s in IP or prefix length"]
+        return parsed, ["must not have leading 0s in IP or prefix length"]
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        return ["must not have an IPv4-mapped IPv6 address"]
+        return parsed, ["must not have an IPv4-mapped IPv6 address"]
     if int(addr) & ((1 << (limit - bits)) - 1):
-        return ["must not have bits set beyond the prefix length"]
-    canonical = f"{_go_string(addr)}/{bits}"
+        return parsed, ["must not have bits set beyond the prefix length"]
+    return parsed, []
+
+
+def parse_cidr_errors(value: str) -> list[str]:
+    """``parseCIDR``'s strict reasons (``IsValidCIDRForLegacyField`` with strict
+    validation; ``IsValidCIDR`` adds the canonical form)."""
+    return _parse_cidr(value)[1]
+
+
+def cidr_errors(value: str) -> list[str]:
+    """``IsValidCIDR``'s reasons."""
+    parsed, errs = _parse_cidr(value)
+    if errs or parsed is None:
+        return errs
+    canonical = f"{_go_string(parsed[0])}/{parsed[1]}"
     return [] if value == canonical else [f'must be in canonical form ("{canonical}")']
