@@ -71,9 +71,14 @@ _CONTAINER_COMMON: Final = frozenset(
     "volumeDevices volumeMounts workingDir".split()
 )
 _LOCAL_REF: Final = ("LocalObjectReference", frozenset({"name"}))
+_RULE: Final = frozenset({"apiGroups", "apiVersions", "resources", "scope"})
 # Embedded (json:"" / inline) Go structs, by the definition that embeds them (any version):
-# the Go field name that the decoder puts in a promoted field's error path.
+# the Go field names that the decoder puts in a promoted field's error path (a struct
+# embedded in an embedded struct adds both: ``RuleWithOperations.Rule.resources``).
 _EMBEDDED: Final[dict[str, tuple[str, frozenset[str]]]] = {
+    "admissionregistration.RuleWithOperations": ("Rule", _RULE),
+    "admissionregistration.NamedRuleWithOperations": ("RuleWithOperations", frozenset({"operations"})),
+    "networking.IngressRule": ("IngressRuleValue", frozenset({"http"})),
     "core.Volume": ("VolumeSource", _VOLUME_SOURCE),
     "core.PersistentVolumeSpec": ("PersistentVolumeSource", _PV_SOURCE),
     "core.EphemeralContainer": ("EphemeralContainerCommon", _CONTAINER_COMMON),
@@ -88,6 +93,9 @@ _EMBEDDED: Final[dict[str, tuple[str, frozenset[str]]]] = {
     "resource.DeviceAllocationConfiguration": ("DeviceConfiguration", frozenset({"opaque"})),
     "resource.DeviceClaimConfiguration": ("DeviceConfiguration", frozenset({"opaque"})),
     "resource.DeviceClassConfiguration": ("DeviceConfiguration", frozenset({"opaque"})),
+}
+_NESTED: Final[dict[str, tuple[str, frozenset[str]]]] = {
+    "admissionregistration.NamedRuleWithOperations": ("RuleWithOperations.Rule", _RULE),
 }
 
 
@@ -160,8 +168,13 @@ def _go_types() -> dict[str, dict[str, str]]:
 
 
 @cache
-def _embedded(def_name: str) -> tuple[str, frozenset[str]] | None:
-    return _EMBEDDED.get(_short(def_name))
+def _embedded(def_name: str) -> dict[str, str]:
+    """Promoted field -> the embedded struct path its error path goes through."""
+    out: dict[str, str] = {}
+    for table in (_EMBEDDED, _NESTED):
+        if (hit := table.get(_short(def_name))) is not None:
+            out.update(dict.fromkeys(hit[1], hit[0]))
+    return out
 
 
 @cache
@@ -357,7 +370,7 @@ class _Walker:
                         Cause(sub_strict, "FieldValueUnknown", f'unknown field "{sub_strict}"')
                     )
                     continue
-                step = f"{embedded[0]}.{k}" if embedded and k in embedded[1] else k
+                step = f"{embedded[k]}.{k}" if k in embedded else k
                 self.value(item, p.node, f"{go_path}.{step}" if go_path else step, sub_strict, own)
             return
         extra = r.get("additionalProperties")

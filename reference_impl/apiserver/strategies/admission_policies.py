@@ -65,8 +65,11 @@ def _s(v: Any) -> str:
 
 @defaulter(_VAP, _MAP)
 def default_policy(policy: Obj, ctx: Context) -> None:
-    """``SetDefaults_*AdmissionPolicySpec``: failurePolicy Fail; matchConstraints' defaults."""
-    spec = policy.get("spec")
+    """``SetDefaults_*AdmissionPolicySpec``: failurePolicy Fail; matchConstraints' defaults.
+    The spec is a struct value, so an absent one is defaulted too."""
+    if policy.get("spec") is None:
+        policy["spec"] = {}
+    spec = policy["spec"]
     if not isinstance(spec, dict):
         return
     spec.setdefault("failurePolicy", "Fail")

@@ -58,8 +58,11 @@ def reset_status_on_create(obj: Obj, old: Obj | None, now: str, ctx: Context) ->
 
 @defaulter("FlowSchema")
 def default_flow_schema(fs: Obj, ctx: Context) -> None:
-    """``SetDefaults_FlowSchemaSpec``: matchingPrecedence 0 becomes 1000."""
-    spec = fs.get("spec")
+    """``SetDefaults_FlowSchemaSpec``: matchingPrecedence 0 becomes 1000 (the spec is a
+    struct value: an absent one is defaulted too)."""
+    if fs.get("spec") is None:
+        fs["spec"] = {}
+    spec = fs["spec"]
     if isinstance(spec, dict) and not _int(spec.get("matchingPrecedence")):
         spec["matchingPrecedence"] = 1000
 

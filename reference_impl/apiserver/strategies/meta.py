@@ -40,6 +40,14 @@ _GENERATE_NAME_UNCHECKED: Final = frozenset({"DeviceClass"})
 _UNCHECKED_NAMES: Final = frozenset({"CertificateSigningRequest"})
 # ValidateRBACName: content.IsPathSegmentName, the same for a name and a generateName.
 _RBAC_NAMED: Final = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
+# Validated with apimachinery's ValidateObjectMeta, not core's: no validateKubeFinalizerName
+# (coordination, node, admissionregistration, apiextensions and the aggregator).
+_GENERIC_FINALIZERS: Final = frozenset({
+    "Lease", "LeaseCandidate", "RuntimeClass", "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+    "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "CustomResourceDefinition",
+    "APIService",
+})  # fmt: skip
 _ANNOTATIONS_MAX: Final = 256 * 1024
 
 
@@ -70,7 +78,8 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
     causes += labels_causes(meta.get("labels") or {}, "metadata.labels")
     causes += annotations_causes(meta.get("annotations") or {}, "metadata.annotations")
     # Core's ValidateObjectMeta adds validateKubeFinalizerName; the generic check does not.
-    causes += _finalizer_causes(meta.get("finalizers") or [], not generic_meta_only(info))
+    kube = not generic_meta_only(info) and info.kind not in _GENERIC_FINALIZERS
+    causes += _finalizer_causes(meta.get("finalizers") or [], kube)
     for i, ref in enumerate(meta.get("ownerReferences") or []):
         for f in ("apiVersion", "kind", "name", "uid"):
             if not ref.get(f):

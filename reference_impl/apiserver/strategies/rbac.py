@@ -42,8 +42,11 @@ def _l(v: Any) -> list[Any]:
 
 @defaulter("RoleBinding", "ClusterRoleBinding")
 def default_binding(obj: Obj, ctx: Context) -> None:
-    """``SetDefaults_RoleBinding``/``ClusterRoleBinding`` and ``SetDefaults_Subject``."""
-    ref = obj.get("roleRef")
+    """``SetDefaults_RoleBinding``/``ClusterRoleBinding`` and ``SetDefaults_Subject``
+    (roleRef is a struct value: an absent one gets its apiGroup too)."""
+    if obj.get("roleRef") is None:
+        obj["roleRef"] = {}
+    ref = obj["roleRef"]
     if isinstance(ref, dict) and not ref.get("apiGroup"):
         ref["apiGroup"] = _GROUP
     for s in _l(obj.get("subjects")):
