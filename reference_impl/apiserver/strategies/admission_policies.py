@@ -9,7 +9,11 @@ from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
-from reference_impl.apiserver.strategies.admission_policies_cel import cel_causes, declared
+from reference_impl.apiserver.strategies.admission_policies_cel import (
+    cel_causes,
+    declared,
+    output_type_causes,
+)
 from reference_impl.apiserver.strategies.admission_policies_rules import (
     match_resources_causes,
     param_kind_causes,
@@ -152,15 +156,22 @@ def _variables_causes(variables: list[Any], names: frozenset[str]) -> list[Cause
             out.append(fe.required(f"{p}.name", "name is not specified"))
         elif not _CEL_IDENT.fullmatch(name) or name in _CEL_RESERVED:
             out.append(fe.invalid(f"{p}.name", name, "must be a valid CEL identifier"))
-        out += _expression_causes(_s(v.get("expression")), f"{p}.expression", names)
+        # The composition declares each variable after compiling it: only earlier ones.
+        out += _expression_causes(_s(v.get("expression")), f"{p}.expression", names, _var_names(variables[:i]))
     return out
 
 
-def _expression_causes(expr: str, path: str, names: frozenset[str]) -> list[Cause]:
+def _var_names(variables: list[Any]) -> frozenset[str]:
+    return frozenset(_s(_o(v).get("name")) for v in variables)
+
+
+def _expression_causes(
+    expr: str, path: str, names: frozenset[str], variables: frozenset[str] | None = None
+) -> list[Cause]:
     """Required when blank ("expression is not specified"), else it must compile."""
     if not expr.strip():
         return [fe.required(path, "expression is not specified")]
-    return cel_causes(expr, path, names)
+    return cel_causes(expr, path, names, variables)
 
 
 def _message_causes(v: Obj, p: str, names: frozenset[str]) -> list[Cause]:
@@ -178,13 +189,13 @@ def _message_causes(v: Obj, p: str, names: frozenset[str]) -> list[Cause]:
     return out
 
 
-def _validations_causes(validations: list[Any], names: frozenset[str]) -> list[Cause]:
+def _validations_causes(validations: list[Any], names: frozenset[str], variables: frozenset[str]) -> list[Cause]:
     """``validateValidation``: expression, messageExpression (no ``authorizer``), message, reason."""
     out: list[Cause] = []
     msg_names = names - {"authorizer"}
     for i, v in enumerate(_o(v) for v in validations):
         p = f"spec.validations[{i}]"
-        out += _expression_causes(_s(v.get("expression")), f"{p}.expression", names)
+        out += _expression_causes(_s(v.get("expression")), f"{p}.expression", names, variables)
         out += _message_causes(v, p, msg_names)
         reason = v.get("reason")
         if reason is not None and reason not in _REASONS:
@@ -250,7 +261,8 @@ def validate_validating_policy(policy: Obj, old: Obj | None, ctx: Context) -> li
         detail = "validations or auditAnnotations must contain at least one item"
         out += [fe.required("spec.validations", detail), fe.required("spec.auditAnnotations", detail)]
     else:
-        out += _validations_causes(validations, names) + _audit_causes(audits, name, names)
+        var_names = _var_names(_l(spec.get("variables")))
+        out += _validations_causes(validations, names, var_names) + _audit_causes(audits, name, names)
     return out + _static_suffix(policy, old)
 
 
@@ -264,7 +276,7 @@ def _mutating_ops_causes(match: Any, path: str) -> list[Cause]:
     ]
 
 
-def _patch_causes(m: Obj, p: str, names: frozenset[str]) -> list[Cause]:
+def _patch_causes(m: Obj, p: str, names: frozenset[str], variables: frozenset[str]) -> list[Cause]:
     """``validateMutation``: the patch named by patchType, and not the other."""
     pt = m.get("patchType")
     if not pt:
@@ -278,7 +290,11 @@ def _patch_causes(m: Obj, p: str, names: frozenset[str]) -> list[Cause]:
     else:
         expr = _s(_o(m[field]).get("expression")).strip()
         path = f"{p}.{field}.expression"
-        out += cel_causes(expr, path, names) if expr else [fe.required(path)]
+        want = "list(JSONPatch)" if pt == "JSONPatch" else "Object"
+        if not expr:
+            out.append(fe.required(path))
+        else:
+            out += cel_causes(expr, path, names, variables) or output_type_causes(expr, path, want)
     if m.get(other) is not None:
         detail = f"must not be specified when patchType is {pt}"
         out.append(fe.invalid(f"{p}.{other}", f"{{{other}}}", detail))
@@ -302,7 +318,7 @@ def validate_mutating_policy(policy: Obj, old: Obj | None, ctx: Context) -> list
     if not mutations:
         out.append(fe.required("spec.mutations", "mutations must contain at least one item"))
     for i, m in enumerate(mutations):
-        out += _patch_causes(_o(m), f"spec.mutations[{i}]", patch_names)
+        out += _patch_causes(_o(m), f"spec.mutations[{i}]", patch_names, _var_names(_l(spec.get("variables"))))
     rp = spec.get("reinvocationPolicy")
     if not rp:
         out.append(fe.required("spec.reinvocationPolicy"))
