@@ -20,6 +20,7 @@ from reference_impl.apiserver.registry import Context, defaulter, preparer, vali
 from reference_impl.apiserver.strategies.pod_level_defaults import default_pod_level_resources
 from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation import pod_volumes
 from reference_impl.apiserver.validation.pod_annotations import (
     apparmor_annotation_field_causes,
     apply_apparmor_version_skew,
@@ -42,6 +43,28 @@ _CONTAINER_LISTS: Final = ("initContainers", "containers")
 
 def _containers(spec: Obj) -> list[tuple[str, int, Obj]]:
     return [(lst, i, c) for lst in _CONTAINER_LISTS for i, c in enumerate(spec.get(lst) or [])]
+
+
+# SetDefaults_Probe: a zero (or absent) field takes these.
+_PROBE_DEFAULTS: Final = (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3))
+
+
+def _default_handlers(c: Obj) -> None:
+    """``SetDefaults_Probe`` and ``SetDefaults_HTTPGetAction`` of a container's probes and hooks."""
+    lc = c.get("lifecycle")
+    hooks = [lc.get(k) for k in ("postStart", "preStop")] if isinstance(lc, dict) else []
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = c.get(kind)
+        if isinstance(probe, dict):
+            hooks.append(probe)
+            for name, value in _PROBE_DEFAULTS:
+                if not probe.get(name):
+                    probe[name] = value
+    for h in hooks:
+        get = h.get("httpGet") if isinstance(h, dict) else None
+        if isinstance(get, dict):
+            get["path"] = get.get("path") or "/"
+            get["scheme"] = get.get("scheme") or "HTTP"
 
 
 def _image_pull_policy(image: str) -> str:
@@ -77,6 +100,9 @@ def default_pod(pod: Obj, ctx: Context) -> None:
     for v in spec.get("volumes") or []:
         if isinstance(v, dict) and set(v) <= {"name"}:  # SetDefaults_Volume
             v["emptyDir"] = {}
+        if isinstance(v, dict):
+            pod_volumes.default_azure_disk(v.get("azureDisk"))
+            pod_volumes.default_claim_template(v.get("ephemeral"))
     for _, _, c in _containers(spec):
         c.setdefault("terminationMessagePath", "/dev/termination-log")
         if not c.get("terminationMessagePolicy"):  # SetDefaults_Container: "" too
@@ -87,6 +113,7 @@ def default_pod(pod: Obj, ctx: Context) -> None:
                     port["hostPort"] = port.get("containerPort")
         if isinstance(c.get("lifecycle"), dict):  # ContainerStopSignals is off: dropped
             c["lifecycle"].pop("stopSignal", None)
+        _default_handlers(c)
         if isinstance(c.get("image"), str):
             c.setdefault("imagePullPolicy", _image_pull_policy(c["image"]))
         res = c.setdefault("resources", {})
@@ -148,7 +175,7 @@ def toleration_causes(tolerations: list[Obj], path: str) -> list[Cause]:
     causes: list[Cause] = []
     for i, t in enumerate(tolerations):
         p = f"{path}[{i}]"
-        op = t.get("operator", "Equal")
+        op = t.get("operator") or "Equal"  # "" means Equal
         if op not in ("Equal", "Exists"):
             causes.append(
                 Cause(

@@ -9,6 +9,7 @@ from typing import Any
 from reference_impl.api.formats import label_value_errors
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.validation import persistent_volume as rules
+from reference_impl.apiserver.validation import pod_volumes
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
@@ -28,9 +29,18 @@ def default_pv(pv: Obj, ctx: Context) -> None:
         spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
         if spec.get("volumeMode") is None:
             spec["volumeMode"] = "Filesystem"
+        pod_volumes.default_azure_disk(spec.get("azureDisk"))
     status = pv.setdefault("status", {})
     if isinstance(status, dict) and not status.get("phase"):
         status["phase"] = "Pending"
+
+
+@defaulter("PersistentVolumeClaim")
+def default_pvc(pvc: Obj, ctx: Context) -> None:
+    """``SetDefaults_PersistentVolumeClaimSpec``: a claim's volumeMode is Filesystem unless set."""
+    spec = pvc.get("spec")
+    if isinstance(spec, dict) and spec.get("volumeMode") is None:
+        spec["volumeMode"] = "Filesystem"
 
 
 @preparer("PersistentVolume")

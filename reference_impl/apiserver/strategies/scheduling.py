@@ -150,7 +150,7 @@ def validate_pod_scheduling_group(pod: Obj, old: Obj | None, ctx: Context) -> li
         name = group.get("podGroupName")
         if name is None:
             causes.append(
-                Cause("spec.schedulingGroup.podGroupName", "FieldValueRequired", "Required value")
+                fe.invalid("spec.schedulingGroup.podGroupName", None, "must specify one of: `podGroupName`")
             )
         else:
             causes += [

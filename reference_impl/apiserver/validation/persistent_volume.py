@@ -22,7 +22,6 @@ Check = Callable[[Obj, str], list[Cause]]
 ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 _RECLAIM: Final = ("Delete", "Recycle", "Retain")
 _VOLUME_MODES: Final = ("Block", "Filesystem")
-_PARTITION_MSG: Final = "must be between 1 and 255, inclusive"  # upstream says 1, checks 0
 _IMMUTABLE: Final = "field is immutable"
 _MOUNT_OPTIONS: Final = "volume.beta.kubernetes.io/mount-options"
 _BETA_TO_GA: Final = {
@@ -49,19 +48,6 @@ def _required(*keys: str) -> Check:
     return check
 
 
-def _partition(key: str) -> Check:
-    """``validateGCEPersistentDiskVolumeSource`` / ``validateAWSElasticBlockStoreVolumeSource``."""
-
-    def check(src: Obj, path: str) -> list[Cause]:
-        out = _required(key)(src, path)
-        p = src.get("partition", 0)
-        if isinstance(p, int) and not 0 <= p <= 255:
-            out.append(fe.invalid(f"{path}.partition", p, _PARTITION_MSG))
-        return out
-
-    return check
-
-
 def _secret_name_ns(ref: Obj, path: str) -> list[Cause]:
     """A PV secret reference must name both (cinder, storageos)."""
     return [fe.required(f"{path}.{k}") for k in ("name", "namespace") if not ref.get(k)]
@@ -76,38 +62,6 @@ def _glusterfs(src: Obj, path: str) -> list[Cause]:
     elif isinstance(ns, str):
         out += [fe.invalid(f"{path}.endpointsNamespace", ns, e) for e in dns1123_label_errors(ns)]
     return out
-
-
-def _flocker(src: Obj, path: str) -> list[Cause]:
-    name, uuid = _s(src.get("datasetName")), _s(src.get("datasetUUID"))
-    out: list[Cause] = []
-    if not name and not uuid:
-        out.append(fe.required(path, "one of datasetName and datasetUUID is required"))
-    if name and uuid:
-        out.append(fe.invalid(path, "resource", "datasetName and datasetUUID can not be specified simultaneously"))
-    if "/" in name:
-        out.append(fe.invalid(f"{path}.datasetName", name, "must not contain '/'"))
-    return out
-
-
-def _quobyte(src: Obj, path: str) -> list[Cause]:
-    reg = _s(src.get("registry"))
-    msg = "must be a host:port pair or multiple pairs separated by commas"
-    out: list[Cause] = []
-    if not reg:
-        out.append(fe.required(f"{path}.registry", msg))
-    elif len(_s(src.get("tenant"))) >= 65:
-        out.append(fe.required(f"{path}.tenant", "must be a UUID and may not exceed a length of 64 characters"))
-    else:
-        out += [fe.invalid(f"{path}.registry", reg, msg) for pair in reg.split(",") if not _host_port(pair)]
-    return out + _required("volume")(src, path)
-
-
-def _host_port(pair: str) -> bool:
-    """Whether ``net.SplitHostPort`` accepts ``pair``."""
-    if pair.startswith("["):
-        return "]:" in pair
-    return pair.count(":") == 1
 
 
 def _iscsi_name(value: str, path: str) -> list[Cause]:
@@ -161,36 +115,10 @@ def _storageos(src: Obj, path: str) -> list[Cause]:
     return out + (_secret_name_ns(_o(ref), f"{path}.secretRef") if ref is not None else [])
 
 
-def _flex(src: Obj, path: str) -> list[Cause]:
-    out = _required("driver")(src, path)
-    for k in _o(src.get("options")):
-        ns = k.split("/", 1)[0] if "/" in k else k
-        if ("." + ns.lower()).endswith((".kubernetes.io", ".k8s.io")):
-            out.append(fe.invalid(f"{path}.options[{k}]", k, "kubernetes.io and k8s.io namespaces are reserved"))
-    return out
-
-
 def _azure_file(src: Obj, path: str) -> list[Cause]:
     out = _required("secretName", "shareName")(src, path)
     if src.get("secretNamespace") == "":
         out.append(fe.required(f"{path}.secretNamespace"))
-    return out
-
-
-def _azure_disk(src: Obj, path: str) -> list[Cause]:
-    """``validateAzureDisk``."""
-    out = _required("diskName", "diskURI")(src, path)
-    mode, kind, uri = src.get("cachingMode"), src.get("kind"), _s(src.get("diskURI"))
-    if mode is not None and mode not in ("None", "ReadOnly", "ReadWrite"):
-        out.append(fe.not_supported(f"{path}.cachingMode", mode, ("None", "ReadOnly", "ReadWrite")))
-    if kind is not None and kind not in ("Dedicated", "Managed", "Shared"):
-        out.append(fe.not_supported(f"{path}.kind", kind, ("Dedicated", "Managed", "Shared")))
-    if kind == "Managed" and not uri.startswith("/subscriptions/"):
-        out.append(fe.not_supported(f"{path}.diskURI", uri, (
-            "/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}",)))
-    if kind is not None and kind != "Managed" and not uri.startswith("https://"):
-        out.append(fe.not_supported(f"{path}.diskURI", uri, (
-            "https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd",)))
     return out
 
 
@@ -246,23 +174,23 @@ def _fc(src: Obj, path: str) -> list[Cause]:
 # name-dependent iSCSI rules are filled in per volume.
 SOURCES: Final[tuple[tuple[str, str, str, Check | None], ...]] = (
     ("hostPath", "hostPath", "hostPath", _host_path),
-    ("gcePersistentDisk", "gcePersistentDisk", "persistentDisk", _partition("pdName")),
-    ("awsElasticBlockStore", "awsElasticBlockStore", "awsElasticBlockStore", _partition("volumeID")),
+    ("gcePersistentDisk", "gcePersistentDisk", "persistentDisk", pv_src.partitioned("pdName")),
+    ("awsElasticBlockStore", "awsElasticBlockStore", "awsElasticBlockStore", pv_src.partitioned("volumeID")),
     ("glusterfs", "glusterfs", "glusterfs", _glusterfs),
-    ("flocker", "flocker", "flocker", _flocker),
+    ("flocker", "flocker", "flocker", pv_src.flocker_causes),
     ("nfs", "nfs", "nfs", _nfs),
     ("rbd", "rbd", "rbd", _required("monitors", "image")),
-    ("quobyte", "quobyte", "quobyte", _quobyte),
+    ("quobyte", "quobyte", "quobyte", pv_src.quobyte_causes),
     ("cephfs", "cephFS", "cephfs", _required("monitors")),
     ("iscsi", "iscsi", "iscsi", None),
     ("cinder", "cinder", "cinder", _with_secret(("volumeID",))),
     ("fc", "fc", "fc", _fc),
-    ("flexVolume", "", "flexVolume", _flex),
+    ("flexVolume", "", "flexVolume", pv_src.flex_causes),
     ("azureFile", "azureFile", "azureFile", _azure_file),
     ("vsphereVolume", "vsphereVolume", "vsphereVolume", _required("volumePath")),
     ("photonPersistentDisk", "photonPersistentDisk", "photonPersistentDisk", _required("pdID")),
     ("portworxVolume", "portworxVolume", "portworxVolume", _required("volumeID")),
-    ("azureDisk", "azureDisk", "azureDisk", _azure_disk),
+    ("azureDisk", "azureDisk", "azureDisk", pv_src.azure_disk_causes),
     ("scaleIO", "scaleIO", "scaleIO", _required("gateway", "system", "volumeName")),
     ("local", "local", "local", _local),
     ("storageos", "storageos", "storageos", _storageos),

@@ -12,7 +12,11 @@ from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_erro
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["iscsi_name_ok", "local_path_causes", "no_backsteps", "volume_causes", "volume_source_causes"]
+__all__ = [
+    "azure_disk_causes", "default_azure_disk", "default_claim_template", "flex_causes", "flocker_causes",
+    "iscsi_name_ok", "local_path_causes", "no_backsteps", "partitioned", "quobyte_causes", "volume_causes",
+    "volume_source_causes",
+]  # fmt: skip
 
 Obj = dict[str, Any]
 _HOST_PATH_TYPES: Final = (
@@ -131,6 +135,83 @@ def _iscsi(src: Obj, path: str) -> list[Cause]:
         out.append(fe.invalid(f"{path}.lun", lun, "must be between 0 and 255, inclusive"))
     if (src.get("chapAuthDiscovery") or src.get("chapAuthSession")) and src.get("secretRef") is None:
         out.append(fe.required(f"{path}.secretRef"))
+    initiator = src.get("initiatorName")
+    if isinstance(initiator, str):  # the path is upstream's lower-case "initiatorname"
+        if not initiator.startswith(("iqn", "eui", "naa")):
+            out.append(fe.invalid(f"{path}.initiatorname", initiator, "must be valid format starting with iqn, eui, or naa"))
+        elif not iscsi_name_ok(initiator):
+            out.append(fe.invalid(f"{path}.initiatorname", initiator, "must be valid format"))
+    return out
+
+
+def flocker_causes(src: Obj, path: str) -> list[Cause]:
+    """``validateFlockerVolumeSource``."""
+    name, uuid = str(src.get("datasetName") or ""), str(src.get("datasetUUID") or "")
+    out: list[Cause] = []
+    if not name and not uuid:
+        out.append(fe.required(path, "one of datasetName and datasetUUID is required"))
+    if name and uuid:
+        out.append(fe.invalid(path, "resource", "datasetName and datasetUUID can not be specified simultaneously"))
+    if "/" in name:
+        out.append(fe.invalid(f"{path}.datasetName", name, "must not contain '/'"))
+    return out
+
+
+def _host_port_ok(pair: str) -> bool:
+    """Go's ``net.SplitHostPort`` succeeds: one colon outside brackets, or ``[host]:port``."""
+    if pair.startswith("["):
+        end = pair.find("]")
+        return end > 0 and pair[end + 1 : end + 2] == ":" and "[" not in pair[1:] and "]" not in pair[end + 1 :]
+    return pair.count(":") == 1 and "[" not in pair and "]" not in pair
+
+
+def quobyte_causes(src: Obj, path: str) -> list[Cause]:
+    """``validateQuobyteVolumeSource``: a too-long tenant is reported as Required, as upstream."""
+    registry = str(src.get("registry") or "")
+    msg = "must be a host:port pair or multiple pairs separated by commas"
+    out: list[Cause] = []
+    if not registry:
+        out.append(fe.required(f"{path}.registry", msg))
+    elif len(str(src.get("tenant") or "")) >= 65:
+        out.append(fe.required(f"{path}.tenant", "must be a UUID and may not exceed a length of 64 characters"))
+    else:
+        out += [fe.invalid(f"{path}.registry", registry, msg) for p in registry.split(",") if not _host_port_ok(p)]
+    if not src.get("volume"):
+        out.append(fe.required(f"{path}.volume"))
+    return out
+
+
+def default_azure_disk(src: Any) -> None:
+    """The generated v1 defaults of ``AzureDiskVolumeSource`` (pods and volumes alike)."""
+    if isinstance(src, dict):
+        for key, value in (("cachingMode", "ReadWrite"), ("fsType", "ext4"), ("readOnly", False), ("kind", "Shared")):
+            if src.get(key) is None:
+                src[key] = value
+
+
+def default_claim_template(src: Any) -> None:
+    """``SetDefaults_PersistentVolumeClaimSpec`` of an ephemeral volume's claim template."""
+    tmpl = _o(src).get("volumeClaimTemplate")
+    if isinstance(tmpl, dict):
+        spec = tmpl.setdefault("spec", {})
+        if isinstance(spec, dict) and spec.get("volumeMode") is None:
+            spec["volumeMode"] = "Filesystem"
+
+
+def azure_disk_causes(src: Obj, path: str) -> list[Cause]:
+    """``validateAzureDisk``."""
+    out = _required("diskName", "diskURI")(src, path)
+    mode, kind, uri = src.get("cachingMode"), src.get("kind"), str(src.get("diskURI") or "")
+    if mode is not None and mode not in ("None", "ReadOnly", "ReadWrite"):
+        out.append(fe.not_supported(f"{path}.cachingMode", mode, ("None", "ReadOnly", "ReadWrite")))
+    if kind is not None and kind not in ("Dedicated", "Managed", "Shared"):
+        out.append(fe.not_supported(f"{path}.kind", kind, ("Dedicated", "Managed", "Shared")))
+    if kind == "Managed" and not uri.startswith("/subscriptions/"):
+        out.append(fe.not_supported(f"{path}.diskURI", uri, (
+            "/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}",)))
+    if kind is not None and kind != "Managed" and not uri.startswith("https://"):
+        out.append(fe.not_supported(f"{path}.diskURI", uri, (
+            "https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd",)))
     return out
 
 
@@ -153,6 +234,42 @@ def _fc(src: Obj, path: str) -> list[Cause]:
             out.append(fe.required(f"{path}.lun", "lun is required if targetWWNs is specified"))
         elif isinstance(lun, int) and not 0 <= lun <= 255:
             out.append(fe.invalid(f"{path}.lun", lun, "must be between 0 and 255, inclusive"))
+    return out
+
+
+def partitioned(key: str) -> Callable[[Obj, str], list[Cause]]:
+    """``validateGCEPersistentDiskVolumeSource`` / ``validateAWSElasticBlockStoreVolumeSource``."""
+
+    def check(src: Obj, path: str) -> list[Cause]:
+        out = _required(key)(src, path)
+        p = src.get("partition", 0)
+        if isinstance(p, int) and not 0 <= p <= 255:  # upstream's message says 1, its check 0
+            out.append(fe.invalid(f"{path}.partition", p, "must be between 1 and 255, inclusive"))
+        return out
+
+    return check
+
+
+def _storageos(src: Obj, path: str) -> list[Cause]:
+    """``validateStorageOSVolumeSource``: a pod's secret reference has only a name."""
+    name, ns = str(src.get("volumeName") or ""), str(src.get("volumeNamespace") or "")
+    out = [fe.invalid(f"{path}.volumeName", name, e) for e in dns1123_label_errors(name)] if name else [
+        fe.required(f"{path}.volumeName")]
+    out += [fe.invalid(f"{path}.volumeNamespace", ns, e) for e in dns1123_label_errors(ns)] if ns else []
+    ref = src.get("secretRef")
+    if ref is not None and not _o(ref).get("name"):
+        out.append(fe.required(f"{path}.secretRef.name"))
+    return out
+
+
+def flex_causes(src: Obj, path: str) -> list[Cause]:
+    """``validateFlexVolumeSource`` (and its PersistentVolume twin): option keys may not
+    sit in the kubernetes.io or k8s.io namespaces."""
+    out = _required("driver")(src, path)
+    for k in _o(src.get("options")):
+        ns = k.split("/", 1)[0]
+        if ("." + ns.lower()).endswith((".kubernetes.io", ".k8s.io")):
+            out.append(fe.invalid(f"{path}.options[{k}]", k, "kubernetes.io and k8s.io namespaces are reserved"))
     return out
 
 
@@ -286,6 +403,7 @@ def _csi(src: Obj, path: str) -> list[Cause]:
 
 
 def _ephemeral(src: Obj, path: str) -> list[Cause]:
+    from reference_impl.apiserver.strategies.meta import annotations_causes, labels_causes
     from reference_impl.apiserver.strategies.service_pvc import _claim_spec_causes
 
     tmpl = src.get("volumeClaimTemplate")
@@ -293,7 +411,11 @@ def _ephemeral(src: Obj, path: str) -> list[Cause]:
         return [fe.required(f"{path}.volumeClaimTemplate")]
     tp = f"{path}.volumeClaimTemplate"
     meta = _o(_o(tmpl).get("metadata"))
-    out = [fe.forbidden(f"{tp}.metadata.{k}", "cannot be set") for k in sorted(meta) if k not in ("labels", "annotations")]
+    # ValidateTemplateObjectMeta; other fields are forbidden under Go's field names (UID: "uID").
+    out = labels_causes(_o(meta.get("labels")), f"{tp}.metadata.labels")
+    out += annotations_causes(_o(meta.get("annotations")), f"{tp}.metadata.annotations")
+    out += [fe.forbidden(f"{tp}.metadata.{'uID' if k == 'uid' else k}", "cannot be set")
+            for k in sorted(meta) if k not in ("labels", "annotations") and meta[k] not in (None, "", 0, [], {})]
     for c in _claim_spec_causes(_o(_o(tmpl).get("spec"))):
         out.append(Cause(f"{tp}.{c.field}", c.reason, c.message))
     return out
@@ -312,28 +434,28 @@ _SOURCES: Final[tuple[tuple[str, Callable[[Obj, str], list[Cause]]], ...]] = (
     ("emptyDir", _empty_dir),
     ("hostPath", _host_path),
     ("gitRepo", _git_repo),
-    ("gcePersistentDisk", _required("pdName")),
-    ("awsElasticBlockStore", _required("volumeID")),
+    ("gcePersistentDisk", partitioned("pdName")),
+    ("awsElasticBlockStore", partitioned("volumeID")),
     ("secret", _secret),
     ("nfs", _nfs),
     ("iscsi", _iscsi),
     ("glusterfs", _required("endpoints", "path")),
-    ("flocker", lambda s, p: []),
+    ("flocker", flocker_causes),
     ("persistentVolumeClaim", _required("claimName")),
     ("rbd", _required("monitors", "image")),
     ("cinder", _required("volumeID")),
     ("cephfs", _required("monitors")),
-    ("quobyte", _required("registry", "volume")),
+    ("quobyte", quobyte_causes),
     ("downwardAPI", _downward),
     ("fc", _fc),
-    ("flexVolume", _required("driver")),
+    ("flexVolume", flex_causes),
     ("configMap", _config_map),
     ("azureFile", _required("secretName", "shareName")),
     ("vsphereVolume", _required("volumePath")),
     ("photonPersistentDisk", _required("pdID")),
     ("portworxVolume", _required("volumeID")),
-    ("azureDisk", _required("diskName", "diskURI")),
-    ("storageos", _required("volumeName")),
+    ("azureDisk", azure_disk_causes),
+    ("storageos", _storageos),
     ("projected", _projected),
     ("scaleIO", _required("gateway", "system", "volumeName")),
     ("csi", _csi),
@@ -347,6 +469,10 @@ def volume_source_causes(key: str, src: Obj, path: str) -> list[Cause]:
     return dict(_SOURCES)[key](src, path)
 
 
+# Where a source's own errors sit when upstream's path differs from the field name.
+_RULE_PATHS: Final = {"gcePersistentDisk": "persistentDisk"}
+
+
 def _source(vol: Obj, path: str) -> list[Cause]:
     """``validateVolumeSource``."""
     out: list[Cause] = []
@@ -358,7 +484,7 @@ def _source(vol: Obj, path: str) -> list[Cause]:
             out.append(fe.forbidden(f"{path}.{key}", "may not specify more than 1 volume type"))
             continue
         seen += 1
-        out += check(_o(vol[key]), f"{path}.{key}")
+        out += check(_o(vol[key]), f"{path}.{_RULE_PATHS.get(key, key)}")
     if not seen:
         out.append(fe.required(path, "must specify a volume type"))
     return out
