@@ -25,7 +25,7 @@ _BUMPS: Final = frozenset({
     "HorizontalPodAutoscaler", "CronJob", "Job", "Pod", "PodTemplate", "ReplicationController",
     "EndpointSlice", "FlowSchema", "PriorityLevelConfiguration", "Eviction", "EvictionRequest",
     "Ingress", "IngressClass", "NetworkPolicy", "PodDisruptionBudget", "DeviceClass",
-    "DeviceTaintRule", "ResourceSlice", "CSIDriver",
+    "DeviceTaintRule", "ResourceSlice", "CSIDriver", "CustomResourceDefinition",
 })  # fmt: skip
 # Strategies whose PrepareForCreate sets generation 1 (PriorityClass does, and never bumps
 # it; CSIDriver bumps it but does not set it).

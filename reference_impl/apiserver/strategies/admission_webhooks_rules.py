@@ -76,12 +76,14 @@ def _service_path_causes(url_path: str, path: str) -> list[Cause]:
 
 
 def _service_causes(svc: Obj, path: str) -> list[Cause]:
-    """``ValidateWebhookService``."""
+    """``ValidateWebhookService``. Every upstream caller (webhooks, CRD conversion) passes
+    the service's name as its namespace argument and the namespace as its name, so a
+    missing name is reported at ``namespace`` and the other way round."""
     out: list[Cause] = []
-    if not svc.get("name"):
-        out.append(fe.required(f"{path}.name"))
     if not svc.get("namespace"):
-        out.append(fe.required(f"{path}.namespace"))
+        out.append(fe.required(f"{path}.name", "service name is required"))
+    if not svc.get("name"):
+        out.append(fe.required(f"{path}.namespace", "service namespace is required"))
     port = svc.get("port")
     port = port if isinstance(port, int) else 0
     errs = port_number_errors(port)
