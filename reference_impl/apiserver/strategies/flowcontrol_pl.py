@@ -76,6 +76,22 @@ def _type_causes(spec: Obj, name: str) -> list[Cause]:
             out.append(fe.required("spec.limited"))
         else:
             out += _limited_causes(_o(limited))
+    elif isinstance(limited, dict):
+        # Declarative validation (beta in 1.37) walks a forbidden member too: limitResponse's
+        # required type and its mode-dependent queuing.
+        out += _limit_response_mode_causes(_o(limited.get("limitResponse")), "spec.limited.limitResponse")
+    return out
+
+
+def _limit_response_mode_causes(lr: Obj, path: str) -> list[Cause]:
+    """The ``+k8s:required``/``+k8s:modeDiscriminator`` tags of LimitResponse."""
+    t, queuing, out = str(lr.get("type") or ""), lr.get("queuing"), []
+    if queuing is not None and t != "Queue":
+        out.append(fe.forbidden(f"{path}.queuing"))
+    if t == "Queue" and queuing is None:
+        out.append(fe.required(f"{path}.queuing"))
+    if not t:
+        out.append(fe.required(f"{path}.type"))
     return out
 
 

@@ -35,7 +35,9 @@ GENERIC_META_ONLY: Final = frozenset({"PodDisruptionBudget"})
 _GENERIC_META_ONLY_AT: Final = frozenset({("v1", "Event")})
 # Validated with ValidateObjectMetaWithOpts, which checks the name only: a generateName is
 # left to the generated name.
-_GENERATE_NAME_UNCHECKED: Final = frozenset({"DeviceClass"})
+_GENERATE_NAME_UNCHECKED: Final = frozenset(
+    {"DeviceClass", "ReplicationController", "Eviction", "EvictionRequest"}
+)
 # ValidateCertificateRequestName accepts any name.
 _UNCHECKED_NAMES: Final = frozenset({"CertificateSigningRequest"})
 # ValidateRBACName: content.IsPathSegmentName, the same for a name and a generateName.
