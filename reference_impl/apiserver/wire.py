@@ -138,7 +138,8 @@ def _short(def_name: str) -> str:
 
 
 (_K_FREE, _K_QUANTITY, _K_INTSTR, _K_TIME, _K_MICROTIME, _K_OBJECT, _K_ARRAY, _K_STRING,
- _K_INTEGER, _K_NUMBER, _K_BOOLEAN) = range(11)  # fmt: skip
+ _K_INTEGER, _K_NUMBER, _K_BOOLEAN, _K_SCHEMA_OR) = range(12)  # fmt: skip
+_SCHEMA_OR: Final = ("JSONSchemaPropsOrArray", "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +187,11 @@ def _root_definition(api_version: str, kind: str) -> str:
             if (gvk.get("group"), gvk.get("version"), gvk.get("kind")) == (group, version, kind):
                 return name
     return ""
+
+
+# Synthetic schema nodes for the second decode of JSONSchemaPropsOr*, kept so their plans
+# (cached by id) stay valid.
+_SUB_NODES: dict[str, dict[str, Any]] = {}
 
 
 class _Walker:
@@ -268,6 +274,8 @@ class _Walker:
             kind = _K_TIME
         elif name.endswith("meta.v1.MicroTime"):
             kind = _K_MICROTIME
+        elif name.endswith(_SCHEMA_OR):
+            kind = _K_SCHEMA_OR
         elif "object" in types or (not types and "properties" in r):
             kind = _K_OBJECT
         elif "array" in types:
@@ -338,6 +346,8 @@ class _Walker:
                 return self.type_error(go_path, v, self.go_type(node), struct)
         elif kind == _K_QUANTITY:
             return self.quantity(v)
+        elif kind == _K_SCHEMA_OR:
+            return self.schema_or(v, p.name, go_path, struct)
         elif kind == _K_BOOLEAN:
             if not isinstance(v, bool):
                 return self.type_error(go_path, v, self.go_type(node), struct)
@@ -382,6 +392,31 @@ class _Walker:
             for k in v:
                 sub = f"{strict}.{k}" if strict else k
                 self.out.unknown.append(Cause(sub, "FieldValueUnknown", f'unknown field "{sub}"'))
+
+    def schema_or(self, v: Any, name: str, go_path: str, struct: str) -> None:
+        """apiextensions' JSONSchemaPropsOr{Array,Bool,StringArray}.UnmarshalJSON: an object
+        (or, for the arrays, a list) is decoded again by a plain, non-strict Unmarshal, whose
+        first type error ends the whole decode with the outer path in front; other values
+        are ignored, except that OrBool wants a boolean."""
+        kind = name.rpartition(".")[2]
+        props = f"{_REF}{name.rpartition('.')[0]}.JSONSchemaProps"
+        if isinstance(v, dict):
+            node: dict[str, Any] = _SUB_NODES.setdefault(props, {"$ref": props})
+        elif isinstance(v, list) and kind != "JSONSchemaPropsOrBool":
+            want = {"type": "string"} if kind.endswith("StringArray") else {"$ref": props}
+            node = _SUB_NODES.setdefault(f"[]{kind}", {"type": "array", "items": want})
+        elif kind == "JSONSchemaPropsOrBool" and not isinstance(v, bool):
+            raise _Abort("boolean or JSON schema expected")
+        else:
+            return
+        sub = _Walker()
+        sub.value(v, node, "", "", "JSONSchemaProps")
+        err = sub.out.type_error
+        if err is not None:
+            path = f"{go_path}.{err.field}" if err.field else go_path
+            raise _Abort(err.message, Cause(path, err.reason, err.message))
+        if sub.out.fatal:
+            raise _Abort(sub.out.fatal)
 
     def quantity(self, v: Any) -> None:
         text = v if isinstance(v, str) else json.dumps(v)

@@ -67,8 +67,9 @@ def _add_storage_version(spec: Obj, status: Obj) -> None:
     for v in as_list(spec.get("versions")):
         if isinstance(v, dict) and v.get("storage"):
             stored = as_list(status.get("storedVersions"))
-            if v.get("name") not in stored:
-                status["storedVersions"] = [*stored, v.get("name")]
+            name = v.get("name") or ""  # a null name decodes as ""
+            if name not in stored:
+                status["storedVersions"] = [*stored, name]
             return
 
 
@@ -169,7 +170,7 @@ def stored_versions_causes(stored: list[Any], versions: list[Any]) -> list[Cause
     if not stored:
         return [fe.invalid(path, stored, "must have at least one stored version")]
     out: list[Cause] = []
-    left = {str(v): i for i, v in enumerate(stored)}
+    left = {"" if v is None else str(v): i for i, v in enumerate(stored)}
     for v in versions:
         name = str(as_dict(v).get("name") or "")
         if as_dict(v).get("storage") and name not in left:
