@@ -4,13 +4,12 @@ Object metadata (an IPAddress's name must be its canonical IP) is checked by ``m
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any, Final
 
 from reference_impl.api.formats import dns1123_subdomain_errors
 from reference_impl.apiserver.registry import Context, preparer, validator
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.ip_formats import cidr_errors
+from reference_impl.apiserver.validation.ip_formats import cidr_errors, cidr_family
 from reference_impl.apiserver.validation.tag_formats import path_segment_name_errors
 from reference_impl.errors import Cause
 
@@ -58,11 +57,8 @@ def prepare_service_cidr_status(obj: Obj, old: Obj | None, now: str, ctx: Contex
 
 
 def _family(cidr: str) -> int | None:
-    """``netutils.IPFamilyOfCIDRString``: 4, 6 or unknown."""
-    try:
-        return ipaddress.ip_network(cidr, strict=False).version
-    except ValueError:
-        return None
+    """``netutils.IPFamilyOfCIDRString``: 4, 6 or unknown (a bare IP is no CIDR)."""
+    return cidr_family(cidr)
 
 
 def _go_spec(cidrs: list[str]) -> Obj:
@@ -123,12 +119,19 @@ def parent_ref_causes(ref: Any) -> list[Cause]:
     return out + (_segment_causes(f"{path}.namespace", ns) if ns else [])
 
 
+def _ref_fields(ref: Any) -> tuple[str, ...] | None:
+    """A parentRef as the Go struct compares (an absent string is ``""``)."""
+    if not isinstance(ref, dict):
+        return None
+    return tuple(str(ref.get(f) or "") for f in ("group", "resource", "namespace", "name"))
+
+
 @validator("IPAddress")
 def validate_ip_address(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """``ValidateIPAddress``, and on update ``ValidateIPAddressUpdate``'s immutable parentRef."""
     ref = _o(obj.get("spec")).get("parentRef")
     out = parent_ref_causes(ref)
-    if old is not None and ref != _o(old.get("spec")).get("parentRef"):
+    if old is not None and _ref_fields(ref) != _ref_fields(_o(old.get("spec")).get("parentRef")):
         # the declarative immutable rule answers, naming no value
         out.append(fe.invalid("spec.parentRef", None, _IMMUTABLE))
     return out

@@ -38,6 +38,8 @@ def default_pv(pv: Obj, ctx: Context) -> None:
 @defaulter("PersistentVolumeClaim")
 def default_pvc(pvc: Obj, ctx: Context) -> None:
     """``SetDefaults_PersistentVolumeClaimSpec``: a claim's volumeMode is Filesystem unless set."""
+    if pvc.get("spec") is None:  # a null spec decodes to the empty struct, defaulted too
+        pvc["spec"] = {}
     spec = pvc.get("spec")
     if isinstance(spec, dict) and spec.get("volumeMode") is None:
         spec["volumeMode"] = "Filesystem"

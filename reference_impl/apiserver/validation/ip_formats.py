@@ -7,7 +7,14 @@ import ipaddress
 import re
 from typing import Final
 
-__all__ = ["cidr_errors", "ip_errors", "parse_cidr_errors", "parse_ip_sloppy", "strict_ip_errors"]
+__all__ = [
+    "cidr_errors",
+    "cidr_family",
+    "ip_errors",
+    "parse_cidr_errors",
+    "parse_ip_sloppy",
+    "strict_ip_errors",
+]
 
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 _V4: Final = re.compile(r"\d+(\.\d+){3}\Z")
@@ -66,6 +73,16 @@ def _parse_cidr_sloppy(value: str) -> tuple[IP, int] | None:
         return None
     limit = 32 if isinstance(addr, ipaddress.IPv4Address) else 128
     return (addr, int(bits)) if int(bits) <= limit else None
+
+
+def cidr_family(value: str) -> int | None:
+    """``netutils.IPFamilyOfCIDRString``: the family of the address ``value`` names (an
+    IPv4-mapped IPv6 address is IPv4); None when it does not parse as a CIDR."""
+    parsed = _parse_cidr_sloppy(value)
+    if parsed is None:
+        return None
+    addr = parsed[0]
+    return 4 if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped else addr.version
 
 
 def _parse_cidr(value: str) -> tuple[tuple[IP, int] | None, list[str]]:
