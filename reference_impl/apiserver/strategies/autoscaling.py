@@ -93,14 +93,14 @@ def validate_hpa(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
             )
         )
     if hi == 0:
-        # The declarative +k8s:required counts 0 as missing, beside the imperative bound.
+        # 0 is Required only; a zero max is Invalid just when below minReplicas (below).
         causes.append(Cause("spec.maxReplicas", "FieldValueRequired", "Required value"))
-    if hi < 1:
+    elif hi < 0:
         causes.append(
             Cause(
                 "spec.maxReplicas",
                 "FieldValueInvalid",
-                f"Invalid value: {hi}: must be greater than 0",
+                f"Invalid value: {hi}: must be greater than or equal to 1",
             )
         )
     if lo is not None and hi < int(lo):

@@ -7,6 +7,7 @@ server (taint effects, toleration operators, restart policies) are enforced here
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from reference_impl.api.meta import (
@@ -67,12 +68,31 @@ def _default_handlers(c: Obj) -> None:
             get["scheme"] = get.get("scheme") or "HTTP"
 
 
+# distribution/reference's grammar (a domain, lowercase path components, tag, digest).
+_DOMAIN: Final = r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?"
+_PATH_PART: Final = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_IMAGE_REF: Final = re.compile(
+    rf"(?P<name>(?:{_DOMAIN}/)?{_PATH_PART}(?:/{_PATH_PART})*)(?::(?P<tag>[\w][\w.-]{{0,127}}))?"
+    r"(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?"
+)
+
+
+def _normalized(name: str) -> str:
+    """``ParseNormalizedNamed``'s full name: docker.io (and library/) where no domain is."""
+    first, _, rest = name.partition("/")
+    if rest and (any(ch in first for ch in ".:") or first == "localhost" or first.lower() != first):
+        return name
+    return f"docker.io/{name}" if rest else f"docker.io/library/{name}"
+
+
 def _image_pull_policy(image: str) -> str:
-    tail = image.rsplit("/", 1)[-1]
-    if "@" in tail:
+    """``SetDefaults_Container``: Always for the tag "latest" (``ParseImageName`` gives it
+    to a reference with neither tag nor digest), else IfNotPresent (an unparsable image too)."""
+    m = _IMAGE_REF.fullmatch(image)
+    if m is None or len(_normalized(m["name"])) > 255 or re.fullmatch(r"[a-f0-9]{64}", image):
         return "IfNotPresent"
-    tag = tail.rpartition(":")[2] if ":" in tail else ""
-    return "Always" if tag in ("", "latest") else "IfNotPresent"
+    tag = m["tag"] or ("" if m["digest"] else "latest")
+    return "Always" if tag == "latest" else "IfNotPresent"
 
 
 def pod_qos_class(spec: Obj, gates: FeatureGates) -> str:
@@ -107,6 +127,9 @@ def default_pod(pod: Obj, ctx: Context) -> None:
         c.setdefault("terminationMessagePath", "/dev/termination-log")
         if not c.get("terminationMessagePolicy"):  # SetDefaults_Container: "" too
             c["terminationMessagePolicy"] = "File"
+        for port in c.get("ports") or []:  # the generated ContainerPort default: "" too
+            if isinstance(port, dict) and not port.get("protocol"):
+                port["protocol"] = "TCP"
         if spec.get("hostNetwork") and pod.get("apiVersion"):  # SetDefaults_Pod only
             for port in c.get("ports") or []:
                 if isinstance(port, dict) and not port.get("hostPort"):
@@ -114,8 +137,8 @@ def default_pod(pod: Obj, ctx: Context) -> None:
         if isinstance(c.get("lifecycle"), dict):  # ContainerStopSignals is off: dropped
             c["lifecycle"].pop("stopSignal", None)
         _default_handlers(c)
-        if isinstance(c.get("image"), str):
-            c.setdefault("imagePullPolicy", _image_pull_policy(c["image"]))
+        if not c.get("imagePullPolicy"):  # "" too
+            c["imagePullPolicy"] = _image_pull_policy(str(c.get("image") or ""))
         res = c.setdefault("resources", {})
         for name, value in (res.get("limits") or {}).items():
             res.setdefault("requests", {}).setdefault(name, value)

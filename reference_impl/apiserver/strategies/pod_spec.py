@@ -225,11 +225,9 @@ def _topology_spread(constraints: list[Obj], path: str) -> list[Cause]:
         skew = t.get("maxSkew", 0)
         if isinstance(skew, int) and skew <= 0:
             out.append(fe.invalid(f"{p}.maxSkew", skew, "must be greater than zero"))
-        key = str(t.get("topologyKey") or "")
-        if not key:
+        # ValidateTopologyKey: only its presence (unlike an affinity term's topologyKey).
+        if not t.get("topologyKey"):
             out.append(fe.required(f"{p}.topologyKey", "can not be empty"))
-        else:
-            out += [fe.invalid(f"{p}.topologyKey", key, e) for e in label_key_errors(key)]
         when = t.get("whenUnsatisfiable")
         if when not in _WHEN_UNSATISFIABLE:
             out.append(fe.not_supported(f"{p}.whenUnsatisfiable", when, _WHEN_UNSATISFIABLE))
@@ -258,6 +256,16 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj |
             out += [fe.invalid(f"{path}.{f}", spec[f], e) for e in dns1123_label_errors(str(spec[f]))]
     if spec.get("nodeName"):
         out += [fe.invalid(f"{path}.nodeName", spec["nodeName"], e) for e in dns1123_subdomain_errors(str(spec["nodeName"]))]
+    pod_name = str((meta or {}).get("name") or "")
+    for i, v in enumerate(_list(spec.get("volumes"))):
+        # validateVolumeSource: an ephemeral volume's PVC, <pod>-<volume>, is a valid name.
+        vname = str(_obj(v).get("name") or "")
+        if pod_name and vname and set(_obj(v)) == {"name", "ephemeral"}:
+            pvc = f"{pod_name}-{vname}"
+            out += [fe.invalid(f"{path}.volumes[{i}].name", vname, f'PVC name "{pvc}": {e}') for e in dns1123_subdomain_errors(pvc)]
+    if spec.get("priorityClassName"):  # ValidatePriorityClassName (a pod's is looked up first)
+        pcn = str(spec["priorityClassName"])
+        out += [fe.invalid(f"{path}.priorityClassName", pcn, e) for e in dns1123_subdomain_errors(pcn)]
     if spec.get("dnsPolicy") == "None" and spec.get("dnsConfig") is None:
         out.append(fe.required(f"{path}.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None"))
     gates: set[str] = set()

@@ -183,7 +183,9 @@ def apparmor_annotation_field_causes(meta: Obj, spec: Obj, path: str) -> list[Ca
     for lst in _CONTAINER_LISTS:
         for i, c in enumerate(spec.get(lst) or []):
             sc = (c.get("securityContext") if isinstance(c, dict) else None) or {}
-            profile = (sc.get("appArmorProfile") if isinstance(sc, dict) else None) or _pod_apparmor(spec)
+            profile = sc.get("appArmorProfile") if isinstance(sc, dict) else None
+            if profile is None:  # a set profile, even an empty one, hides the pod's
+                profile = _pod_apparmor(spec)
             key = f"{APPARMOR_CONTAINER_PREFIX}{c.get('name') if isinstance(c, dict) else ''}"
             if isinstance(profile, dict) and key in ann:
                 p = f"{path}.{lst}[{i}].securityContext.appArmorProfile"

@@ -12,11 +12,13 @@ from typing import Any, Final
 from reference_impl.api.meta import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
-    label_key_errors,
     parse_quantity,
 )
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.pod_volumes import no_backsteps
+from reference_impl.apiserver.validation.pod_volumes import (
+    no_backsteps,
+    object_field_selector_causes,
+)
 from reference_impl.errors import Cause
 
 __all__ = ["common_container_causes", "container_rule_causes", "host_port_conflicts", "probe_causes"]
@@ -32,12 +34,6 @@ _ENV_FIELDS: Final = (
     "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
     "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
 )
-# podshelper.ConvertDownwardAPIFieldLabel's known paths (beyond subscripted ones).
-_CONVERTIBLE: Final = frozenset((
-    "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
-    "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName",
-    "status.phase", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
-))
 _RES_FIELDS: Final = (
     "limits.cpu", "limits.ephemeral-storage", "limits.memory",
     "requests.cpu", "requests.ephemeral-storage", "requests.memory",
@@ -147,21 +143,8 @@ def _name_errors(name: str) -> list[str]:
 
 
 def _field_ref(ref: Obj, path: str) -> list[Cause]:
-    """``validateObjectFieldSelector`` for env (after defaulting apiVersion to v1)."""
-    version, fp = ref.get("apiVersion") or "v1", str(ref.get("fieldPath") or "")
-    if not fp:
-        return [fe.required(f"{path}.fieldPath")]
-    if version != "v1":
-        return [fe.invalid(f"{path}.fieldPath", fp, "error converting fieldPath: unsupported version")]
-    m = re.match(r"^(metadata\.(?:labels|annotations))\['(.*)'\]$", fp)
-    if m:
-        key = m.group(2).lower() if m.group(1).endswith("annotations") else m.group(2)
-        return [fe.invalid(path, key, e) for e in label_key_errors(key)]
-    if fp not in _CONVERTIBLE:
-        return [fe.invalid(f"{path}.fieldPath", fp, "error converting fieldPath: field label not supported")]
-    if fp not in _ENV_FIELDS:
-        return [fe.not_supported(f"{path}.fieldPath", fp, _ENV_FIELDS)]
-    return []
+    """``validateObjectFieldSelector`` for env."""
+    return object_field_selector_causes(ref, _ENV_FIELDS, path)
 
 
 def _resource_ref(ref: Obj, path: str) -> list[Cause]:

@@ -168,6 +168,9 @@ def _pod_resources(spec: Obj, path: str) -> list[Cause]:
                 out += _request_vs_limit(name, value, limits[name], f"{p}.requests")
             elif kind == "requests" and not _overcommit_allowed(name):
                 out.append(fe.required(f"{p}.limits", "Limit must be set for non overcommitable resources"))
+    names = [*limits, *_o(res.get("requests"))]
+    if any(str(n).startswith("hugepages-") for n in names) and not {"cpu", "memory"} & set(names):
+        out.append(fe.forbidden(p, "HugePages require cpu or memory"))
     return out + _pod_resource_consistency(spec, res, p)
 
 
@@ -242,7 +245,7 @@ def _pod_resource_consistency(spec: Obj, res: Obj, p: str) -> list[Cause]:
 
 def _file_key_ref_volumes(spec: Obj, path: str) -> list[Cause]:
     """``validateFileKeyRefVolumes``: a fileKeyRef names an emptyDir volume of the pod."""
-    sources = {_o(v).get("name"): _o(v) for v in spec.get("volumes") or []}
+    sources = {str(_o(v).get("name") or ""): _o(v) for v in spec.get("volumes") or []}  # null: ""
     out: list[Cause] = []
     for lst in ("initContainers", "containers", "ephemeralContainers"):
         for i, c in enumerate(spec.get(lst) or []):

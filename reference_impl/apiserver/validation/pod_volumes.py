@@ -8,7 +8,12 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors, parse_quantity
+from reference_impl.api.meta import (
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    label_key_errors,
+    parse_quantity,
+)
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -26,6 +31,12 @@ _PULL: Final = ("Always", "IfNotPresent", "Never")
 _DOWNWARD_FIELDS: Final = (
     "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
 )
+# podshelper.ConvertDownwardAPIFieldLabel's known paths (beyond subscripted ones).
+_CONVERTIBLE: Final = frozenset((
+    "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
+    "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName",
+    "status.phase", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
+))
 _IQN: Final = re.compile(r"^iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$".replace("[:alnum:]", "a-zA-Z0-9"))
 _EUI: Final = re.compile(r"^eui\.[0-9A-Fa-f]{16}$")
 _NAA: Final = re.compile(r"^naa\.[0-9A-Fa-f]{32}$")
@@ -273,17 +284,25 @@ def flex_causes(src: Obj, path: str) -> list[Cause]:
     return out
 
 
-def _field_selector(ref: Obj, allowed: tuple[str, ...], path: str) -> list[Cause]:
-    """``validateObjectFieldSelector`` for the downward API volume."""
-    fp = str(ref.get("fieldPath") or "")
+def object_field_selector_causes(ref: Obj, allowed: tuple[str, ...], path: str) -> list[Cause]:
+    """``validateObjectFieldSelector`` (apiVersion defaulted to v1): the path must convert
+    (``ConvertDownwardAPIFieldLabel``), then be one of ``allowed``; a labels or
+    annotations subscript is a qualified name."""
+    version, fp = ref.get("apiVersion") or "v1", str(ref.get("fieldPath") or "")
     if not fp:
         return [fe.required(f"{path}.fieldPath")]
-    version = ref.get("apiVersion") or "v1"
+    bad = "error converting fieldPath: "
     if version != "v1":
-        return [fe.invalid(f"{path}.apiVersion", version, "unsupported version")]
-    m = re.match(r"^(metadata\.(?:labels|annotations))\['(.*)'\]$", fp)
-    if m:
-        return []
+        return [fe.invalid(f"{path}.fieldPath", fp, f"{bad}unsupported pod version: {version}")]
+    base, sep, sub = fp.removesuffix("']").partition("['")
+    if fp.endswith("']") and sep and base:  # fieldpath.SplitMaybeSubscriptedPath
+        if base not in ("metadata.annotations", "metadata.labels"):
+            return [fe.invalid(f"{path}.fieldPath", fp, f"{bad}field label does not support subscript: {fp}")]
+        key = sub.lower() if base == "metadata.annotations" else sub
+        return [fe.invalid(path, key, e) for e in label_key_errors(key)]
+    fp = "spec.nodeName" if fp == "spec.host" else fp  # old v1 clients' name for it
+    if fp not in _CONVERTIBLE:
+        return [fe.invalid(f"{path}.fieldPath", fp, f"{bad}field label not supported: {fp}")]
     if fp not in allowed:
         return [fe.not_supported(f"{path}.fieldPath", fp, allowed)]
     return []
@@ -295,7 +314,7 @@ def _downward_file(f: Obj, path: str) -> list[Cause]:
     out = [] if p else [fe.required(f"{path}.path")]
     out += local_path_causes(p, f"{path}.path")
     if f.get("fieldRef") is not None:
-        out += _field_selector(_o(f["fieldRef"]), _DOWNWARD_FIELDS, f"{path}.fieldRef")
+        out += object_field_selector_causes(_o(f["fieldRef"]), _DOWNWARD_FIELDS, f"{path}.fieldRef")
         if f.get("resourceFieldRef") is not None:
             out.append(fe.invalid(path, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
     elif f.get("resourceFieldRef") is not None:
@@ -346,6 +365,12 @@ def _projected(src: Obj, path: str) -> list[Cause]:
             out += _token(_o(s["serviceAccountToken"]), f"{sp}.serviceAccountToken", path)
         if s.get("clusterTrustBundle") is not None:
             out += _trust_bundle(_o(s["clusterTrustBundle"]), f"{sp}.clusterTrustBundle", paths, path)
+        if s.get("podCertificate") is not None:
+            from reference_impl.apiserver.validation.pod_volumes_podcert import (
+                pod_certificate_causes,
+            )
+
+            out += pod_certificate_causes(_o(s["podCertificate"]), f"{sp}.podCertificate", paths, path)
         kinds = [k for k in ("secret", "configMap", "downwardAPI", "serviceAccountToken", "clusterTrustBundle", "podCertificate") if s.get(k) is not None]
         if len(kinds) > 1:
             out.append(fe.forbidden(sp, "may not specify more than 1 volume type per source"))
@@ -369,11 +394,34 @@ def _token(t: Obj, path: str, projected: str) -> list[Cause]:
 
 
 def _trust_bundle(b: Obj, path: str, paths: set[str], projected: str) -> list[Cause]:
+    """A projected ``clusterTrustBundle``: a name (checked as a bundle of the signer its
+    name implies) or a signerName with a label selector, and a path. (``user`` is dropped
+    on write while AtomicWriteVolumeUserFields is off, so its check never shows.)"""
+    # Imported here: the strategies package imports this module.
+    from reference_impl.apiserver.strategies.certificates_names import signer_name_causes
+    from reference_impl.apiserver.strategies.meta import name_errors
+    from reference_impl.apiserver.strategies.policy import label_selector_causes
+
     out: list[Cause] = []
     name, signer = b.get("name"), b.get("signerName")
     if name is not None and signer is not None:
         out.append(fe.invalid(path, b, "only one of name and signerName may be used"))
-    elif name is None and signer is None:
+    elif name is not None:
+        name = str(name)
+        if not name:
+            out.append(fe.required(f"{path}.name", "must be a valid object name"))
+        # extractSignerNameFromClusterTrustBundleName: up to the last ":", ":" as "/".
+        owner = name[: name.rfind(":")].replace(":", "/") if ":" in name else ""
+        errs = name_errors("ClusterTrustBundle", name, False, {"spec": {"signerName": owner}})
+        out += [fe.invalid(f"{path}.name", name, f"not a valid clustertrustbundlename: {e}") for e in errs]
+        if b.get("labelSelector") is not None:
+            out.append(fe.invalid(f"{path}.labelSelector", b["labelSelector"], "labelSelector must be unset if name is specified"))
+    elif signer is not None:
+        if not signer:
+            out.append(fe.required(f"{path}.signerName", "must be a valid signer name"))
+        out += signer_name_causes(f"{path}.signerName", str(signer))
+        out += label_selector_causes(b.get("labelSelector"), f"{path}.labelSelector")
+    else:
         out.append(fe.required(path, "either name or signerName must be specified"))
     p = str(b.get("path") or "")
     if not p:
@@ -405,6 +453,7 @@ def _csi(src: Obj, path: str) -> list[Cause]:
 def _ephemeral(src: Obj, path: str) -> list[Cause]:
     from reference_impl.apiserver.strategies.meta import annotations_causes, labels_causes
     from reference_impl.apiserver.strategies.service_pvc import _claim_spec_causes
+    from reference_impl.apiserver.validation.resource.device_class import meta_field_set
 
     tmpl = src.get("volumeClaimTemplate")
     if tmpl is None:
@@ -415,7 +464,7 @@ def _ephemeral(src: Obj, path: str) -> list[Cause]:
     out = labels_causes(_o(meta.get("labels")), f"{tp}.metadata.labels")
     out += annotations_causes(_o(meta.get("annotations")), f"{tp}.metadata.annotations")
     out += [fe.forbidden(f"{tp}.metadata.{'uID' if k == 'uid' else k}", "cannot be set")
-            for k in sorted(meta) if k not in ("labels", "annotations") and meta[k] not in (None, "", 0, [], {})]
+            for k in sorted(meta) if k not in ("labels", "annotations") and meta_field_set(k, meta[k])]
     for c in _claim_spec_causes(_o(_o(tmpl).get("spec"))):
         out.append(Cause(f"{tp}.{c.field}", c.reason, c.message))
     return out

@@ -58,7 +58,17 @@ def template_meta(meta: Any, path: str) -> list[Cause]:
     # validateFieldAllowList: every other ObjectMeta field set (non-zero) is refused, named
     # by its Go field with the first letter lowered (so UID is "uID"), in struct order.
     for k, go_name in _OBJECT_META_FIELDS:
-        v = m.get(k)
-        if (v is not None) if k == "deletionGracePeriodSeconds" else v not in (None, "", 0, [], {}):
+        if meta_field_set(k, m.get(k)):
             out.append(f.forbidden(f"{path}.{go_name}", "cannot be set"))
     return out
+
+
+# ObjectMeta's slice and pointer fields: reflect.DeepEqual tells [] (or a pointer to 0)
+# from nil, so any non-null value of these is set.
+_NIL_ZERO_FIELDS: Final = frozenset(
+    {"ownerReferences", "finalizers", "managedFields", "deletionGracePeriodSeconds", "deletionTimestamp"})
+
+
+def meta_field_set(key: str, value: Any) -> bool:
+    """Whether ObjectMeta field ``key`` (JSON name) differs from Go's zero value."""
+    return value is not None if key in _NIL_ZERO_FIELDS else value not in (None, "", 0, {})
