@@ -123,18 +123,12 @@ def _limited_causes(limited: Obj) -> list[Cause]:
 
 
 def _limit_response_causes(lr: Obj, path: str) -> list[Cause]:
-    """``ValidateLimitResponse``."""
-    t, queuing, out = str(lr.get("type") or ""), lr.get("queuing"), []
-    if queuing is not None and t != "Queue":
-        out.append(fe.forbidden(f"{path}.queuing"))
-    if t == "Queue":
-        if queuing is None:
-            out.append(fe.required(f"{path}.queuing"))
-        else:
-            out += _queuing_causes(_o(queuing), f"{path}.queuing")
-    elif not t:
-        out.append(fe.required(f"{path}.type"))
-    elif t != "Reject":
+    """``ValidateLimitResponse``: the mode rules, the queuing limits and the type's values."""
+    t, queuing = str(lr.get("type") or ""), lr.get("queuing")
+    out = _limit_response_mode_causes(lr, path)
+    if t == "Queue" and queuing is not None:
+        out += _queuing_causes(_o(queuing), f"{path}.queuing")
+    elif t and t not in ("Queue", "Reject"):
         out.append(fe.not_supported(f"{path}.type", t, _RESPONSES))
     return out
 
