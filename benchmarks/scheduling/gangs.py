@@ -6,11 +6,16 @@ upstream's DRA scheduler_perf workloads) plus 1 CPU. PodGroups and pods are writ
 settling; the timed phase is the simulated control plane running until it is quiet (claim
 generation, the pod-group cycles, allocation, binding and the claim status writes).
 
-Reported: gangs/s; ms per pod-group attempt (the timed phase's wall time over the
-scheduler's ``group_attempts``; upstream's cpu-only GangScheduling scheduler_perf workload
-reports about 4-6 ms), the same in process CPU time (steadier on a shared machine), the
-part spent inside the pod-group cycle (binding writes included) and in Filter/Score; peak
-RSS and the load average. As in ``benchmarks.dra.requeue_cost``, the setup's objects
+Reported (per pod-group attempt, the scheduler's ``group_attempts``):
+- ``value``: the attempt as upstream's ``podgroup_scheduling_attempt_duration_seconds``
+  times it (``scheduleOnePodGroup``: the placement of every member, Reserve, Permit and
+  the PodGroup condition write, but not the members' binding cycles, which upstream runs
+  in goroutines); the goal is ``GOAL_MS_PER_ATTEMPT``;
+- ``window_ms_per_attempt``: the whole timed phase's wall time, every controller and write
+  included, and ``cpu_ms_per_attempt``, the same in process CPU time;
+- ``cycle_ms_per_attempt``: the pod-group cycle with the binding cycles (PreBind's claim
+  status writes, the bind) run inline, as the simulation runs them;
+- Filter/Score, the collector's time, gangs/s, peak RSS and the load average. As in ``benchmarks.dra.requeue_cost``, the setup's objects
 (nodes, slices, pods) are frozen out of the cyclic GC before the timed phase: a full
 collection walks the whole heap, so at this size each one costs ~0.4 s that says nothing
 about scheduling (``--gc-setup`` keeps them in view; ``gc_ms_per_attempt`` reports the
@@ -41,10 +46,10 @@ from reference_impl.api import make_claim_template, make_node, make_pod, make_po
 from reference_impl.cluster import Cluster
 from reference_impl.scheduler.framework.pod_resources import to_int
 
-__all__ = ["GATES", "THRESHOLD_MS_PER_ATTEMPT", "build", "check_placement", "main", "run"]
+__all__ = ["GATES", "GOAL_MS_PER_ATTEMPT", "build", "check_placement", "main", "run"]
 
 Obj = dict[str, Any]
-THRESHOLD_MS_PER_ATTEMPT: Final = 6.0  # upstream reports ~4-6 ms per gang attempt
+GOAL_MS_PER_ATTEMPT: Final = 2.0  # the goal for a gang attempt of 8 GPU pods
 GATES: Final = {"GenericWorkload": True}
 NS: Final = "default"
 CLASS: Final = "bench-gpu"
@@ -122,16 +127,25 @@ def check_placement(cluster: Cluster, gangs: int, size: int) -> list[str]:
     return problems
 
 
-def _timed(obj: object, method: str, acc: dict[str, float]) -> None:
-    """Wrap ``obj.method`` (on the instance) to add up the wall time spent inside it."""
+def _timed(
+    obj: object, method: str, acc: dict[str, float], running: Counter[str], within: str = ""
+) -> None:
+    """Wrap ``obj.method`` (on the instance) to add up the wall time spent inside it; with
+    ``within``, only the calls made while that (also timed) method runs count, under
+    ``method@within``. ``running`` counts the calls under way, by method."""
     fn = getattr(obj, method)
+    key = f"{method}@{within}" if within else method
 
     def wrapper(*args: Any) -> Any:
+        if within and not running[within]:
+            return fn(*args)
+        running[method] += 1
         t = time.perf_counter()
         try:
             return fn(*args)
         finally:
-            acc[method] = acc.get(method, 0.0) + time.perf_counter() - t
+            acc[key] = acc.get(key, 0.0) + time.perf_counter() - t
+            running[method] -= 1
 
     setattr(obj, method, wrapper)
 
@@ -152,8 +166,12 @@ def run(
     build(cluster, nodes, gangs, size, gpus)
     workload = cluster.scheduler.workload
     inside: dict[str, float] = {}
-    _timed(workload, "schedule_group", inside)  # the pod-group cycle, binding included
-    _timed(cluster.scheduler.algorithm, "schedule_pod", inside)  # Filter/Score per member
+    running: Counter[str] = Counter()
+    _timed(workload, "schedule_group", inside, running)  # the pod-group cycle, binding included
+    _timed(cluster.scheduler.algorithm, "schedule_pod", inside, running)  # Filter/Score per member
+    # Upstream runs each member's binding cycle in a goroutine: its attempt metric stops
+    # without them (``podgroup_scheduling_attempt_duration_seconds``).
+    _timed(cluster.scheduler, "_binding_cycle", inside, running, within="schedule_group")
     load_before = os.getloadavg()
     with GcMeter(freeze=freeze_setup) as gc_time:
         start, cpu_start = time.perf_counter(), time.process_time()
@@ -172,18 +190,20 @@ def run(
     if problems:
         raise SystemExit("gang benchmark failed: " + "; ".join(problems))
     attempts = max(workload.group_attempts, 1)
-    per_attempt = elapsed * 1000 / attempts
+    cycle = inside.get("schedule_group", 0.0)
+    per_attempt = (cycle - inside.get("_binding_cycle@schedule_group", 0.0)) * 1000 / attempts
     return write_result(
         out,
         "scheduling-gangs" if gpus else "scheduling-gangs-cpu",
         "ms/attempt",
         per_attempt,
-        THRESHOLD_MS_PER_ATTEMPT,
-        passed=per_attempt <= THRESHOLD_MS_PER_ATTEMPT and profile is None,
+        GOAL_MS_PER_ATTEMPT,
+        passed=per_attempt <= GOAL_MS_PER_ATTEMPT and profile is None,
         profiled=profile is not None,
         gangs_per_s=round(gangs / elapsed, 2),
+        window_ms_per_attempt=round(elapsed * 1000 / attempts, 2),
         cpu_ms_per_attempt=round(cpu * 1000 / attempts, 2),
-        cycle_ms_per_attempt=round(inside.get("schedule_group", 0.0) * 1000 / attempts, 2),
+        cycle_ms_per_attempt=round(cycle * 1000 / attempts, 2),
         filter_score_ms_per_attempt=round(inside.get("schedule_pod", 0.0) * 1000 / attempts, 2),
         gc_ms_per_attempt=round(gc_time.seconds * 1000 / attempts, 2),
         setup_heap_frozen=freeze_setup,

@@ -14,18 +14,20 @@ kept per (request shape, node) and dropped only when it can have changed:
   ``reset`` wherever it drops its candidate memo.
 
 An entry is only ever the value the full computation returned, so results are unchanged.
+A caller may also keep its own per-node memo of the same counts under a key (``memo``):
+it is told which nodes to forget (``Forgetful``) and dropped when the tables are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, TypeVar
 
 from reference_impl.dra.pools import DeviceID, DeviceInfo
 from reference_impl.dra.state import AllocatedState
 from reference_impl.storage import codec
 
-__all__ = ["FreeIndex", "request_key"]
+__all__ = ["FreeIndex", "Forgetful", "request_key"]
 
 Obj = dict[str, Any]
 # node name -> (the Node object the count was computed against, the count or None)
@@ -37,35 +39,68 @@ def request_key(spec: Obj) -> bytes:
     return codec.dumps({k: v for k, v in spec.items() if k != "count"}, sort_keys=True)
 
 
-class FreeIndex:
-    """Cached free counts, one table per request shape."""
+class Forgetful(Protocol):
+    """A caller's memo of free counts by node."""
 
-    __slots__ = ("_state", "_tables")
+    def forget(self, names: Iterable[str]) -> None:
+        """Drop what is known of these nodes."""
+
+
+M = TypeVar("M", bound=Forgetful)
+
+
+class FreeIndex:
+    """Cached free counts, one table (and optionally one caller memo) per request shape."""
+
+    __slots__ = ("_memos", "_state", "_tables")
 
     def __init__(self) -> None:
         self._state: AllocatedState | None = None
         self._tables: dict[bytes, Table] = {}
+        self._memos: dict[bytes, Forgetful] = {}
 
     def reset(self) -> None:
         """Forget everything (candidates may differ: slices, classes or rules changed)."""
         self._tables.clear()
+        self._memos.clear()
         self._state = None
 
     def table(
         self, state: AllocatedState, device: Callable[[DeviceID], DeviceInfo | None], key: bytes
     ) -> Table:
         """The table for ``key``, current for ``state`` (``device`` resolves dirty ids)."""
+        self._sync(state, device)
+        t = self._tables.get(key)
+        if t is None:
+            t = self._tables[key] = {}
+        return t
+
+    def memo(
+        self,
+        state: AllocatedState,
+        device: Callable[[DeviceID], DeviceInfo | None],
+        key: bytes,
+        make: Callable[[], M],
+    ) -> M:
+        """The caller's memo for ``key`` (``make`` builds a new one), told of every node
+        whose count may have changed since it was last handed out."""
+        self._sync(state, device)
+        m = self._memos.get(key)
+        if m is None:
+            m = self._memos[key] = make()
+        return m  # type: ignore[return-value] # one caller type per key
+
+    def _sync(
+        self, state: AllocatedState, device: Callable[[DeviceID], DeviceInfo | None]
+    ) -> None:
         if state is not self._state:
             self._tables.clear()
+            self._memos.clear()
             self._state = state
             state.dirty = set()
         elif state.dirty:
             self._invalidate(state.dirty, device)
             state.dirty.clear()
-        t = self._tables.get(key)
-        if t is None:
-            t = self._tables[key] = {}
-        return t
 
     def _invalidate(
         self, dirty: set[DeviceID], device: Callable[[DeviceID], DeviceInfo | None]
@@ -75,8 +110,11 @@ class FreeIndex:
             d = device(did)
             if d is None or d.node_name is None:
                 self._tables.clear()  # reachable from many nodes: drop everything
+                self._memos.clear()
                 return
             nodes.add(d.node_name)
         for t in self._tables.values():
             for n in nodes:
                 t.pop(n, None)
+        for m in self._memos.values():
+            m.forget(nodes)

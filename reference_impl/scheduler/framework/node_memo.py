@@ -133,6 +133,20 @@ class NodeMemo(Generic[T]):
                 pass
         return out  # type: ignore[return-value] # every position in the window is known
 
+    def forget(self, names: Iterable[str]) -> None:
+        """Drop what is known of ``names`` (their inputs changed without a NodeInfo change,
+        e.g. a device allocation made outside this scheduler's cycle)."""
+        base = self._base
+        positions = base.positions() if base is not None else {}
+        for name in names:
+            p = positions.get(name)
+            if p is None or base is None:  # its generation is unknown here: forget them all
+                self._by_gen.clear()
+                continue
+            self._by_gen.pop(base[p].generation, None)
+            if self._values[p] is not None:
+                self._stale.add(p)
+
     @staticmethod
     def _value(by_gen: dict[int, T], ni: NodeInfo, compute: Callable[[NodeInfo], T]) -> T:
         got = by_gen.get(ni.generation)

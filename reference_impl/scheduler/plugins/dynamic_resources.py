@@ -12,7 +12,7 @@ used) are in ``dynamic_resources_binding``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -91,7 +91,7 @@ class _State:
     ext_requests: dict[str, int] = field(default_factory=dict)  # DRA-EXT
     ext_claims: dict[str, Obj] = field(default_factory=dict)  # node -> special claim
     consumers: list[Obj] = field(default_factory=list)  # reservedFor entry per claim
-    vouched: dict[str, Obj] = field(default_factory=dict)  # node -> Node (fast path)
+    vouched: list[Mapping[str, Obj] | fast.Vouched] = field(default_factory=list)  # fast path
     short: set[str] = field(default_factory=set)  # nodes the fast path found too full
     unavailable: set[str] = field(default_factory=set)  # allocated claims unusable (keys)
     waiting: list[str] = field(default_factory=list)  # claims PreBind waits for (keys)
@@ -295,7 +295,7 @@ class DynamicResources(DynamicResourcesScore):
         got = fast.vouch(self.tracker, s.pending, nodes)
         if got is None:
             return None
-        s.vouched.update(got[1])
+        s.vouched.append(got[1])
         s.short.update(got[2])
         return got[0]
 
@@ -317,10 +317,8 @@ class DynamicResources(DynamicResourcesScore):
         if s is None:
             return None
         allocs = s.per_node.get(node_name)
-        if allocs is None and node_name in s.vouched:  # Filter's fast path skipped the search
-            allocs = fast.allocate(self.tracker, s.pending, s.vouched[node_name])
-            if allocs is not None:
-                s.per_node[node_name] = allocs
+        if allocs is None:  # Filter's fast path skipped the search on a vouched node
+            allocs = _vouched_allocation(self.tracker, s, node_name)
         return None if allocs is None else ([*s.allocated, *s.pending], allocs)
 
     # -- Reserve / Unreserve / PreBind ----------------------------------------------------
@@ -332,10 +330,8 @@ class DynamicResources(DynamicResourcesScore):
         if s is None or not (s.pending or extra):
             return OK
         allocs = s.per_node.get(node_name)
-        if allocs is None and node_name in s.vouched:  # Filter's fast path skipped the search
-            allocs = fast.allocate(self.tracker, s.pending, s.vouched[node_name])
-            if allocs is not None:
-                s.per_node[node_name] = allocs
+        if allocs is None:  # Filter's fast path skipped the search on a vouched node
+            allocs = _vouched_allocation(self.tracker, s, node_name)
         if allocs is None:
             return Status(Code.UNSCHEDULABLE, (CANNOT_ALLOCATE,))
         for claim, alloc in zip([*s.pending, *extra], allocs, strict=True):
@@ -382,6 +378,17 @@ class DynamicResources(DynamicResourcesScore):
         s = state.try_read(_KEY)
         keys = s.waiting if s is not None else []
         binding.wait_for_binding(self.tracker, self._ctx.clock, keys, resume)
+
+
+def _vouched_allocation(tracker: ClaimTracker, s: _State, node_name: str) -> list[Obj] | None:
+    """The allocation for a node the fast path vouched for (kept for the cycle), or None."""
+    node = next((n for v in s.vouched if (n := v.get(node_name)) is not None), None)
+    if node is None:
+        return None
+    allocs = fast.allocate(tracker, s.pending, node)
+    if allocs is not None:
+        s.per_node[node_name] = allocs
+    return allocs
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:

@@ -10,19 +10,22 @@ devices", which the allocator's memoised candidate lists answer cheaply:
 - ``cannot_allocate`` rejects nodes without enough free devices before a full search.
 
 Both fall back to the full allocator whenever the shape or the devices are not simple.
+Over a window of the cache's node list the counts are kept by position (``NodeMemo``),
+so vouching for a window is a slice and a C-level scan, not a visit of every node.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reference_impl.dra.allocator import AllocationError, Allocator
 from reference_impl.dra.free_index import request_key
 from reference_impl.dra.tracker import ClaimTracker
+from reference_impl.scheduler.framework.node_memo import NodeMemo, NodeWindow
 from reference_impl.scheduler.framework.types import NodeInfo
 
-__all__ = ["allocate", "cannot_allocate", "simple_request", "vouch"]
+__all__ = ["Vouched", "allocate", "cannot_allocate", "simple_request", "vouch"]
 
 Obj = dict[str, Any]
 
@@ -50,19 +53,39 @@ def _free(tracker: ClaimTracker, spec: Obj, node: NodeInfo, alloc: Allocator | N
         return None  # the full search reports the error
 
 
+class Vouched:
+    """The nodes of one window the fast path vouched for: every one but the suspects."""
+
+    __slots__ = ("_suspects", "_window")
+
+    def __init__(self, window: NodeWindow, suspects: set[int]) -> None:
+        self._window, self._suspects = window, suspects
+
+    def get(self, name: str) -> Obj | None:
+        """The vouched node's Node object, or None."""
+        w = self._window
+        p = w.base.positions().get(name)
+        if p is None:
+            return None
+        i = (p - w.at) % len(w.base)
+        return w[i].node if i < len(w) and i not in self._suspects else None
+
+
 def vouch(
     tracker: ClaimTracker, pending: Sequence[Obj], nodes: Sequence[NodeInfo]
-) -> tuple[set[int], dict[str, Obj], set[str]] | None:
-    """(indices the fast path cannot vouch for, vouched node name -> Node, names of nodes
+) -> tuple[set[int], Mapping[str, Obj] | Vouched, set[str]] | None:
+    """(indices the fast path cannot vouch for, the vouched nodes by name, names of nodes
     certainly without an allocation); None: no fast path."""
     simple = simple_request(pending)
     if simple is None:
         return None
     spec, count = simple
+    tracker.refresh()  # first: brings the free index up to date
+    if type(nodes) is NodeWindow:
+        return _vouch_window(tracker, spec, count, nodes)
     suspects: set[int] = set()
     vouched: dict[str, Obj] = {}
     short: set[str] = set()
-    tracker.refresh()  # first: brings the free index up to date
     # Counts cached per node until its object or its devices change (dra/free_index.py).
     table = tracker.free_index.table(tracker.state, tracker.device, request_key(spec))
     get = table.get
@@ -82,6 +105,37 @@ def vouch(
         if free is not None:
             short.add(name)  # Filter rejects it without a search (as cannot_allocate)
     return suspects, vouched, short
+
+
+def _vouch_window(
+    tracker: ClaimTracker, spec: Obj, count: int, nodes: NodeWindow
+) -> tuple[set[int], Vouched, set[str]]:
+    memo: NodeMemo[int] = tracker.free_index.memo(
+        tracker.state, tracker.device, request_key(spec), NodeMemo
+    )
+    alloc: list[Allocator] = []  # built on the first miss: most reads hit every node
+
+    def free(ni: NodeInfo) -> int:  # -1: no Node object, or the full search reports an error
+        if ni.node is None:
+            return -1
+        if not alloc:
+            alloc.append(tracker.allocator(()))
+        got = _free(tracker, spec, ni, alloc[0])
+        return -1 if got is None else got
+
+    frees = memo.read(nodes, free)
+    too_few = list(map(count.__gt__, frees))
+    suspects: set[int] = set()
+    i = 0
+    try:
+        while True:  # list.index scans in C; full nodes are the minority of a window
+            i = too_few.index(True, i)
+            suspects.add(i)
+            i += 1
+    except ValueError:
+        pass
+    short = {nodes[i].name for i in suspects if frees[i] >= 0}
+    return suspects, Vouched(nodes, suspects), short
 
 
 def cannot_allocate(tracker: ClaimTracker, pending: Sequence[Obj], node: NodeInfo) -> bool:
