@@ -137,7 +137,7 @@ class GroupPlacer:
         """Each pod in key order on ``nodes`` (None = every node), assumed and reserved."""
         s, attempt = self._s, GroupAttempt()
         for pinfo in sorted(pinfos, key=lambda p: p.key):
-            state = CycleState()
+            state = CycleState(pinfo.info)
             result = s.algorithm.schedule_pod(state, pinfo.pod, nodes)
             if not result.node_name:
                 diag = result.fit_error.diagnosis if result.fit_error else Diagnosis()

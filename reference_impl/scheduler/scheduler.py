@@ -134,7 +134,7 @@ class Scheduler:
         if group is not None:
             self.workload.schedule_group(pinfo, group)  # the pod-group cycle
             return
-        state = CycleState()
+        state = CycleState(pinfo.info)
         result = self.algorithm.schedule_pod(state, pod)
         if not result.node_name:
             diagnosis = result.fit_error.diagnosis if result.fit_error else Diagnosis()

@@ -7,7 +7,10 @@ state to simulate removing victims.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
+
+if TYPE_CHECKING:
+    from reference_impl.scheduler.framework.types import PodInfo
 
 __all__ = ["CycleState", "StateData", "StateKey"]
 
@@ -38,10 +41,13 @@ class StateKey(Generic[T]):
 class CycleState:
     """State shared by the plugins within one scheduling cycle of one pod."""
 
-    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins")
+    __slots__ = ("_data", "pod_info", "skip_filter_plugins", "skip_score_plugins")
 
-    def __init__(self) -> None:
+    def __init__(self, pod_info: PodInfo | None = None) -> None:
         self._data: dict[str, Any] = {}
+        # The cycle's pod as the queue derived it (its request totals), when the scheduler
+        # knows it; plugins use it only while it still holds the pod they are given.
+        self.pod_info = pod_info
         # Plugins whose PreFilter/PreScore returned SKIP; the framework skips them.
         self.skip_filter_plugins: set[str] = set()
         self.skip_score_plugins: set[str] = set()
@@ -69,7 +75,7 @@ class CycleState:
 
     def clone(self) -> CycleState:
         """A copy whose values are cloned (``CycleState.Clone``)."""
-        out = CycleState()
+        out = CycleState(self.pod_info)
         out._data = {k: v.clone() for k, v in self._data.items()}
         out.skip_filter_plugins = set(self.skip_filter_plugins)
         out.skip_score_plugins = set(self.skip_score_plugins)

@@ -88,13 +88,17 @@ class BalancedAllocation:
         """The plugin name."""
         return NAME
 
-    def _requests(self, pod: Obj) -> tuple[int, ...]:
-        req = Resource.from_requests(pod_requests(pod))  # actual requests, no defaults
+    def _requests(self, pod: Obj, state: CycleState) -> tuple[int, ...]:
+        pi = state.pod_info  # the queue derived the same totals from this very pod
+        if pi is not None and pi.pod is pod:
+            req = pi.requests
+        else:
+            req = Resource.from_requests(pod_requests(pod))  # actual requests, no defaults
         return tuple(req.amount(n) for n in self._names)
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """SKIP for a best-effort pod (nothing requested of the configured resources)."""
-        reqs = self._requests(pod)
+        reqs = self._requests(pod, state)
         if not any(reqs):
             return Status(Code.SKIP)
         state.write(_PRE_SCORE, _State(reqs))
@@ -118,7 +122,7 @@ class BalancedAllocation:
     def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
         """``balancedResourceScorer`` for the node."""
         st = state.try_read(_PRE_SCORE)
-        reqs = st.requests if st is not None else self._requests(pod)
+        reqs = st.requests if st is not None else self._requests(pod, state)
         if not any(reqs):
             return 0, OK
         return self._score(reqs, node_info), OK

@@ -187,7 +187,9 @@ class NodeResourcesFit:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         """Compute the pod's requests (``resource.PodRequests``) once for the cycle."""
-        state.write(_PRE_FILTER, _State(*request_totals(pod)))
+        pi = state.pod_info  # the queue derived the same totals from this very pod
+        totals = (pi.requests, pi.non_zero) if pi is not None and pi.pod is pod else request_totals(pod)
+        state.write(_PRE_FILTER, _State(*totals))
         self._cycle = None
         return None, OK
 
