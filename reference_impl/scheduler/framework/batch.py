@@ -15,7 +15,7 @@ from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import Status
 from reference_impl.scheduler.framework.types import NodeInfo
 
-__all__ = ["BatchFilterPlugin", "BatchScorePlugin", "FilterRejections"]
+__all__ = ["BatchFilterPlugin", "BatchScorePlugin", "FilterRejections", "ScoreOutOfRange"]
 
 Obj = dict[str, Any]
 
@@ -47,8 +47,22 @@ class FilterRejections(Protocol):
 
 @runtime_checkable
 class BatchScorePlugin(Protocol):
-    """A Score plugin that can score many nodes at once."""
+    """A Score plugin that can score many nodes at once.
+
+    A plugin whose ``checks_score_range`` attribute is True checks each score against
+    [0, MAX_NODE_SCORE] when it computes it (scores are memoised, so most are not new) and
+    raises ``ScoreOutOfRange`` from ``score_nodes``; the framework then skips its own scan
+    of every score, with the same error either way.
+    """
 
     def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
         """Exactly ``[score(state, pod, ni)[0] for ni in nodes]`` (all OK); None: no fast path."""
         ...
+
+
+class ScoreOutOfRange(Exception):  # noqa: N818 - named after the condition, as upstream's message
+    """A computed score outside [0, MAX_NODE_SCORE]."""
+
+    def __init__(self, score: int) -> None:
+        super().__init__(score)
+        self.score = score

@@ -18,6 +18,7 @@ from reference_impl.scheduler.framework.batch import (
     BatchFilterPlugin,
     BatchScorePlugin,
     FilterRejections,
+    ScoreOutOfRange,
 )
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
@@ -70,6 +71,15 @@ def _error(point: str, plugin: str, status: Status) -> Status:
     return Status(Code.ERROR, (f'running {point} plugin "{plugin}": {status.message()}',), plugin)
 
 
+def _invalid_score(plugin: str, score: int) -> Status:
+    return Status(
+        Code.ERROR,
+        (f"plugin {plugin!r} returns an invalid score {score}, it should in the "
+         f"range of [0, {MAX_NODE_SCORE}] after normalizing",),
+        plugin,
+    )
+
+
 class Framework:
     """One profile's plugins, and the Handle they were built with."""
 
@@ -118,6 +128,8 @@ class Framework:
             id(p): p for p in self.filter if isinstance(p, FilterRejections)}
         self._batch_score: dict[int, BatchScorePlugin] = {
             id(p): p for p in self.score if isinstance(p, BatchScorePlugin)}
+        self._range_checked = {
+            i for i, p in self._batch_score.items() if getattr(p, "checks_score_range", False)}
         # PreFilter state that depends on other pods (upstream's PreFilterExtensions).
         self._refreshing = [p for p in self.pre_filter if hasattr(p, "refresh_pre_filter")]
         self._events = {p.name(): self._registrations(p) for p in self.plugins}
@@ -293,7 +305,11 @@ class Framework:
             if name in state.skip_score_plugins:
                 continue
             batch = self._batch_score.get(id(pl))
-            raw = batch.score_nodes(state, pod, nodes) if batch is not None else None
+            try:
+                raw = batch.score_nodes(state, pod, nodes) if batch is not None else None
+            except ScoreOutOfRange as e:
+                return totals, _invalid_score(name, e.score)
+            checked = raw is not None and id(pl) in self._range_checked
             if raw is None:
                 fn = pl.score
                 results = [fn(state, pod, ni) for ni in nodes]  # hot: no per-node branching
@@ -311,17 +327,12 @@ class Framework:
                 if not s.is_success():
                     return totals, _error("NormalizeScore", name, s)
                 values = [ns.score for ns in scores]
-            if not 0 <= min(values) <= max(values) <= MAX_NODE_SCORE:
-                bad = next(v for v in values if not 0 <= v <= MAX_NODE_SCORE)
-                return totals, Status(
-                    Code.ERROR,
-                    (f"plugin {name!r} returns an invalid score {bad}, it should in the "
-                     f"range of [0, {MAX_NODE_SCORE}] after normalizing",),
-                    name,
-                )
-            # C-level map: this runs once per score plugin over every feasible node.
-            weighted = values if weight == 1 else map(mul, values, repeat(weight, len(values)))
-            totals = list(map(add, totals, weighted)) if totals else list(weighted)
+            if not (checked and ext is None) and not 0 <= min(values) <= max(values) <= MAX_NODE_SCORE:
+                return totals, _invalid_score(name, next(v for v in values if not 0 <= v <= MAX_NODE_SCORE))
+            # C-level map: this runs once per score plugin over every feasible node. Lists
+            # are never changed in place, so a plugin's own list may serve as the totals.
+            weighted = values if weight == 1 else list(map(mul, values, repeat(weight, len(values))))
+            totals = list(map(add, totals, weighted)) if totals else weighted
         return totals or [0] * len(nodes), OK
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework.batch import ScoreOutOfRange
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -76,6 +77,8 @@ def _trunc_half(x: int) -> int:
 @final
 class BalancedAllocation:
     """Scores nodes by how evenly the pod leaves their resources used."""
+
+    checks_score_range = True  # score_nodes checks each score it computes (batch.py)
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
         self._names = tuple(n for n, _ in args.resources)
@@ -147,12 +150,16 @@ class BalancedAllocation:
             alloc, used = ni.allocatable, ni.requested
             cap_c, cap_m = alloc.milli_cpu, alloc.memory
             if not (cap_c and cap_m):
-                return self._score(reqs, ni)
-            uc, um = used.milli_cpu, used.memory  # _score inlined for cpu and memory
-            fc, fm = min((uc + want_c) / cap_c, 1.0), min((um + want_m) / cap_m, 1.0)
-            gc, gm = min(uc / cap_c, 1.0), min(um / cap_m, 1.0)
-            d = int((1 - abs(fc - fm) / 2) * top) - int((1 - abs(gc - gm) / 2) * top) + _HALF
-            return _HALF + (d // 2 if d >= 0 else -((-d) // 2))
+                score = self._score(reqs, ni)
+            else:
+                uc, um = used.milli_cpu, used.memory  # _score inlined for cpu and memory
+                fc, fm = min((uc + want_c) / cap_c, 1.0), min((um + want_m) / cap_m, 1.0)
+                gc, gm = min(uc / cap_c, 1.0), min(um / cap_m, 1.0)
+                d = int((1 - abs(fc - fm) / 2) * top) - int((1 - abs(gc - gm) / 2) * top) + _HALF
+                score = _HALF + (d // 2 if d >= 0 else -((-d) // 2))
+            if not 0 <= score <= top:  # checks_score_range: the framework does not rescan
+                raise ScoreOutOfRange(score)
+            return score
 
         return self._memo.read(nodes, balanced)
 

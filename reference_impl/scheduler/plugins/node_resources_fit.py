@@ -9,6 +9,7 @@ from itertools import compress
 from operator import not_
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework.batch import ScoreOutOfRange
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -147,6 +148,8 @@ def _least_requested(requested: int, capacity: int) -> int:
 @final
 class NodeResourcesFit:
     """Filters nodes without room for the pod's requests; scores by LeastAllocated."""
+
+    checks_score_range = True  # score_nodes checks each score it computes (batch.py)
 
     def __init__(
         self,
@@ -292,7 +295,10 @@ class NodeResourcesFit:
             want_c, want_m = used.milli_cpu + nz_c, used.memory + nz_m
             c = (cap_c - want_c) * top // cap_c if 0 < cap_c and want_c <= cap_c else 0
             m = (cap_m - want_m) * top // cap_m if 0 < cap_m and want_m <= cap_m else 0
-            return (c + m) // 2
+            score = (c + m) // 2
+            if not 0 <= score <= top:  # checks_score_range: the framework does not rescan
+                raise ScoreOutOfRange(score)
+            return score
 
         return self._scores.read(nodes, least_allocated)
 

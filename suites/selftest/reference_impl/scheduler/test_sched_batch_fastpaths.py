@@ -236,3 +236,31 @@ def test_the_filter_pass_with_fast_paths_equals_the_per_node_pass(
     finally:
         fw._batch_filter = saved
     assert fast == per_node_search(fw, pod, nodes)
+
+
+def test_a_score_out_of_range_is_an_error_whoever_checks_it() -> None:
+    """LeastAllocated over a node whose usage went negative (impossible, hence the check)
+    scores above 100: the plugin's own check at computation and the framework's scan of
+    every score report the same error."""
+    c = Cluster(config=ClusterConfig(nodes=0))
+    fw = c.scheduler.framework
+    pod = make_pod("p", "default").req(cpu="100m", memory="100Mi").build()
+    nodes = _infos([("2", "4Gi", "110", 0, False, "")] * 3)
+    nodes[1].non_zero_requested.milli_cpu = -2000
+    fit = next(p for p in fw.score if isinstance(p, node_resources_fit.NodeResourcesFit))
+    want = "plugin 'NodeResourcesFit' returns an invalid score 146, it should in the range of [0, 100]"
+    for checked in (True, False):
+        if not checked:  # the framework scans the plugin's scores itself
+            fw._range_checked.discard(id(fit))
+            fit._scores.reset()
+        state = CycleState()
+        assert fw.run_pre_filter_plugins(state, pod, nodes)[1].is_success()
+        assert fw.run_pre_score_plugins(state, pod, nodes).is_success()
+        _, status = fw.run_score_plugins(state, pod, nodes)
+        assert not status.is_success() and status.message().startswith(want), status.message()
+    nodes[1].non_zero_requested.milli_cpu = 0
+    fit._scores.reset()
+    state = CycleState()
+    fw.run_pre_filter_plugins(state, pod, nodes)
+    fw.run_pre_score_plugins(state, pod, nodes)
+    assert fw.run_score_plugins(state, pod, nodes)[1].is_success()
