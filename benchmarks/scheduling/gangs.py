@@ -41,6 +41,7 @@ from typing import Any, Final
 
 from benchmarks.dra._common import DRIVER, add_gpu_node, install_class
 from benchmarks.scheduling.common import bench_cluster, write_result
+from fixtures.bench.attempts import GroupAttemptMeter
 from fixtures.bench.gc_meter import GcMeter
 from reference_impl.api import make_claim_template, make_node, make_pod, make_pod_group
 from reference_impl.cluster import Cluster
@@ -127,25 +128,16 @@ def check_placement(cluster: Cluster, gangs: int, size: int) -> list[str]:
     return problems
 
 
-def _timed(
-    obj: object, method: str, acc: dict[str, float], running: Counter[str], within: str = ""
-) -> None:
-    """Wrap ``obj.method`` (on the instance) to add up the wall time spent inside it; with
-    ``within``, only the calls made while that (also timed) method runs count, under
-    ``method@within``. ``running`` counts the calls under way, by method."""
+def _timed(obj: object, method: str, acc: dict[str, float]) -> None:
+    """Wrap ``obj.method`` (on the instance) to add up the wall time spent inside it."""
     fn = getattr(obj, method)
-    key = f"{method}@{within}" if within else method
 
     def wrapper(*args: Any) -> Any:
-        if within and not running[within]:
-            return fn(*args)
-        running[method] += 1
         t = time.perf_counter()
         try:
             return fn(*args)
         finally:
-            acc[key] = acc.get(key, 0.0) + time.perf_counter() - t
-            running[method] -= 1
+            acc[method] = acc.get(method, 0.0) + time.perf_counter() - t
 
     setattr(obj, method, wrapper)
 
@@ -166,14 +158,10 @@ def run(
     build(cluster, nodes, gangs, size, gpus)
     workload = cluster.scheduler.workload
     inside: dict[str, float] = {}
-    running: Counter[str] = Counter()
-    _timed(workload, "schedule_group", inside, running)  # the pod-group cycle, binding included
-    _timed(cluster.scheduler.algorithm, "schedule_pod", inside, running)  # Filter/Score per member
-    # Upstream runs each member's binding cycle in a goroutine: its attempt metric stops
-    # without them (``podgroup_scheduling_attempt_duration_seconds``).
-    _timed(cluster.scheduler, "_binding_cycle", inside, running, within="schedule_group")
+    _timed(cluster.scheduler.algorithm, "schedule_pod", inside)  # Filter/Score per member
     load_before = os.getloadavg()
-    with GcMeter(freeze=freeze_setup) as gc_time:
+    meter = GroupAttemptMeter(cluster.scheduler)
+    with GcMeter(freeze=freeze_setup) as gc_time, meter:
         start, cpu_start = time.perf_counter(), time.process_time()
         if profile is None:
             cluster.settle()
@@ -190,8 +178,7 @@ def run(
     if problems:
         raise SystemExit("gang benchmark failed: " + "; ".join(problems))
     attempts = max(workload.group_attempts, 1)
-    cycle = inside.get("schedule_group", 0.0)
-    per_attempt = (cycle - inside.get("_binding_cycle@schedule_group", 0.0)) * 1000 / attempts
+    per_attempt = sum(meter.durations) * 1000 / attempts
     return write_result(
         out,
         "scheduling-gangs" if gpus else "scheduling-gangs-cpu",
@@ -203,7 +190,7 @@ def run(
         gangs_per_s=round(gangs / elapsed, 2),
         window_ms_per_attempt=round(elapsed * 1000 / attempts, 2),
         cpu_ms_per_attempt=round(cpu * 1000 / attempts, 2),
-        cycle_ms_per_attempt=round(cycle * 1000 / attempts, 2),
+        cycle_ms_per_attempt=round(sum(meter.inline) * 1000 / attempts, 2),
         filter_score_ms_per_attempt=round(inside.get("schedule_pod", 0.0) * 1000 / attempts, 2),
         gc_ms_per_attempt=round(gc_time.seconds * 1000 / attempts, 2),
         setup_heap_frozen=freeze_setup,
