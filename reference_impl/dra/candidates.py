@@ -116,8 +116,8 @@ class Candidates:
         cands, simple, ids = self.entry(spec, node, self._devices if devices is None else devices)
         if not simple or len(cands) > limit:
             return None
-        taken = state.devices
-        return sum(1 for i in ids if taken.get(i, 0) <= 0)
+        # ``state.devices`` holds only counts above zero (apply_allocation drops the rest).
+        return len(ids.difference(state.devices))
 
 
 def _candidates_key(

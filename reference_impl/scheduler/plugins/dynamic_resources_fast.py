@@ -110,18 +110,24 @@ def vouch(
 def _vouch_window(
     tracker: ClaimTracker, spec: Obj, count: int, nodes: NodeWindow
 ) -> tuple[set[int], Vouched, set[str]]:
-    memo: NodeMemo[int] = tracker.free_index.memo(
-        tracker.state, tracker.device, request_key(spec), NodeMemo
-    )
+    key = request_key(spec)
+    memo: NodeMemo[int] = tracker.free_index.memo(tracker.state, tracker.device, key, NodeMemo)
+    # A position goes stale whenever its NodeInfo changes (a pod assumed or bound there);
+    # the count by name survives that, being dropped only when the node's devices or its
+    # Node object change.
+    table = tracker.free_index.table(tracker.state, tracker.device, key)
     alloc: list[Allocator] = []  # built on the first miss: most reads hit every node
 
     def free(ni: NodeInfo) -> int:  # -1: no Node object, or the full search reports an error
-        if ni.node is None:
+        node = ni.node
+        if node is None:
             return -1
-        if not alloc:
-            alloc.append(tracker.allocator(()))
-        got = _free(tracker, spec, ni, alloc[0])
-        return -1 if got is None else got
+        hit = table.get(ni.name)
+        if hit is None or hit[0] is not node:
+            if not alloc:
+                alloc.append(tracker.allocator(()))
+            hit = table[ni.name] = (node, _free(tracker, spec, ni, alloc[0]))
+        return -1 if hit[1] is None else hit[1]
 
     frees = memo.read(nodes, free)
     too_few = list(map(count.__gt__, frees))

@@ -125,6 +125,8 @@ _op = st.one_of(
 )  # fmt: skip
 # A device of n0 taken outside any cycle: n0's count by position must be dropped.
 @example(False, False, 2, [("alloc", 0)], 0)
+# n1 relabelled out of the zoned pool's reach: its count by name must not outlive its Node.
+@example(False, True, 3, [("relabel", 1, "b")], 0)
 def test_cached_vouch_equals_a_fresh_one(
     global_pool: bool, zoned_pool: bool, count: int, ops: list[tuple[Any, ...]], at: int | None
 ) -> None:
