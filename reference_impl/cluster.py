@@ -33,6 +33,7 @@ from reference_impl.apiserver.admission import (
     taint_nodes_by_condition,
 )
 from reference_impl.apiserver.component import ComponentContext, Trace
+from reference_impl.apiserver.crd_status import start_crd_controllers
 from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.lookups import check_served
 from reference_impl.apiserver.server import APIServer
@@ -171,6 +172,8 @@ class Cluster:
             self.api, self.informers, self.clock, self.rng, self.feature_gates, self.trace
         )
         self.context = ctx
+        # The apiextensions apiserver's own CRD status controllers (not kube-controller-manager's).
+        self.crd_controllers = start_crd_controllers(ctx)
         self.controllers: list[Controller] = start_controllers(
             ctx, self.external_metrics, self.pod_metrics, self.config.controllers
         )
