@@ -2,8 +2,8 @@
 
 Most status strategies reset only the spec, so a /status write may change labels,
 annotations, finalizers and owner references, which ``rest.BeforeUpdate`` then validates.
-The strategies listed in ``RESETS_META`` call ``metav1.ResetObjectMetaForStatus`` and keep
-the stored metadata; a Deployment keeps its stored labels, a Pod its owner references.
+The strategies listed in ``RESETS_META`` call ``metav1.ResetObjectMetaForStatus`` (or copy
+the stored ObjectMeta) and keep the stored metadata; a Deployment keeps its stored labels, a Pod its owner references.
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ RESETS_META: Final = frozenset(
         "DeviceTaintRule",
         "Eviction",
         "EvictionRequest",
+        # The flowcontrol status strategies copy the stored ObjectMeta over the body's.
+        "FlowSchema",
         "PodCertificateRequest",
         "PodGroup",
+        "PriorityLevelConfiguration",
         "ResourceClaim",
         "ResourcePoolStatusRequest",
         "ServiceCIDR",

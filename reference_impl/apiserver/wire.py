@@ -28,10 +28,11 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
+from reference_impl.api.quantity_wire import wire_quantity
 from reference_impl.apiserver import schema
 from reference_impl.errors import Cause
 
-__all__ = ["WireErrors", "wire_errors"]
+__all__ = ["WireErrors", "root_definition", "wire_errors"]
 
 _REF: Final = "#/$defs/"
 _INT_RANGE: Final = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -179,7 +180,7 @@ def _embedded(def_name: str) -> dict[str, str]:
 
 
 @cache
-def _root_definition(api_version: str, kind: str) -> str:
+def root_definition(api_version: str, kind: str) -> str:
     """The definition a kind's root schema copies (its fields' Go types are noted by it)."""
     group, _, version = api_version.rpartition("/")
     for name, d in schema.definitions().items():
@@ -312,10 +313,12 @@ class _Walker:
         _PROP_PLANS[id(r)] = (r, plans)  # holds ``r``, so its id is not reused while cached
         return plans
 
-    def value(self, v: Any, node: Any, go_path: str, strict: str, struct: str) -> None:
-        """Check ``v`` against ``node``; ``struct``: the Go struct whose field holds it."""
+    def value(self, v: Any, node: Any, go_path: str, strict: str, struct: str) -> Any:
+        """Check ``v`` against ``node``; ``struct``: the Go struct whose field holds it.
+        Returns what a quantity reads back as when that differs from ``v`` (the caller
+        puts it in ``v``'s place: the stored object has it), else None."""
         if v is None:
-            return  # a null leaves the Go value as it is
+            return None  # a null leaves the Go value as it is
         p = self.plan(node)
         kind = p.kind
         if kind == _K_OBJECT:
@@ -338,7 +341,8 @@ class _Walker:
                 return self.type_error(go_path, v, self.go_type(node), struct)
             items = p.schema.get("items")
             for i, item in enumerate(v):
-                self.value(item, items, go_path, f"{strict}[{i}]", struct)
+                if (canonical := self.value(item, items, go_path, f"{strict}[{i}]", struct)) is not None:
+                    v[i] = canonical
         elif kind == _K_INTEGER:
             if isinstance(v, bool) or not isinstance(v, int) or not p.lo <= v <= p.hi:
                 if isinstance(v, int | float) and not isinstance(v, bool):
@@ -381,12 +385,15 @@ class _Walker:
                     )
                     continue
                 step = f"{embedded[k]}.{k}" if k in embedded else k
-                self.value(item, p.node, f"{go_path}.{step}" if go_path else step, sub_strict, own)
+                canonical = self.value(item, p.node, f"{go_path}.{step}" if go_path else step, sub_strict, own)
+                if canonical is not None:
+                    v[k] = canonical
             return
         extra = r.get("additionalProperties")
         if isinstance(extra, dict):
             for k, item in v.items():
-                self.value(item, extra, go_path, f"{strict}.{k}" if strict else k, struct)
+                if (canonical := self.value(item, extra, go_path, f"{strict}.{k}" if strict else k, struct)) is not None:
+                    v[k] = canonical
         elif extra is None or extra is False:
             # A Go struct without fields (BasicSchedulingPolicy): every key is unknown.
             for k in v:
@@ -418,7 +425,8 @@ class _Walker:
         if sub.out.fatal:
             raise _Abort(sub.out.fatal)
 
-    def quantity(self, v: Any) -> None:
+    def quantity(self, v: Any) -> str | None:
+        """Check a quantity; what it reads back as (``wire_quantity``) when not ``v``."""
         text = v if isinstance(v, str) else json.dumps(v)
         m = _QUANTITY.match(text.strip())
         if not m:
@@ -428,6 +436,8 @@ class _Walker:
             raise _Abort("unable to parse numeric part of quantity")
         if suffix not in _QUANTITY_SUFFIXES and not re.fullmatch(r"[eE][-+]?[0-9]+", suffix):
             raise _Abort("unable to parse quantity's suffix")
+        canonical = wire_quantity(v)
+        return None if canonical == v else canonical
 
     def int_or_string(self, v: Any, go_path: str, struct: str) -> None:
         if isinstance(v, str):
@@ -487,7 +497,7 @@ def wire_errors(obj: dict[str, Any], api_version: str, kind: str) -> WireErrors 
         return None
     w = _Walker()
     try:
-        w.obj(obj, root, _root_definition(api_version, kind), "", "", kind)
+        w.obj(obj, root, root_definition(api_version, kind), "", "", kind)
     except _Abort as e:
         return WireErrors(fatal="" if e.cause else e.message, type_error=e.cause)
     out = w.out

@@ -41,6 +41,8 @@ from reference_impl.apiserver.strategies import (
     node_preemption,  # Node spec.podPreemptionPolicy (KEP-5836)
     node_runtime,  # RuntimeClass handler, overhead, scheduling
     persistent_volume,  # PersistentVolume defaults, spec and update rules
+    pod_affinity_keys,  # pod affinity matchLabelKeys merged into selectors on create
+    pod_alpha_drops,  # pod-spec fields of alpha gates (off) dropped on write
     pod_containers,  # container ports, env, dnsPolicy
     policy,  # PodDisruptionBudget
     pvc_status,  # PersistentVolumeClaim /status
@@ -56,6 +58,7 @@ from reference_impl.apiserver.strategies import (
     scheduling_preemption,  # PodGroupPreemptionPolicy defaults
     service_fields,  # Service external IPs, source ranges, LB status, type-dependent fields
     service_ips,  # Service clusterIPs pre-check (the allocator's)
+    service_ips_alloc,  # Service IP families and cluster IPs on create (after the pre-check)
     service_ports,  # Service healthCheckNodePort allocation and rules
     service_pvc,  # Service ports, PVC spec
     service_traffic,  # Service traffic policies, affinity, LB class, node ports
@@ -105,6 +108,8 @@ __all__ = [
     "node_preemption",
     "node_runtime",
     "persistent_volume",
+    "pod_affinity_keys",
+    "pod_alpha_drops",
     "pod_containers",
     "policy",
     "pvc_status",
@@ -116,6 +121,7 @@ __all__ = [
     "resource_time",
     "scheduling",
     "service_ips",
+    "service_ips_alloc",
     "service_ports",
     "service_pvc",
     "service_fields",

@@ -69,6 +69,11 @@ def default_statefulset(ss: Obj, ctx: Context) -> None:
             pvc_spec = pvc.setdefault("spec", {})
             if isinstance(pvc_spec, dict):
                 pvc_spec.setdefault("volumeMode", "Filesystem")
+            status = pvc.setdefault("status", {})
+            if isinstance(status, dict) and not status.get("phase"):  # SetDefaults_PersistentVolumeClaim
+                status["phase"] = "Pending"
+            # Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec writes these on the way out.
+            pvc["apiVersion"], pvc["kind"] = "v1", "PersistentVolumeClaim"
 
 
 @preparer("StatefulSet")

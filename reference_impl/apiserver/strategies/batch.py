@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from reference_impl.api.formats import label_value_errors
 from reference_impl.api.meta import dns1123_subdomain_errors, selector_from_label_selector
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.apps import _default_template, template_causes
@@ -31,7 +32,8 @@ def default_job(job: Obj, ctx: Context) -> None:
     if "completions" not in spec and "parallelism" not in spec:
         spec["completions"] = 1
     spec.setdefault("parallelism", 1)
-    spec.setdefault("backoffLimit", 6)
+    # SetDefaults_Job: unlimited (MaxInt32) when backoffLimitPerIndex counts per index
+    spec.setdefault("backoffLimit", 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
     spec.setdefault("manualSelector", False)
@@ -79,6 +81,11 @@ def generate_selector(job: Obj, old: Obj | None, now: str, ctx: Context) -> None
     if not isinstance(match, dict):
         match = sel["matchLabels"] = {}
     match.setdefault(_UID_LABEL, meta.get("uid", ""))
+    # SetDefaults_Job again as the storage codec reads the Job back: no labels of its own
+    # take the template's. Upstream after validation; here only when the generated
+    # values are valid labels, else the template's labels refuse the Job anyway.
+    if not meta.get("labels") and not label_value_errors(str(meta.get("name", ""))):
+        meta["labels"] = dict(labels)
 
 
 def _generated_selector_causes(job: Obj, sel_ok: bool) -> list[Cause]:

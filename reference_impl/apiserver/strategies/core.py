@@ -19,6 +19,10 @@ from reference_impl.api.meta import (
 from reference_impl.apiserver.quota.pod_resources import compute_pod_qos
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.pod_level_defaults import default_pod_level_resources
+from reference_impl.apiserver.strategies.pod_source_defaults import (
+    default_container_sources,
+    default_volume_source,
+)
 from reference_impl.apiserver.strategies.pod_spec import pod_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation import pod_volumes
@@ -116,14 +120,23 @@ def default_pod(pod: Obj, ctx: Context) -> None:
     spec.setdefault("schedulerName", "default-scheduler")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("securityContext", {})
-    spec.setdefault("enableServiceLinks", True)
+    if pod.get("apiVersion"):  # SetDefaults_Pod only: templates keep it unset
+        spec.setdefault("enableServiceLinks", True)
+        grace = spec.get("terminationGracePeriodSeconds")
+        if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
+            spec["terminationGracePeriodSeconds"] = 1  # SetDefaults_Pod: negative is 1
     for v in spec.get("volumes") or []:
         if isinstance(v, dict) and set(v) <= {"name"}:  # SetDefaults_Volume
             v["emptyDir"] = {}
         if isinstance(v, dict):
             pod_volumes.default_azure_disk(v.get("azureDisk"))
             pod_volumes.default_claim_template(v.get("ephemeral"))
+            default_volume_source(v)
+            image = v.get("image")
+            if isinstance(image, dict) and not image.get("pullPolicy"):  # SetDefaults_Volume (ImageVolume, GA)
+                image["pullPolicy"] = _image_pull_policy(str(image.get("reference") or ""))
     for _, _, c in _containers(spec):
+        default_container_sources(c)
         c.setdefault("terminationMessagePath", "/dev/termination-log")
         if not c.get("terminationMessagePolicy"):  # SetDefaults_Container: "" too
             c["terminationMessagePolicy"] = "File"
@@ -134,8 +147,11 @@ def default_pod(pod: Obj, ctx: Context) -> None:
             for port in c.get("ports") or []:
                 if isinstance(port, dict) and not port.get("hostPort"):
                     port["hostPort"] = port.get("containerPort")
-        if isinstance(c.get("lifecycle"), dict):  # ContainerStopSignals is off: dropped
-            c["lifecycle"].pop("stopSignal", None)
+        life = c.get("lifecycle")
+        if isinstance(life, dict) and "stopSignal" in life:  # ContainerStopSignals is off: dropped
+            life.pop("stopSignal")
+            if not any(v is not None for v in life.values()):  # dropContainerStopSignals: nil
+                c.pop("lifecycle")
         _default_handlers(c)
         if not c.get("imagePullPolicy"):  # "" too
             c["imagePullPolicy"] = _image_pull_policy(str(c.get("image") or ""))

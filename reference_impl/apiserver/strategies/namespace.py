@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies.meta import finalizer_name_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
@@ -38,6 +38,21 @@ def default_namespace(ns: Obj, ctx: Context) -> None:
     ns["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = ns["metadata"].get(
         "name", ""
     )
+
+
+@preparer("Namespace")
+def prepare_namespace(ns: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """namespaceStrategy.PrepareForCreate: the status is Active whatever was sent, and the
+    ``kubernetes`` finalizer is appended when missing."""
+    if old is not None:
+        return
+    ns["status"] = {"phase": "Active"}
+    spec = ns.setdefault("spec", {})
+    if isinstance(spec, dict):
+        given = spec.get("finalizers")
+        finalizers: list[Any] = given if isinstance(given, list) else []
+        if "kubernetes" not in finalizers:
+            spec["finalizers"] = [*finalizers, "kubernetes"]
 
 
 @validator("Namespace", status=True)

@@ -53,6 +53,8 @@ def _int(v: Any) -> int | None:
 @defaulter("NetworkPolicy")
 def default_network_policy(np: Obj, ctx: Context) -> None:
     """``SetDefaults_NetworkPolicy`` and ``SetDefaults_NetworkPolicyPort``."""
+    if np.get("spec") is None:  # a struct in Go: an absent spec is defaulted too
+        np["spec"] = {}
     spec = np.get("spec")
     if not isinstance(spec, dict):
         return

@@ -160,7 +160,10 @@ def default_node(node: Obj, ctx: Context) -> None:
     allocate all of its capacity."""
     status = node.get("status")
     if isinstance(status, dict) and isinstance(status.get("capacity"), dict):
-        if status.get("allocatable") is None:
+        alloc = status.get("allocatable")
+        # An empty map is nil once read back from protobuf storage, and defaulted then:
+        # upstream after validation, so here only when the capacity validates anyway.
+        if alloc is None or (alloc == {} and not _resources_causes(node)):
             status["allocatable"] = dict(status["capacity"])
 
 
@@ -168,3 +171,15 @@ def default_node(node: Obj, ctx: Context) -> None:
 def default_node_status_write(node: Obj, old: Obj | None, now: str, ctx: Context) -> None:
     """A /status body is decoded with the scheme's defaults too (SetDefaults_NodeStatus)."""
     default_node(node, ctx)
+
+
+@preparer("Node")
+def drop_config_source(node: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """nodeStrategy.PrepareForCreate/Update: the removed dynamic kubelet config
+    (``spec.configSource``, ``status.config``) is dropped on create, and on update
+    unless the stored node already had a config source."""
+    spec, status = node.get("spec"), node.get("status")
+    if old is None and isinstance(status, dict):
+        status.pop("config", None)
+    if isinstance(spec, dict) and (old is None or (old.get("spec") or {}).get("configSource") is None):
+        spec.pop("configSource", None)

@@ -8,6 +8,7 @@ from typing import Any
 
 from reference_impl.api.formats import label_value_errors
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
+from reference_impl.apiserver.strategies.pod_source_defaults import default_volume_source
 from reference_impl.apiserver.validation import persistent_volume as rules
 from reference_impl.apiserver.validation import pod_volumes
 from reference_impl.errors import Cause
@@ -26,10 +27,12 @@ def default_pv(pv: Obj, ctx: Context) -> None:
     """``SetDefaults_PersistentVolume``."""
     spec = pv.setdefault("spec", {})
     if isinstance(spec, dict):
-        spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+        if not spec.get("persistentVolumeReclaimPolicy"):  # "" too (a string, not a pointer)
+            spec["persistentVolumeReclaimPolicy"] = "Retain"
         if spec.get("volumeMode") is None:
             spec["volumeMode"] = "Filesystem"
         pod_volumes.default_azure_disk(spec.get("azureDisk"))
+        default_volume_source(spec)  # SetObjectDefaults_PersistentVolume: the same markers
     status = pv.setdefault("status", {})
     if isinstance(status, dict) and not status.get("phase"):
         status["phase"] = "Pending"

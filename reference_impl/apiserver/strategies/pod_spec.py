@@ -249,6 +249,11 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj |
     for lst in ("initContainers", "containers", "ephemeralContainers"):
         for i, c in enumerate(_list(spec.get(lst))):
             out += _container(c, f"{path}.{lst}[{i}]", claims)
+    res = spec.get("resources")
+    if isinstance(res, dict) and _obj(spec.get("os")).get("name") != "windows":
+        # validatePodResources -> validatePodResourceRequirements: the pod-level claims are
+        # Forbidden (pod_spec_rules), and still checked by validateResourceClaimNames.
+        out += _container_claims(_list(res.get("claims")), claims, f"{path}.resources.claims")
     if isinstance(spec.get("affinity"), dict):
         out += _affinity(spec["affinity"], f"{path}.affinity")
     for f in ("hostname", "subdomain"):

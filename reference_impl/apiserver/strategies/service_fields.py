@@ -214,8 +214,9 @@ def _needs_node_port(spec: Obj) -> bool:
     )
 
 
-def _node_ports(spec: Obj) -> list[Any]:
-    return [p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p, dict)]
+def _node_ports(spec: Obj) -> set[Any]:
+    """The non-zero node ports (``sameNodePorts``'s sets)."""
+    return {p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p, dict) and p.get("nodePort")}
 
 
 @preparer("Service")
@@ -238,7 +239,8 @@ def drop_type_dependent_fields(svc: Obj, old: Obj | None, now: str, ctx: Context
     if (
         _needs_node_port(ospec)
         and not _needs_node_port(spec)
-        and _node_ports(spec) == _node_ports(ospec)
+        # sameNodePorts: ports may change as long as no net-new node port appears.
+        and _node_ports(spec) <= _node_ports(ospec)
     ):
         for p in spec.get("ports") or []:
             if isinstance(p, dict):

@@ -1,7 +1,7 @@
 """Service cluster IPs before allocation: the service REST's create/update hook runs
 ``ValidateServiceClusterIPsRelatedFields`` as a "loose pre-validation" and answers its
 errors alone (``pkg/registry/core/service/storage/alloc.go``), before the strategy's
-validation. The reference allocates no cluster IPs; it keeps this gate."""
+validation. Creates then allocate (``service_ips_alloc``)."""
 
 from __future__ import annotations
 
@@ -62,11 +62,25 @@ def cluster_ip_causes(spec: Obj) -> list[Cause]:
     return out
 
 
+def _normalize_update(spec: Obj, ospec: Obj) -> None:
+    """``normalizeClusterIPs`` on update: a changed clusterIP with clusterIPs as they were
+    takes the plural with it (emptied with it, or set to the new value)."""
+    ip, oip = spec.get("clusterIP") or "", ospec.get("clusterIP") or ""
+    if oip and not spec.get("clusterIPs") and ip == oip:
+        spec["clusterIPs"] = list(ospec.get("clusterIPs") or [])
+    if ip == oip or (spec.get("clusterIPs") or []) != (ospec.get("clusterIPs") or []):
+        return
+    if not ip:
+        spec.pop("clusterIPs", None)
+    else:
+        spec["clusterIPs"] = [ip]
+
+
 @preparer("Service")
 def precheck_cluster_ips(svc: Obj, old: Obj | None, now: str, ctx: Context) -> None:
     """The storage's ``patchAllocatedValues`` on update (cluster IPs the update left
-    empty keep the old ones while both types need one), SetDefaults_Service's clusterIPs
-    from clusterIP, then the allocator's pre-check."""
+    empty keep the old ones while both types need one) and ``normalizeClusterIPs``,
+    SetDefaults_Service's clusterIPs from clusterIP, then the allocator's pre-check."""
     spec = svc.setdefault("spec", {})
     ospec = (old or {}).get("spec")
     if isinstance(ospec, dict) and "ExternalName" not in (spec.get("type"), ospec.get("type")):
@@ -74,6 +88,8 @@ def precheck_cluster_ips(svc: Obj, old: Obj | None, now: str, ctx: Context) -> N
             spec["clusterIP"] = ospec["clusterIP"]
         if not spec.get("clusterIPs") and ospec.get("clusterIPs"):
             spec["clusterIPs"] = list(ospec["clusterIPs"])
+    if isinstance(ospec, dict):
+        _normalize_update(spec, ospec)
     if spec.get("clusterIP") and not spec.get("clusterIPs"):
         spec["clusterIPs"] = [spec["clusterIP"]]
     causes = cluster_ip_causes(spec)

@@ -107,7 +107,8 @@ def validate_service(svc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     seen: set[tuple[Any, Any]] = set()
     for i, sp in enumerate(ports):
         causes += _port_causes(sp, f"spec.ports[{i}]", len(ports) > 1, names)
-        key = (sp.get("port"), sp.get("protocol", "TCP"))
+        # ValidateService keys ServicePort{Protocol, Port}: an unset port is Go's 0.
+        key = (sp.get("port") or 0, sp.get("protocol") or "TCP")
         if key in seen:
             causes.append(fe.duplicate(f"spec.ports[{i}]", {"port": key[0], "protocol": key[1]}))
         seen.add(key)
@@ -245,6 +246,9 @@ def prepare_pvc(pvc: Obj, old: Obj | None, now: str, ctx: Context) -> None:
         spec.pop("dataSource", None)
     if old is None:  # NormalizeDataSources runs for creates only
         _normalize_data_sources(spec)
+        # PrepareForCreate empties the status; the object read back through the storage
+        # codec is defaulted again: SetDefaults_PersistentVolumeClaim's Pending phase.
+        pvc["status"] = {"phase": "Pending"}
 
 
 def _claim_spec_causes(spec: Obj, allow_invalid_group: bool = False) -> list[Cause]:

@@ -35,9 +35,19 @@ _BINDING: Final = ("bindingConditions", "bindingFailureConditions")
 _CAPACITY: Final = ("shareID", "consumedCapacity")
 
 
-@preparer("ResourceClaim", "DeviceTaintRule", "PodGroup", "CompositePodGroup")
+@preparer(
+    "ResourceClaim",
+    "DeviceTaintRule",
+    "PodGroup",
+    "CompositePodGroup",
+    "ReplicationController",
+    "ReplicaSet",
+    "PodCertificateRequest",
+    "CertificateSigningRequest",
+)
 def reset_status_on_create(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """Create: the status is the empty struct whatever the client sent."""
+    """Create: the status is the empty struct whatever the client sent (the rc, rs,
+    podcertificaterequest and csr strategies' PrepareForCreate too)."""
     if old is None:
         obj["status"] = {}
 

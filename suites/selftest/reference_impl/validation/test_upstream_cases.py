@@ -4,6 +4,8 @@ kube-apiserver did: the verdict and every cause's field path and error type.
 Each case (``fixtures.fuzz.cases_*``) comes from upstream's tests; the answers in
 ``fixtures/fuzz/answers/`` were recorded from a local v1.37.2 apiserver with
 ``dryRun=All`` (updates over a stored old object), so this runs without a cluster.
+``cases_stored``'s answers also keep the object an accepted create returned (normalized,
+``stored_diff``): the reference must store the same.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import reference_impl.dra  # noqa: F401
 from fixtures.fuzz import case_modules
 from fixtures.fuzz.case import Case, update_body
 from fixtures.fuzz.record import answer_of
+from fixtures.fuzz.stored_diff import normalized, reference_stored
 from fixtures.localcluster.launcher import FEATURE_GATES
 from reference_impl.api import make_namespace
 from reference_impl.apiserver.admission import install_priority, podgroup_protection
@@ -64,6 +67,8 @@ _WALL_NOW = parse_rfc3339(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
 
 
 def _answer(case: Case) -> dict[str, Any]:
+    if case.keep_object:  # cases_stored: the whole admission chain, and the stored object
+        return _stored_answer(case)
     srv = APIServer(MVCCStore(), SimClock(_WALL_NOW), Rng(0), FeatureGates(_GATES))
     install_priority(srv)
     podgroup_protection.install(srv)
@@ -78,6 +83,15 @@ def _answer(case: Case) -> dict[str, Any]:
         got = answer_of(e)
         return {**got, "causes": sorted(tuple(c) for c in got["causes"])}
     return {"ok": True, "causes": []}
+
+
+def _stored_answer(case: Case) -> dict[str, Any]:
+    """A create as the stored-object comparison makes it (``stored_diff``): the answer,
+    and the normalized object when accepted."""
+    answer, created = reference_stored(case.obj, _GATES)
+    if created is None:
+        return {"ok": False, "reason": answer.reason, "causes": sorted(answer.causes)}
+    return {"ok": True, "causes": [], "object": normalized(created, case.obj)}
 
 
 @pytest.mark.parametrize(("case", "upstream"), _CASES, ids=[c.id for c, _ in _CASES])
