@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from extract import _IMPORT, _TYPE_DECL, K8S_VERSION, definition_package  # noqa: E402
+from extract import _IMPORT, _TYPE_DECL, K8S_VERSION, Loader, definition_package  # noqa: E402
 
 OUT: Final = Path(__file__).resolve().parents[2] / "reference_impl" / "apiserver" / "go_encoding.json"
 _FIELD = re.compile(r'^\s+(\w+)\s+([^\s`]+)\s+`json:"([^"]*)"')
@@ -90,26 +90,11 @@ class Package:
                     self.named[name] = rest
 
 
-class Universe:
-    """The packages the API types reach, loaded on demand from the module cache."""
+class Universe(Loader[Package]):
+    """The packages the API types reach (apiextensions' too), loaded on demand."""
 
     def __init__(self, gomod: Path) -> None:
-        self.roots = {
-            "k8s.io/api": gomod / "k8s.io" / f"api@{K8S_VERSION}",
-            "k8s.io/apimachinery": gomod / "k8s.io" / f"apimachinery@{K8S_VERSION}",
-            "k8s.io/apiextensions-apiserver": gomod / "k8s.io" / f"apiextensions-apiserver@{K8S_VERSION}",
-        }
-        self.packages: dict[str, Package | None] = {}
-
-    def package(self, path: str) -> Package | None:
-        if path not in self.packages:
-            self.packages[path] = None
-            for root, directory in self.roots.items():
-                if path.startswith(root + "/"):
-                    d = directory / path[len(root) + 1 :]
-                    if d.is_dir():
-                        self.packages[path] = Package(path, d)
-        return self.packages[path]
+        super().__init__(gomod, Package, ("api", "apimachinery", "apiextensions-apiserver"))
 
     def owner(self, pkg: Package, expr: str) -> tuple[Package | None, str]:
         alias, _, name = expr.rpartition(".")

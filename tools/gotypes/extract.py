@@ -18,8 +18,9 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 K8S_VERSION: Final = "v0.37.2"
 OUT: Final = Path(__file__).resolve().parents[2] / "reference_impl" / "apiserver" / "go_types.json"
@@ -76,25 +77,36 @@ class Package:
                     self.named[name] = rest
 
 
-class Universe:
-    """Every package the API types reach, loaded on demand from the module cache."""
+P = TypeVar("P")
 
-    def __init__(self, gomod: Path) -> None:
-        self.roots = {
-            "k8s.io/api": gomod / "k8s.io" / f"api@{K8S_VERSION}",
-            "k8s.io/apimachinery": gomod / "k8s.io" / f"apimachinery@{K8S_VERSION}",
-        }
-        self.packages: dict[str, Package | None] = {}
 
-    def package(self, path: str) -> Package | None:
+class Loader(Generic[P]):
+    """Go packages of the k8s.io ``modules`` (v0.37.2), read on demand from the module cache
+    by ``read(import path, directory)``."""
+
+    def __init__(
+        self, gomod: Path, read: Callable[[str, Path], P], modules: tuple[str, ...] = ("api", "apimachinery")
+    ) -> None:
+        self.roots = {f"k8s.io/{m}": gomod / "k8s.io" / f"{m}@{K8S_VERSION}" for m in modules}
+        self._read = read
+        self.packages: dict[str, P | None] = {}
+
+    def package(self, path: str) -> P | None:
         if path not in self.packages:
             self.packages[path] = None
             for root, directory in self.roots.items():
                 if path.startswith(root + "/"):
                     d = directory / path[len(root) + 1 :]
                     if d.is_dir():
-                        self.packages[path] = Package(path, d)
+                        self.packages[path] = self._read(path, d)
         return self.packages[path]
+
+
+class Universe(Loader[Package]):
+    """Every package the API types reach, loaded on demand from the module cache."""
+
+    def __init__(self, gomod: Path) -> None:
+        super().__init__(gomod, Package)
 
     def render(self, pkg: Package, expr: str) -> tuple[str, bool]:
         """(the type as Go's reflect prints it, whether a named non-struct type is in it)."""
