@@ -38,7 +38,11 @@ class Rng:
 
     def choice(self, items: Sequence[T]) -> T:
         """One of ``items``; callers pass a sorted sequence so ties break reproducibly."""
-        return items[self._random.randrange(len(items))]
+        return items[self.index(len(items))]
+
+    def index(self, n: int) -> int:
+        """An index into ``n`` items: the draw ``choice`` makes over them."""
+        return self._random.randrange(n)
 
     def hex(self, n: int) -> str:
         """``n`` random lowercase hex digits, for uids and generated names."""

@@ -46,6 +46,7 @@ class SharedInformer:
         self.group_resource = group_resource
         self.api_version = api_version
         self.cache: dict[str, Obj] = {}
+        self.version = 0  # bumped by every event: derived views compare it to stay current
         self._handlers: list[Handler] = []
 
     def add_handler(self, fn: Handler) -> None:
@@ -68,6 +69,7 @@ class SharedInformer:
             assert obj is not None
             ev = ObjectEvent(ev.type, ev.info, obj, _converted(ev.old, self.api_version))
         key = object_key(ev.obj)
+        self.version += 1
         if ev.type == "DELETED":
             self.cache.pop(key, None)
         else:

@@ -140,6 +140,11 @@ class Allocator:
     def plan(self, claims: Sequence[Obj], node: Obj | None) -> Plan | None:
         """The search alone: a Plan whose ``results()`` builds the allocations on demand
         (the scheduler's Filter only needs feasibility; Reserve needs one node's results)."""
+        first = self._first_free(claims, node)
+        return first[0] if first is not None else self.searched(claims, node)
+
+    def searched(self, claims: Sequence[Obj], node: Obj | None) -> Plan | None:
+        """``plan`` by the depth-first search alone, whatever the shape."""
         slots = [
             self._alternatives(i, r, node)
             for i, c in enumerate(claims)
@@ -154,6 +159,33 @@ class Allocator:
         if not self._slot(slots, 0, constraints, search):
             return None
         return Plan(self, list(claims), search, node)
+
+    def _first_free(self, claims: Sequence[Obj], node: Obj | None) -> tuple[Plan | None] | None:
+        """The search's outcome, without searching, for its commonest shape: one claim with
+        one ``exactly`` ExactCount request, no constraints, exclusive candidates without
+        counters. The search then takes the first ``count`` free candidates in order, or
+        fails. None: another shape (the search decides)."""
+        devices = ((claims[0].get("spec") or {}).get("devices") or {}) if len(claims) == 1 else {}
+        reqs: list[Obj] = devices.get("requests") or []
+        if len(reqs) != 1 or devices.get("constraints") or "exactly" not in reqs[0]:
+            return None
+        spec: Obj = reqs[0]["exactly"]
+        if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
+            return None
+        count = int(spec.get("count", 1))
+        if count < 1 or spec.get("derivedAttributes"):
+            return None
+        cands, simple, _ = self._cands.entry(spec, node, self._devices)
+        if not simple or len(cands) > MAX_SEARCH_STEPS:
+            return None
+        taken = self._state.devices
+        free = [d for d in cands if d.id not in taken][:count]
+        if len(free) < count:
+            return (None,)
+        name = reqs[0]["name"]
+        alt = _Alt(0, name, name, spec, list(cands))
+        search = _Search([_Pick(alt, d, None) for d in free], {d.id for d in free}, steps=len(free))
+        return (Plan(self, list(claims), search, node),)
 
     def _slot(self, slots: list[list[_Alt]], k: int, cons: list[tuple[int, Obj]], s: _Search) -> bool:
         if k == len(slots):

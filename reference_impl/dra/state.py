@@ -24,8 +24,8 @@ class AllocatedState:
     devices: dict[DeviceID, int] = field(default_factory=dict)
     shared: dict[DeviceID, dict[str, Decimal]] = field(default_factory=dict)
     counters: dict[CounterKey, Decimal] = field(default_factory=dict)
-    # Devices whose allocation changed since a watcher (dra/free_index.py) last looked;
-    # None while nobody watches.
+    # Devices taken or freed (or whose counters or shared capacity moved) since a
+    # watcher (dra/free_index.py) last looked; None while nobody watches.
     dirty: set[DeviceID] | None = None
 
     def is_allocated(self, d: DeviceID) -> bool:
@@ -45,20 +45,25 @@ def apply_allocation(
         if r.get("adminAccess"):
             continue
         did: DeviceID = (r["driver"], r["pool"], r["device"])
-        if st.dirty is not None:
-            st.dirty.add(did)
         if r.get("shareID"):
+            if st.dirty is not None:
+                st.dirty.add(did)
             used = st.shared.setdefault(did, {})
             for cap, q in (r.get("consumedCapacity") or {}).items():
                 key = cap if "/" in cap else f"{did[0]}/{cap}"
                 used[key] = used.get(key, Decimal(0)) + sign * parse_quantity(q)
             continue
-        n = st.devices.get(did, 0) + sign
+        was = st.devices.get(did, 0)
+        n = was + sign
         if n > 0:
             st.devices[did] = n
         else:
             st.devices.pop(did, None)
         dev = by_id.get(did)
+        # Watchers count free devices: a second holder (the written allocation of a
+        # claim still assumed) frees or takes nothing, unless counters moved.
+        if st.dirty is not None and ((was > 0) != (n > 0) or dev is None or dev.counters):
+            st.dirty.add(did)
         for use in dev.counters if dev else ():
             for cname, c in (use.get("counters") or {}).items():
                 key4: CounterKey = (did[0], did[1], use["counterSet"], cname)

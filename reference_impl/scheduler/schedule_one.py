@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import eq
+from itertools import compress, islice
 from typing import Any, Final
 
 from reference_impl.rng import Rng
@@ -98,12 +97,14 @@ class PodScheduler:
 
     def _select_host(self, nodes: Sequence[NodeInfo], totals: list[int]) -> str:
         best = max(totals)
-        if totals.count(best) == 1:
+        ties = totals.count(best)
+        if ties == 1:
             return nodes[totals.index(best)].name
         # Upstream reservoir-samples among equal top scores; a seeded choice among them, in
         # the (deterministic) order the nodes were evaluated, keeps replays exact.
-        top: list[NodeInfo] = list(compress(nodes, map(eq, totals, repeat(best))))
-        return self._rng.choice(top).name
+        pick = self._rng.index(ties)
+        top: NodeInfo = next(islice(compress(nodes, map(best.__eq__, totals)), pick, None))
+        return top.name
 
     def _find_nodes_that_fit(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis

@@ -130,16 +130,17 @@ def _vouch_window(
         return -1 if hit[1] is None else hit[1]
 
     frees = memo.read(nodes, free)
-    too_few = list(map(count.__gt__, frees))
     suspects: set[int] = set()
-    i = 0
-    try:
-        while True:  # list.index scans in C; full nodes are the minority of a window
-            i = too_few.index(True, i)
-            suspects.add(i)
-            i += 1
-    except ValueError:
-        pass
+    if frees and min(frees) < count:  # else every node has room: one C-level scan decides
+        too_few = list(map(count.__gt__, frees))
+        i = 0
+        try:
+            while True:  # list.index scans in C; full nodes are the minority of a window
+                i = too_few.index(True, i)
+                suspects.add(i)
+                i += 1
+        except ValueError:
+            pass
     short = {nodes[i].name for i in suspects if frees[i] >= 0}
     return suspects, Vouched(nodes, suspects), short
 

@@ -98,6 +98,8 @@ def _count(q: object) -> int:
 
 def pod_requests(pod: Obj, mapping: dict[str, str]) -> dict[str, int]:
     """The pod's DRA-mapped extended resource requests (``PodRequests``: max of init, sum)."""
+    if not mapping:  # no DeviceClass names an extended resource: nothing to look for
+        return {}
     out: dict[str, int] = {}
     for c in pod["spec"].get("containers") or ():
         for r, q in ((c.get("resources") or {}).get("requests") or {}).items():

@@ -38,10 +38,10 @@ from reference_impl.scheduler.plugins import pod_topology_spread_scoring as scor
 from reference_impl.scheduler.plugins.pod_topology_spread_common import (
     SYSTEM_DEFAULT_CONSTRAINTS,
     Constraint,
+    DefaultSelectors,
     NodeFilter,
     PodTopologySpreadArgs,
     count_matching,
-    default_selector,
     filter_constraints,
     is_empty,
     node_has_all_keys,
@@ -79,6 +79,7 @@ class PodTopologySpread:
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
         self._resize_preemption = resize_preemption
         self._h = handle
+        self._selectors: DefaultSelectors | None = None  # built on first use, from the handle's informers
         self.system_defaulted = args.defaulting_type == "System"
         self.default_constraints = (
             SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted else args.default_constraints
@@ -96,7 +97,9 @@ class PodTopologySpread:
             return filter_constraints(own, labels, action)
         if not any(c.get("whenUnsatisfiable") == action for c in self.default_constraints):
             return []  # checked first: building the default selector lists Services
-        selector = default_selector(self._h.ctx, pod)
+        if self._selectors is None:
+            self._selectors = DefaultSelectors(self._h.ctx)
+        selector = self._selectors.get(pod)
         if is_empty(selector):
             return []
         return [

@@ -63,3 +63,32 @@ def test_shared_devices_have_no_fast_path() -> None:
     spec = claim["spec"]["devices"]["requests"][0]["exactly"]
     a = Allocator(devices, counters, {"gpu": CLASS}, [], AllocatedState(), lambda: "x", memo={})
     assert a.free_exclusive(spec, NODE) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 8), st.lists(st.booleans(), max_size=8), st.lists(st.integers(0, 7), max_size=8),
+    st.integers(1, 4), st.booleans(), st.booleans(),
+)
+def test_first_free_plan_is_the_search_result(
+    n: int, tainted: list[bool], taken: list[int], count: int, memoised: bool, admin: bool
+) -> None:
+    """For one simple request the allocator skips the search; its allocation (devices,
+    their order, every result field) is the one the search finds, or None with it."""
+    devices, counters = _devices(n, tainted)
+    by_id = {d.id: d for d in devices}
+    state = AllocatedState()
+    for i in sorted(set(taken)):
+        if i < n:
+            alloc = {"devices": {"results": [
+                {"request": "r", "driver": DRIVER, "pool": "n0", "device": f"d{i}"}]}}
+            apply_allocation(state, alloc, by_id)
+    claim = make_resource_claim("c", "default").request("gpu", "gpu", count=count).build()
+    if admin:  # adminAccess takes allocated devices too: never the shortcut
+        claim["spec"]["devices"]["requests"][0]["exactly"]["adminAccess"] = True
+    a = Allocator(devices, counters, {"gpu": CLASS}, [], state, lambda: "x", memo={} if memoised else None)
+    assert (a._first_free([claim], NODE) is None) == admin  # noqa: SLF001
+    fast, full = a.plan([claim], NODE), a.searched([claim], NODE)
+    assert (fast is None) == (full is None)
+    if fast is not None and full is not None:
+        assert fast.results() == full.results()

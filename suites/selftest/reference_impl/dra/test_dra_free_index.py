@@ -113,6 +113,10 @@ def _answer(tracker: ClaimTracker, claim: Obj, c: Cluster, at: int | None = None
 _op = st.one_of(
     st.tuples(st.just("alloc"), st.integers(0, 7)),
     st.tuples(st.just("free"), st.integers(0, 7)),
+    # A second holder of the same device (a claim's written allocation while it is still
+    # assumed): the device is taken until both let go.
+    st.tuples(st.just("hold"), st.integers(0, 7)),
+    st.tuples(st.just("unhold"), st.integers(0, 7)),
     st.tuples(st.just("relabel"), st.integers(0, NODES - 1), st.sampled_from(["a", "b"])),
     st.tuples(st.just("class"), st.booleans()),
 )
@@ -127,6 +131,9 @@ _op = st.one_of(
 @example(False, False, 2, [("alloc", 0)], 0)
 # n1 relabelled out of the zoned pool's reach: its count by name must not outlive its Node.
 @example(False, True, 3, [("relabel", 1, "b")], 0)
+# n0's device freed again: its count must rise (a count of 2 tells 1 free from 2).
+@example(False, False, 2, [("alloc", 0), ("free", 0)], 0)
+@example(False, False, 2, [("alloc", 0), ("hold", 0), ("free", 0), ("unhold", 0)], 0)
 def test_cached_vouch_equals_a_fresh_one(
     global_pool: bool, zoned_pool: bool, count: int, ops: list[tuple[Any, ...]], at: int | None
 ) -> None:
@@ -140,6 +147,10 @@ def test_cached_vouch_equals_a_fresh_one(
             tracker.assume(f"default/a{op[1]}", _alloc(ids[op[1] % len(ids)]))
         elif op[0] == "free":
             tracker.forget(f"default/a{op[1]}")
+        elif op[0] == "hold":
+            tracker.assume(f"default/b{op[1]}", _alloc(ids[op[1] % len(ids)]))
+        elif op[0] == "unhold":
+            tracker.forget(f"default/b{op[1]}")
         elif op[0] == "relabel":
             _relabel(c, op[1], op[2])
         else:

@@ -264,3 +264,44 @@ def test_a_score_out_of_range_is_an_error_whoever_checks_it() -> None:
     fw.run_pre_filter_plugins(state, pod, nodes)
     fw.run_pre_score_plugins(state, pod, nodes)
     assert fw.run_score_plugins(state, pod, nodes)[1].is_success()
+
+
+def test_default_spread_selectors_follow_services_and_owners() -> None:
+    """The memoised default selector (PodTopologySpread's PreScore) changes as soon as a
+    Service selecting the pod, or its ReplicaSet, appears, changes or goes."""
+    from reference_impl.api.meta import Selector
+    from reference_impl.scheduler.plugins.pod_topology_spread import PodTopologySpread
+    from reference_impl.scheduler.plugins.pod_topology_spread_common import default_selector
+
+    c = Cluster(config=ClusterConfig(nodes=0))
+    c.settle()
+    pts = next(p for p in c.scheduler.framework.plugins if isinstance(p, PodTopologySpread))
+    pod = make_pod("p", "default").label("app", "web").build()
+    owned = make_pod("q", "default").label("app", "web").build()
+    owned["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-rs", "controller": True}]
+
+    def selectors() -> list[Selector]:
+        got = [pts.constraints(p, "ScheduleAnyway") for p in (pod, owned)]
+        for p, cons in zip((pod, owned), got, strict=True):  # the memo answers as a fresh build
+            fresh = default_selector(pts._h.ctx, p)  # noqa: SLF001
+            assert [k.selector for k in cons] == ([fresh] * len(cons) if fresh.requirements else [])
+        return [cons[0].selector if cons else Selector() for cons in got]
+
+    assert selectors() == [Selector(), Selector()]
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    c.create(svc)
+    c.settle()
+    assert all(s.requirements for s in selectors())
+    c.api.delete("v1", "Service", "web", "default")
+    c.settle()
+    assert selectors() == [Selector(), Selector()]
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default"},
+          "spec": {"selector": {"matchLabels": {"app": "web"}},
+                   "template": {"metadata": {"labels": {"app": "web"}},
+                                "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    c.create(rs)
+    c.settle()
+    plain, by_rs = selectors()
+    assert plain == Selector() and by_rs.requirements
