@@ -20,6 +20,7 @@ from reference_impl.api.meta import parse_selector
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.api.watch import WatchEvent
 from reference_impl.apiserver import (
+    access_reviews,
     conversion,
     deletion,
     keys,
@@ -180,6 +181,8 @@ class APIServer:
 
     def create(self, manifest: Obj) -> Obj:
         """Create; AlreadyExists when the name is taken."""
+        if access_reviews.is_review(manifest):  # answered, never stored
+            return access_reviews.review(manifest, self.resource)
         d = self._decode(manifest)
         info, obj = d.info, d.obj
         meta = obj["metadata"]
@@ -392,6 +395,7 @@ class APIServer:
         if causes:
             causes = conversion.wire_causes(causes, info, d.api_version)
             raise Invalid(info.kind, obj["metadata"].get("name", ""), causes)
+        conversion.stored_default(obj, info)  # what a read of the stored object would add
 
     def _check_namespace(self, ns: str, info: ResourceInfo) -> None:
         lookups.check_namespace(self.store, ns, info)

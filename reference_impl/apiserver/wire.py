@@ -43,10 +43,11 @@ _QUANTITY_SUFFIXES: Final = frozenset(
 _QUANTITY_MSG: Final = (
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 )
+# Go's time.Parse takes a comma before the fraction as well as a point.
 _RFC3339: Final = re.compile(
-    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:\d{2})$"
 )
-_RFC3339_MICRO: Final = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$")
+_RFC3339_MICRO: Final = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[.,]\d{6}(Z|[+-]\d{2}:\d{2})$")
 _FREE: Final = frozenset(
     {
         "io.k8s.apimachinery.pkg.runtime.RawExtension",
@@ -456,8 +457,14 @@ class _Walker:
         pattern = _RFC3339_MICRO if micro else _RFC3339
         ok = bool(pattern.match(v))
         if ok:
+            # Go's time.Parse takes year 0000, which datetime lacks; 2000 has the same
+            # Gregorian calendar (both leap), so the date checks read the same. It takes
+            # offsets up to 24:60 too (the range check in time.parse), datetime under 24h.
+            stamp = ("2000" + v[4:] if v.startswith("0000") else v).replace(",", ".")
+            if not stamp.endswith("Z"):
+                stamp, ok = stamp[:-6] + "Z", int(stamp[-5:-3]) <= 24 and int(stamp[-2:]) <= 60
             try:
-                datetime.fromisoformat(v.replace("Z", "+00:00"))
+                datetime.fromisoformat(stamp.replace("Z", "+00:00"))
             except ValueError:
                 ok = False
         if not ok:

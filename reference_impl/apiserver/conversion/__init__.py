@@ -17,6 +17,7 @@ from reference_impl.apiserver.conversion.scheme import (
     registered,
     storage_info,
     storage_version,
+    stored_default,
     to_storage,
     wire_causes,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "resource_v1beta1",
     "storage_info",
     "storage_version",
+    "stored_default",
     "to_storage",
     "wire_causes",
 ]

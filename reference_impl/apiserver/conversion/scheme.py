@@ -35,9 +35,11 @@ __all__ = [
     "default",
     "register",
     "register_defaulter",
+    "register_stored_defaulter",
     "registered",
     "storage_info",
     "storage_version",
+    "stored_default",
     "to_storage",
     "wire_causes",
 ]
@@ -88,6 +90,7 @@ class _Spoke:
 
 _SPOKES: dict[tuple[str, str, str], _Spoke] = {}
 _DEFAULTERS: dict[tuple[str, str, str], list[Defaulter]] = {}
+_STORED_DEFAULTERS: dict[tuple[str, str], list[Defaulter]] = {}
 
 
 def _storage_table() -> dict[tuple[str, str], str]:
@@ -138,6 +141,19 @@ def register(
 def register_defaulter(group: str, version: str, kind: str, fn: Defaulter) -> None:
     """Default writes of ``kind`` sent as ``group/version``, in that version's shape."""
     _DEFAULTERS.setdefault((group, version, kind), []).append(fn)
+
+
+def register_stored_defaulter(group: str, kind: str, fn: Defaulter) -> None:
+    """Default ``kind`` as upstream's storage codec does when it decodes the stored object
+    (every read, and the reply to a write, dry runs included): the server applies it to a
+    write's object after validation, which sees the object as the request's version left it."""
+    _STORED_DEFAULTERS.setdefault((group, kind), []).append(fn)
+
+
+def stored_default(obj: Obj, info: ResourceInfo) -> None:
+    """Apply the stored-object defaults of ``info``'s kind (in place, storage shape)."""
+    for fn in _STORED_DEFAULTERS.get((info.group, info.kind), ()):
+        fn(obj)
 
 
 def registered() -> list[tuple[str, str, str]]:

@@ -58,11 +58,15 @@ def _template_generation(obj: Obj) -> int:
     return int(value) if isinstance(value, str) and _parse_int64_error(value) is None else 0
 
 
+_STATUS_COUNTERS: Final = ("currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady")
+
+
 @preparer("DaemonSet")
 def prepare_template_generation(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
     """``daemonSetStrategy.PrepareForCreate``: at least 1; ``PrepareForUpdate``: the stored
     generation, plus one when the template changed (a client's value is ignored). apps/v1
-    shows it as the annotation, which the conversion writes on every read."""
+    shows it as the annotation, which the conversion writes on every read. A create's
+    status is the empty one."""
     if old is None:
         generation = max(_template_generation(obj), 1)
     else:
@@ -71,6 +75,8 @@ def prepare_template_generation(obj: Obj, old: Obj | None, now: str, ctx: Contex
         if _sem(template) != _sem((old.get("spec") or {}).get("template")):
             generation += 1
     obj["metadata"].setdefault("annotations", {})[_TGEN] = str(generation)
+    if old is None:  # PrepareForCreate: the empty status (its four non-omitempty counters)
+        obj["status"] = dict.fromkeys(_STATUS_COUNTERS, 0)
 
 
 @defaulter("DaemonSet")

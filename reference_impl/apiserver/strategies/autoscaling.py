@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
+from reference_impl.apiserver.conversion.scheme import register_defaulter, register_stored_defaulter
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.autoscaling_metrics import metric_spec_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.resource.lists import as_dict
 from reference_impl.errors import Cause
 
 __all__ = ["DEFAULT_CPU_UTILIZATION", "default_rules"]
@@ -54,7 +56,8 @@ def default_rules(direction: str, rules: Obj | None) -> Obj:
 
 @defaulter("HorizontalPodAutoscaler")
 def default_hpa(obj: Obj, ctx: Context) -> None:
-    """minReplicas 1; no metrics means 80% average CPU; a given behavior is filled in."""
+    """minReplicas 1; no metrics means 80% average CPU (v2's defaults, and v1's with its
+    conversion)."""
     spec = obj.setdefault("spec", {})
     spec.setdefault("minReplicas", 1)
     if not spec.get("metrics"):
@@ -70,10 +73,21 @@ def default_hpa(obj: Obj, ctx: Context) -> None:
                 },
             }
         ]
-    behavior = spec.get("behavior")
+
+
+def _default_v2_behavior(obj: Obj) -> None:
+    """``SetDefaults_HorizontalPodAutoscalerBehavior``: a v2 default only; a behavior a v1
+    write carries in its annotation reaches validation as written (v1 conversion), and gets
+    the defaults when the stored object is decoded."""
+    behavior = as_dict(obj.get("spec")).get("behavior")
     if isinstance(behavior, dict):
         for d in ("scaleUp", "scaleDown"):
             behavior[d] = default_rules(d, behavior.get(d))
+
+
+register_defaulter("autoscaling", "v2", "HorizontalPodAutoscaler", _default_v2_behavior)
+# A v1 write's behavior is validated as written, then stored and read back defaulted.
+register_stored_defaulter("autoscaling", "HorizontalPodAutoscaler", _default_v2_behavior)
 
 
 @validator("HorizontalPodAutoscaler")
@@ -189,7 +203,9 @@ def _behavior_causes(behavior: Any) -> list[Cause]:
         return []
     causes: list[Cause] = []
     for d in ("scaleUp", "scaleDown"):
-        rules = behavior.get(d) or {}
+        rules = behavior.get(d)
+        if not isinstance(rules, dict):
+            continue  # unset rules (a v1 write's behavior annotation) are not checked
         path = f"spec.behavior.{d}"
         win = rules.get("stabilizationWindowSeconds")
         if win is not None and not 0 <= int(win) <= MAX_STABILIZATION_SECONDS:

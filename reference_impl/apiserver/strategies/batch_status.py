@@ -10,6 +10,7 @@ from typing import Any
 from reference_impl.apiserver.registry import Context, validator
 from reference_impl.apiserver.strategies.batch_policies import index_interval, indexes_format
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.go_time import instant_ns
 from reference_impl.errors import Cause
 
 __all__: list[str] = []
@@ -40,6 +41,13 @@ def _n(st: Obj, f: str) -> int:
     v = st.get(f)
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
+
+
+def _before(a: Any, b: Any) -> bool:
+    """``metav1.Time.Before``: instants, not spellings (a stamp that does not parse, which
+    decoding refused already, falls back to the text)."""
+    ta, tb = instant_ns(a), instant_ns(b)
+    return str(a) < str(b) if ta is None or tb is None else ta < tb
 
 @dataclass(frozen=True, slots=True)
 class _Changed:
@@ -139,7 +147,7 @@ def _condition_causes(st: Obj, ch: _Changed, spec: Obj) -> list[Cause]:
         out.append(
             fe.required("status.completionTime", "completionTime is required for Complete jobs")
         )
-    if (ch.start or ch.completion) and start and completion and str(completion) < str(start):
+    if (ch.start or ch.completion) and start and completion and _before(completion, start):
         out.append(
             fe.invalid("status.completionTime", completion, "must be equal to or after `startTime`")
         )

@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
 from reference_impl.apiserver.registry import Context, defaulter, validator
 from reference_impl.apiserver.strategies.certificates_names import (
+    is_kubernetes_signer_name,
     signer_name_causes,
 )
 from reference_impl.apiserver.validation import fielderr as fe
@@ -104,8 +105,8 @@ def _pcr_create_causes(spec: Obj) -> list[Cause]:
         if len(uid) > 128:
             causes.append(fe.too_long(f"spec.{f}", 128))
     mes = int(spec.get("maxExpirationSeconds", DEFAULT_EXPIRATION))
-    host = str(spec.get("signerName") or "").split("/", 1)[0]
-    top = KUBERNETES_MAX_EXPIRATION if host == "kubernetes.io" or host.endswith(".kubernetes.io") else MAX_EXPIRATION
+    signer = str(spec.get("signerName") or "")
+    top = KUBERNETES_MAX_EXPIRATION if is_kubernetes_signer_name(signer) else MAX_EXPIRATION
     if not MIN_EXPIRATION <= mes <= top:
         causes.append(fe.invalid("spec.maxExpirationSeconds", mes, f"must be in the range [{MIN_EXPIRATION}, {top}]"))
     stub, key, proof = (spec.get(f) for f in ("stubPKCS10Request", "pkixPublicKey", "proofOfPossession"))

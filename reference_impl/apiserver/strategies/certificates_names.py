@@ -15,7 +15,7 @@ from reference_impl.apiserver.strategies.meta import annotations_causes, labels_
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["signer_name_causes"]
+__all__ = ["is_kubernetes_signer_name", "signer_name_causes"]
 
 Obj = dict[str, Any]
 _USAGES: Final = (
@@ -25,6 +25,12 @@ _USAGES: Final = (
     "key encipherment", "microsoft sgc", "netscape sgc", "ocsp signing", "s/mime",
     "server auth", "signing", "timestamping",
 )  # fmt: skip
+
+
+def is_kubernetes_signer_name(signer: str) -> bool:
+    """``IsKubernetesSignerName``: the host part is kubernetes.io or one of its subdomains."""
+    host = signer.split("/", 1)[0]
+    return host == "kubernetes.io" or host.endswith(".kubernetes.io")
 
 
 def signer_name_causes(path: str, signer: str) -> list[Cause]:

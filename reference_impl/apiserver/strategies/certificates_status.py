@@ -23,8 +23,9 @@ from cryptography import x509
 from reference_impl.apiserver.registry import Context, validator
 from reference_impl.apiserver.strategies.certificates_mail import is_mail_address
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.go_time import instant_ns
 from reference_impl.apiserver.validation.status_conditions import validate_conditions
-from reference_impl.clock import EPOCH_UNIX_SECONDS, Instant, parse_rfc3339
+from reference_impl.clock import EPOCH_UNIX_SECONDS, Instant
 from reference_impl.errors import Cause
 
 __all__ = ["MAX_CERTIFICATE_CHAIN_SIZE", "validate_pcr_status"]
@@ -35,6 +36,7 @@ _TERMINAL: Final = ("Issued", "Denied", "Failed")
 _CHAIN: Final = "status.certificateChain"
 _BLOCK: Final = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
 _NS: Final = 1_000_000_000
+_UNIX_DAY: Final = datetime.date(1970, 1, 1).toordinal()  # go_time counts days from year 1
 _SKEW: Final = 5 * 60 * _NS  # notBefore against the apiserver's clock
 
 
@@ -111,15 +113,15 @@ def _seconds(when: datetime.datetime) -> int:
 
 
 def _stamp(status: Obj, field: str) -> int | None:
-    raw = status.get(field)
-    if not raw:
-        return None
-    return EPOCH_UNIX_SECONDS + parse_rfc3339(str(raw)) // _NS
+    """A status time in Unix nanoseconds, however Go's parser let it be spelled (an offset,
+    a fraction); None when unset."""
+    at = instant_ns(status.get(field)) if status.get(field) else None
+    return None if at is None else at - _UNIX_DAY * 86_400 * _NS
 
 
-def _near(unix_seconds: int, now: Instant) -> bool:
+def _near(unix_ns: int, now: Instant) -> bool:
     """``timeNear(t, clock.Now(), 5*time.Minute)``: strictly inside the skew."""
-    at = (unix_seconds - EPOCH_UNIX_SECONDS) * _NS
+    at = unix_ns - EPOCH_UNIX_SECONDS * _NS
     return now - _SKEW < at < now + _SKEW
 
 
@@ -171,7 +173,7 @@ def _issued_causes(status: Obj, spec: Obj, now: Instant | None) -> list[Cause]:
     nb, na, br = (_stamp(status, f) for f in ("notBefore", "notAfter", "beginRefreshAt"))
     assert nb is not None and na is not None and br is not None
     leaf_nb, leaf_na = _seconds(leaf.not_valid_before_utc), _seconds(leaf.not_valid_after_utc)
-    if nb != leaf_nb:
+    if nb != leaf_nb * _NS:
         return [
             _invalid(
                 "status.notBefore",
@@ -187,7 +189,7 @@ def _issued_causes(status: Obj, spec: Obj, now: Instant | None) -> list[Cause]:
                 status["notBefore"],
             )
         ]
-    if na != leaf_na:
+    if na != leaf_na * _NS:
         return [
             _invalid(
                 "status.notAfter",
@@ -206,11 +208,11 @@ def _issued_causes(status: Obj, spec: Obj, now: Instant | None) -> list[Cause]:
                 lifetime * _NS,
             )
         ]
-    if br < nb + 600:
+    if br < nb + 600 * _NS:
         return [
             _invalid("status.beginRefreshAt", "must be at least 10 minutes after status.notBefore", status["beginRefreshAt"])
         ]
-    if br > na - 600:
+    if br > na - 600 * _NS:
         return [
             _invalid("status.beginRefreshAt", "must be at least 10 minutes before status.notAfter", status["beginRefreshAt"])
         ]

@@ -7,6 +7,7 @@ server (taint effects, toleration operators, restart policies) are enforced here
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any, Final
 
@@ -187,6 +188,19 @@ def prepare_pod_qos(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
         pod["status"]["qosClass"] = pod_qos_class(pod.get("spec") or {}, ctx.gates)
     except ValueError:
         pass  # validation reports the bad quantity
+
+
+@preparer("Pod")
+def keep_pod_level_resources(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+    """``podStrategy.PrepareForUpdate`` (PodLevelResourcesFixDefaulting): a write that drops
+    ``spec.resources`` entirely keeps the stored pod-level resources (a client unaware of
+    them is not changing them)."""
+    if old is None or not ctx.gates.enabled("PodLevelResourcesFixDefaulting"):
+        return
+    spec, old_spec = pod.get("spec"), old.get("spec")
+    if isinstance(spec, dict) and isinstance(old_spec, dict):
+        if spec.get("resources") is None and old_spec.get("resources") is not None:
+            spec["resources"] = copy.deepcopy(old_spec["resources"])
 
 
 @preparer("Pod")

@@ -5,12 +5,12 @@ the error paths use."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Final
 
 from reference_impl.api.formats import label_key_errors
 from reference_impl.apiserver.registry import Context, validator
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.go_time import instant_ns
 from reference_impl.errors import Cause
 
 __all__ = ["validate_event"]
@@ -117,11 +117,10 @@ def _create_causes(event: Obj) -> list[Cause]:
 
 
 def _micro(v: Any) -> Any:
-    """A MicroTime truncated to the microsecond (the value itself if it does not parse)."""
-    try:
-        return datetime.fromisoformat(str(v).replace("Z", "+00:00"))
-    except ValueError:
-        return v
+    """A MicroTime as an instant truncated to the microsecond (the value itself if it does
+    not parse), so spellings of one instant compare equal as Go's ``Equal`` sees them."""
+    at = instant_ns(v)
+    return v if at is None else at // 1000
 
 
 def _immutable(new: Obj, old: Obj, fields: tuple[str, ...]) -> list[Cause]:

@@ -99,10 +99,19 @@ def default_priority_class(pc: Obj, ctx: Context) -> None:
 
 @validator("PriorityClass")
 def validate_priority_class(pc: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """User classes ≤ 1e9; ``system-`` names reserved; value and policy immutable."""
+    """User classes ≤ 1e9; ``system-`` names reserved; value and policy immutable. An
+    update runs only ``ValidatePriorityClassUpdate`` (the strategy's ValidateUpdate)."""
     name = str(pc["metadata"].get("name", ""))
     value = int(pc.get("value") or 0)
     causes: list[Cause] = []
+    if old is not None:
+        if value != int(old.get("value") or 0):
+            causes.append(fe.forbidden("value", "may not be changed in an update."))
+        if pc.get("preemptionPolicy") != old.get("preemptionPolicy"):
+            causes.append(
+                fe.invalid("preemptionPolicy", pc.get("preemptionPolicy"), "field is immutable")
+            )
+        return causes
     if name.startswith("system-"):
         if SYSTEM_PRIORITY_CLASSES.get(name) != value:
             causes.append(
@@ -131,13 +140,6 @@ def validate_priority_class(pc: Obj, old: Obj | None, ctx: Context) -> list[Caus
                 'supported values: "Never", "PreemptLowerPriority"',
             )
         )
-    if old is not None:
-        if pc.get("value") != old.get("value"):
-            causes.append(fe.forbidden("value", "may not be changed in an update."))
-        if pc.get("preemptionPolicy") != old.get("preemptionPolicy"):
-            causes.append(
-                fe.invalid("preemptionPolicy", pc.get("preemptionPolicy"), "field is immutable")
-            )
     return causes
 
 

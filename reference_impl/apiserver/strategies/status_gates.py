@@ -44,10 +44,13 @@ _CAPACITY: Final = ("shareID", "consumedCapacity")
     "ReplicaSet",
     "PodCertificateRequest",
     "CertificateSigningRequest",
+    "Job",
+    "Deployment",
+    "Service",
 )
 def reset_status_on_create(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
     """Create: the status is the empty struct whatever the client sent (the rc, rs,
-    podcertificaterequest and csr strategies' PrepareForCreate too)."""
+    podcertificaterequest, csr, job, deployment and service strategies' PrepareForCreate too)."""
     if old is None:
         obj["status"] = {}
 

@@ -28,7 +28,10 @@ def pod_certificate_causes(src: Obj, path: str, paths: set[str], projected: str)
         MAX_EXPIRATION,
         domain_prefixed_key_causes,
     )
-    from reference_impl.apiserver.strategies.certificates_names import signer_name_causes
+    from reference_impl.apiserver.strategies.certificates_names import (
+        is_kubernetes_signer_name,
+        signer_name_causes,
+    )
 
     signer = str(src.get("signerName") or "")
     out = signer_name_causes(f"{path}.signerName", signer)
@@ -45,7 +48,7 @@ def pod_certificate_causes(src: Obj, path: str, paths: set[str], projected: str)
     if isinstance(mes, int):
         if mes < 3600:
             out.append(fe.invalid(f"{path}.maxExpirationSeconds", mes, "if provided, maxExpirationSeconds must be >= 3600"))
-        top = KUBERNETES_MAX_EXPIRATION if signer.startswith("kubernetes.io/") else MAX_EXPIRATION
+        top = KUBERNETES_MAX_EXPIRATION if is_kubernetes_signer_name(signer) else MAX_EXPIRATION
         if mes > top:
             out.append(fe.invalid(f"{path}.maxExpirationSeconds", mes, f"if provided, maxExpirationSeconds must be <= {top}"))
     claimed = 0
