@@ -118,8 +118,9 @@ def pod_requests(pod: Obj, non_missing: Requests | None = None) -> Requests:
         _max_into(init_max, one)
     _max_into(reqs, init_max)
     pod_level = _as_ints((spec.get("resources") or {}).get("requests"))
-    for k in _POD_LEVEL:
-        if k in pod_level:
-            reqs[k] = pod_level[k]
+    for k, v in pod_level.items():
+        # IsSupportedPodLevelResource: cpu, memory and hugepages-<size>.
+        if k in _POD_LEVEL or k.startswith("hugepages-"):
+            reqs[k] = v
     _add(reqs, _as_ints(spec.get("overhead")))
     return reqs

@@ -36,6 +36,7 @@ class SchedulerFeatures:
     enable_topology_aware_workload_scheduling: bool = False
     enable_composite_pod_group: bool = False
     enable_in_place_pod_vertical_scaling_scheduler_preemption: bool = False
+    enable_taint_toleration_comparison_operators: bool = False
 
     @classmethod
     def from_gates(cls, gates: FeatureGates) -> SchedulerFeatures:
@@ -51,6 +52,9 @@ class SchedulerFeatures:
             enable_composite_pod_group=gates.get("CompositePodGroup", False),
             enable_in_place_pod_vertical_scaling_scheduler_preemption=gates.get(
                 "InPlacePodVerticalScalingSchedulerPreemption", False
+            ),
+            enable_taint_toleration_comparison_operators=gates.get(
+                "TaintTolerationComparisonOperators", False
             ),
         )
 

@@ -32,6 +32,7 @@ class Toleration:
     operator: str
     value: str
     effect: str
+    compare: bool = False  # TaintTolerationComparisonOperators: Gt and Lt may match
 
     def tolerates(self, taint: Taint) -> bool:
         """``Toleration.ToleratesTaint``: effect, key and value (per operator) match."""
@@ -39,10 +40,31 @@ class Toleration:
             return False
         if self.key and self.key != taint.key:
             return False
-        if self.operator == "Exists":
+        op = self.operator
+        if op in ("", "Equal"):  # an empty key with Equal is rejected by validation
+            return self.value == taint.value
+        if op == "Exists":
             return True
-        # Equal (the default): an empty key with Equal is rejected by validation.
-        return self.value == taint.value
+        if op in ("Gt", "Lt") and self.compare:
+            return _compare(self.value, taint.value, op)
+        return False  # unknown operators, and Gt/Lt with the gate off, match nothing
+
+
+def _decimal(value: str) -> int | None:
+    # content.IsDecimalInteger: optional "-", no leading zeros, digits only.
+    digits = value[1:] if value.startswith("-") else value
+    if not digits.isascii() or not digits.isdigit() or (digits[0] == "0" and value != "0"):
+        return None
+    n = int(value)
+    return n if -(2**63) <= n < 2**63 else None  # strconv.ParseInt(v, 10, 64)
+
+
+def _compare(toleration: str, taint: str, op: str) -> bool:
+    """``compareNumericValues``: the taint's value against the toleration's threshold."""
+    want, have = _decimal(toleration), _decimal(taint)
+    if want is None or have is None:
+        return False
+    return have < want if op == "Lt" else have > want
 
 
 def parse_taints(node: Obj) -> tuple[Taint, ...]:
@@ -51,13 +73,13 @@ def parse_taints(node: Obj) -> tuple[Taint, ...]:
     return tuple(Taint(t["key"], t.get("value") or "", t["effect"]) for t in raw)
 
 
-def parse_tolerations(pod: Obj) -> tuple[Toleration, ...]:
-    """The pod's spec.tolerations as values."""
+def parse_tolerations(pod: Obj, compare: bool = False) -> tuple[Toleration, ...]:
+    """The pod's spec.tolerations as values; ``compare`` enables Gt/Lt."""
     raw = (pod.get("spec") or {}).get("tolerations") or ()
     return tuple(
         Toleration(
             t.get("key") or "", t.get("operator") or "Equal", t.get("value") or "",
-            t.get("effect") or "",
+            t.get("effect") or "", compare,
         )
         for t in raw
     )

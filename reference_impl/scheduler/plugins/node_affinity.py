@@ -34,16 +34,37 @@ from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.helper import (
     CompiledTerm,
     NodeSelector,
+    aggregate,
     compile_terms,
     default_normalize_score,
 )
 
-__all__ = ["ERR_REASON_POD", "NAME", "NodeAffinity", "new", "required_node_selector"]
+__all__ = [
+    "ERR_REASON_POD",
+    "NAME",
+    "NodeAffinity",
+    "NodeAffinityArgs",
+    "new",
+    "preferred_terms",
+    "required_node_selector",
+]
 
 Obj = dict[str, Any]
 NAME: Final = names.NODE_AFFINITY
 ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED: Final = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT: Final = "pod affinity terms conflict"
 _REJECT: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_POD,), NAME)
+_ENFORCED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_ENFORCED,), NAME)
+_MATCH_ALL: Final = NodeSelector((), None)  # an empty (non-nil) spec.nodeSelector, no affinity
+Preferred = tuple[tuple[int, CompiledTerm], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAffinityArgs:
+    """``NodeAffinityArgs``: ``added_affinity`` is a v1 NodeAffinity every pod gets too."""
+
+    added_affinity: Obj | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +77,7 @@ class _PreFilterState:
 
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:
-    preferred: tuple[tuple[int, CompiledTerm], ...]
+    preferred: Preferred
 
     def clone(self) -> Self:
         return self
@@ -81,27 +102,63 @@ def required_node_selector(pod: Obj) -> NodeSelector | None:
     return NodeSelector(labels, terms)
 
 
+def preferred_terms(raw: Sequence[Obj]) -> tuple[Preferred, str]:
+    """``NewPreferredSchedulingTerms``: (weight, term) pairs, skipping zero weights and
+    empty terms, and the aggregated parse errors ("" when none)."""
+    prefs = [t.get("preference") or {} for t in raw]
+    compiled = compile_terms(prefs)
+    out: list[tuple[int, CompiledTerm]] = []
+    errs: list[str] = []
+    for t, pref, term in zip(raw, prefs, compiled, strict=True):
+        weight = int(t.get("weight") or 0)
+        if weight == 0 or not (pref.get("matchExpressions") or pref.get("matchFields")):
+            continue
+        errs += term.errors
+        out.append((weight, term))
+    return tuple(out), (aggregate(errs) if errs else "")
+
+
 def _node_names(pod: Obj) -> frozenset[str] | None:
-    # Upstream narrows to named nodes when every term pins metadata.name with In.
+    # PreFilter: each term's metadata.name In pins, intersected within the term (ANDed)
+    # and united across terms (ORed); None when some term pins no name.
     required = _node_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution")
     terms = (required or {}).get("nodeSelectorTerms") or ()
+    if not terms:
+        return None
     out: set[str] = set()
     for t in terms:
-        pins = [f for f in t.get("matchFields") or () if f["key"] == "metadata.name"
-                and f["operator"] == "In"]
-        if not pins:
+        term_names: set[str] | None = None
+        for f in t.get("matchFields") or ():
+            if f.get("key") == "metadata.name" and f.get("operator") == "In":
+                vals = set(f.get("values") or ())
+                term_names = vals if term_names is None else term_names & vals
+        if term_names is None:
             return None
-        out.update(pins[0].get("values") or ())
-    return frozenset(out) if terms else None
+        out |= term_names
+    return frozenset(out)
 
 
 @final
 class NodeAffinity:
     """Required node selector and affinity as a Filter; preferred terms as a Score."""
 
-    def __init__(self, resize_preemption: bool = False) -> None:
+    def __init__(self, resize_preemption: bool = False, args: NodeAffinityArgs | None = None) -> None:
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
         self._resize_preemption = resize_preemption
+        added = (args.added_affinity if args else None) or {}
+        # addedNodeSelector: a scheduler-enforced required selector (its terms ORed).
+        self._added_required: tuple[CompiledTerm, ...] | None = None
+        required = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if required is not None:
+            self._added_required = compile_terms(required.get("nodeSelectorTerms") or ())
+            errs = [e for t in self._added_required for e in t.errors]
+            if errs:
+                raise ValueError(f"parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: {aggregate(errs)}")
+        self._added_preferred: Preferred | None = None
+        if added.get("preferredDuringSchedulingIgnoredDuringExecution"):
+            self._added_preferred, err = preferred_terms(added["preferredDuringSchedulingIgnoredDuringExecution"])
+            if err:
+                raise ValueError(f"parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: {err}")
 
     def name(self) -> str:
         """The plugin name."""
@@ -110,35 +167,64 @@ class NodeAffinity:
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
-        """SKIP when the pod has no node selector or required affinity."""
+        """SKIP when neither the pod (node selector, required affinity) nor the added
+        affinity constrains nodes; the named nodes when every term pins metadata.name."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
             return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
         selector = required_node_selector(pod)
-        if selector is None:
+        if selector is None and self._added_required is None and pod["spec"].get("nodeSelector") is None:
             return None, Status(Code.SKIP)
-        state.write(_PRE_FILTER, _PreFilterState(selector))
+        state.write(_PRE_FILTER, _PreFilterState(selector or _MATCH_ALL))
         pinned = _node_names(pod)
+        if pinned is not None and not pinned:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_CONFLICT,), NAME)
         return (None if pinned is None else PreFilterResult(pinned)), OK
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
-        """Reject nodes whose labels (or name) do not satisfy the selector."""
-        selector = state.read(_PRE_FILTER).selector
-        return OK if selector.matches(node_info.labels, node_info.name) else _REJECT
+        """Reject nodes the added affinity or the pod's selector and affinity exclude."""
+        labels, name = node_info.labels, node_info.name
+        if self._added_required is not None:
+            if self._resize_preemption and is_pod_resize_deferred(pod):
+                return OK
+            if not any(t.matches(labels, name) for t in self._added_required):
+                return _ENFORCED
+        st = state.try_read(_PRE_FILTER)
+        # Without PreFilter (disabled, or it said SKIP) the selector comes from the pod.
+        selector = st.selector if st is not None else required_node_selector(pod)
+        if selector is None or selector.matches(labels, name):
+            return OK
+        if self._resize_preemption and is_pod_resize_deferred(pod):
+            return OK  # KEP-5836: a deferred resize is never rejected here
+        return _REJECT
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
-        """SKIP when the pod has no preferred terms."""
-        raw = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution") or ()
-        if not raw:
+        """SKIP when neither the pod nor the added affinity has preferred terms; ERROR
+        when the pod's terms do not parse."""
+        raw = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
+        if raw is None and self._added_preferred is None:
             return Status(Code.SKIP)
-        terms = compile_terms([t["preference"] for t in raw])
-        state.write(_PRE_SCORE, _PreScoreState(tuple(zip((int(t["weight"]) for t in raw), terms, strict=True))))
+        preferred, err = preferred_terms(raw or ())
+        if err:
+            return Status(Code.ERROR, (err,), NAME)
+        state.write(_PRE_SCORE, _PreScoreState(preferred))
         return OK
 
     def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
-        """The sum of the weights of the preferred terms the node matches."""
-        preferred = state.read(_PRE_SCORE).preferred
-        total = sum(w for w, t in preferred if t.matches(node_info.labels, node_info.name))
-        return total, OK
+        """The sum of the weights of the preferred terms (pod's and added) the node matches."""
+        labels, name = node_info.labels, node_info.name
+        total = 0
+        if self._added_preferred:
+            total = sum(w for w, t in self._added_preferred if t.matches(labels, name))
+        st = state.try_read(_PRE_SCORE)
+        if st is None:  # PreScore disabled: parse the pod's terms here
+            preferred, err = preferred_terms(
+                _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution") or ()
+            )
+            if err:
+                return 0, Status(Code.ERROR, (err,), NAME)
+        else:
+            preferred = st.preferred
+        return total + sum(w for w, t in preferred if t.matches(labels, name)), OK
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are scaled to [0, 100]."""
@@ -151,26 +237,33 @@ class NodeAffinity:
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """A node appearing or relabelled so that it now matches."""
         ev = ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
-        return (ClusterEventWithHint(ev, _node_changed),)
+        return (ClusterEventWithHint(ev, self._node_changed),)
 
-
-def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-    selector = required_node_selector(pod)
-    if new is None:
-        return QueueingHint.QUEUE_SKIP
-    if selector is None:
-        return QueueingHint.QUEUE
-    if not selector.matches(new["metadata"].get("labels") or {}, new["metadata"]["name"]):
-        return QueueingHint.QUEUE_SKIP
-    if old is not None and selector.matches(old["metadata"].get("labels") or {}, old["metadata"]["name"]):
-        return QueueingHint.QUEUE_SKIP  # it matched before, so the pod was not rejected for this
-    return QueueingHint.QUEUE
+    def _node_changed(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        """``isSchedulableAfterNodeChange``: the node now matches (added affinity first)."""
+        if new is None:
+            return QueueingHint.QUEUE_SKIP
+        labels, name = new["metadata"].get("labels") or {}, new["metadata"].get("name") or ""
+        if self._added_required is not None and not any(
+            t.matches(labels, name) for t in self._added_required
+        ):
+            return QueueingHint.QUEUE_SKIP
+        selector = required_node_selector(pod) or _MATCH_ALL
+        if not selector.matches(labels, name):
+            return QueueingHint.QUEUE_SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        was = selector.matches(old["metadata"].get("labels") or {}, old["metadata"].get("name") or "")
+        # It matched before, so the pod was not rejected for this node's labels.
+        return QueueingHint.QUEUE_SKIP if was else QueueingHint.QUEUE
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
-    """The registry factory."""
+    """The registry factory; ``args`` is a NodeAffinityArgs or None."""
+    if args is not None and not isinstance(args, NodeAffinityArgs):
+        raise TypeError(f"NodeAffinity takes NodeAffinityArgs, not {type(args).__name__}")
     gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
-    return NodeAffinity(resize_preemption=gate)
+    return NodeAffinity(gate, args)
 
 
 _: type[FilterPlugin] = NodeAffinity

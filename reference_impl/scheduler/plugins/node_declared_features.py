@@ -117,8 +117,12 @@ class NodeDeclaredFeatures:
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """UNSCHEDULABLE_AND_UNRESOLVABLE unless the node declares every required feature."""
-        required = state.read(_PRE_FILTER).required
-        return OK if required <= _declared(node_info.node) else _REJECT
+        st = state.try_read(_PRE_FILTER)
+        if st is None:  # getPreFilterState: PreFilter did not run (a deferred resize skips)
+            if self._resize_preemption and is_pod_resize_deferred(pod):
+                return OK
+            return Status(Code.ERROR, (f'error reading "{_PRE_FILTER.name}" from cycle-state: not found',), NAME)
+        return OK if st.required <= _declared(node_info.node) else _REJECT
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """A node added or its declared features changed; the pod updated."""

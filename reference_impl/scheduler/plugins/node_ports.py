@@ -88,9 +88,14 @@ class NodePorts:
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """UNSCHEDULABLE when any wanted (ip, protocol, port) is in use on the node."""
+        st = state.try_read(_PRE_FILTER)
+        if st is None:  # getPreFilterState: PreFilter did not run (a deferred resize skips)
+            if self._resize_preemption and is_pod_resize_deferred(pod):
+                return OK
+            return Status(Code.ERROR, (f'reading "{_PRE_FILTER.name}" from cycleState: not found',), NAME)
         if not node_info.pods_with_ports:
             return OK
-        want = state.read(_PRE_FILTER).want
+        want = st.want
         held = (p.ports for p in node_info.pods_with_ports.values())
         return OK if fits_ports(want, held) else _REJECT
 

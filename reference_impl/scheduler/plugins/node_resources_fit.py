@@ -9,6 +9,7 @@ from itertools import compress
 from operator import not_
 from typing import Any, Final, Self, final
 
+from reference_impl.api.resource_names import is_extended_resource_name
 from reference_impl.scheduler.framework.batch import ScoreOutOfRange
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
@@ -36,33 +37,50 @@ from reference_impl.scheduler.framework.placement import (
     PodGroupAssignments,
     PodGroupInfo,
 )
-from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
+from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred, pod_requests
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import (
     NodeInfo,
     PodInfo,
     Resource,
+    is_scalar_resource_name,
     pod_key,
     request_totals,
 )
 from reference_impl.scheduler.plugins import names
-from reference_impl.scheduler.plugins.extended_resources import DeviceClassMapping
+from reference_impl.scheduler.plugins.extended_resources import (
+    DEVICE_CLASS_PREFIX,
+    DeviceClassMapping,
+)
 from reference_impl.scheduler.plugins.node_resources_fit_placement import (
     most_allocated_placement_score,
+)
+from reference_impl.scheduler.plugins.node_resources_strategies import (
+    LEAST_ALLOCATED,
+    Entry,
+    make_scorer,
+    validate_strategy,
 )
 
 __all__ = ["NAME", "NodeResourcesFit", "NodeResourcesFitArgs", "fits_request", "new"]
 
 Obj = dict[str, Any]
 NAME: Final = names.NODE_RESOURCES_FIT
+_BASE_RESOURCES: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
 
 
 @dataclass(frozen=True, slots=True)
 class NodeResourcesFitArgs:
-    """``NodeResourcesFitArgs`` with the default LeastAllocated strategy (cpu 1, memory 1)."""
+    """``NodeResourcesFitArgs``; the default is LeastAllocated over cpu 1, memory 1.
 
-    strategy: str = "LeastAllocated"
+    ``shape`` holds RequestedToCapacityRatio's (utilization, score 0-10) points.
+    """
+
+    strategy: str = LEAST_ALLOCATED
     resources: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
+    shape: tuple[tuple[int, int], ...] = ()
+    ignored_resources: tuple[str, ...] = ()
+    ignored_resource_groups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +106,19 @@ class InsufficientResource:
 
 
 def fits_request(
-    req: Resource, node: NodeInfo, dra_backed: Collection[str] = (), delta: Resource | None = None
+    req: Resource,
+    node: NodeInfo,
+    dra_backed: Collection[str] = (),
+    delta: Resource | None = None,
+    ignored: Collection[str] = (),
+    ignored_groups: Collection[str] = (),
 ) -> list[InsufficientResource]:
     """``fitsRequest``: every resource the pod asks for against what the node has left.
 
     ``dra_backed`` names extended resources a DeviceClass serves (DRA-EXT). ``delta``,
     when given, is what must still fit (``adjustDeltasToAccomodateCacheDiscrepancy``).
+    ``ignored`` / ``ignored_groups`` are the args' IgnoredResources and
+    IgnoredResourceGroups (the part before "/"): extended resources not checked at all.
     """
     out: list[InsufficientResource] = []
     alloc, used = node.allocatable, node.requested
@@ -115,7 +140,10 @@ def fits_request(
         want, have = req.scalar[name], alloc.scalar.get(name, 0)
         extra = d.scalar.get(name, 0)
         if extra == 0 or (have <= 0 and name in dra_backed):
-            continue  # DRA-EXT: not advertised here, so DynamicResources allocates it
+            continue
+        if (ignored or ignored_groups) and is_extended_resource_name(name):
+            if name in ignored or name.split("/", 1)[0] in ignored_groups:
+                continue  # DRA-EXT: not advertised here, so DynamicResources allocates it
         if want > 0 and extra > have - used.scalar.get(name, 0):
             out.append(InsufficientResource(name, f"Insufficient {name}", want > have))
     return out
@@ -139,12 +167,6 @@ def cache_discrepancy_delta(req: Resource, pod: Obj, node: NodeInfo) -> Resource
     )
 
 
-def _least_requested(requested: int, capacity: int) -> int:
-    if capacity == 0 or requested > capacity:
-        return 0
-    return (capacity - requested) * MAX_NODE_SCORE // capacity
-
-
 @final
 class NodeResourcesFit:
     """Filters nodes without room for the pod's requests; scores by LeastAllocated."""
@@ -157,11 +179,17 @@ class NodeResourcesFit:
         dra: DeviceClassMapping | None = None,
         resize_preemption: bool = False,
     ) -> None:
-        if args.strategy != "LeastAllocated":
-            raise ValueError(f"scoring strategy {args.strategy!r} is not supported; use LeastAllocated")
+        errs = validate_strategy(args.strategy, args.resources, args.shape)
+        if errs:
+            raise ValueError("; ".join(errs))
+        self._scorer = make_scorer(args.strategy, args.shape)
         self._weights = dict(args.resources)
-        self._weight_sum = sum(self._weights.values())
-        self._default_weights = self._weights == {"cpu": 1, "memory": 1}  # the fast path
+        self._ignored = frozenset(args.ignored_resources)
+        self._ignored_groups = frozenset(args.ignored_resource_groups)
+        # The inlined LeastAllocated fast path (score, score_nodes).
+        self._default_weights = (
+            args.strategy == LEAST_ALLOCATED and self._weights == {"cpu": 1, "memory": 1}
+        )
         self._cycle: CycleState | None = None
         self._req = Resource()
         self._nz_cpu = self._nz_mem = 0
@@ -198,6 +226,9 @@ class NodeResourcesFit:
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """UNSCHEDULABLE with every insufficient resource ("Insufficient cpu", ...)."""
+        if self._cycle is not state and state.try_read(_PRE_FILTER) is None:
+            # getPreFilterState: Filter without PreFilter is an internal error.
+            return Status(Code.ERROR, (f'error reading "{_PRE_FILTER.name}" from cycleState: not found',), NAME)
         req = self._req if self._cycle is state else self._requests(state)
         alloc, used = node_info.allocatable, node_info.requested
         delta = cache_discrepancy_delta(req, pod, node_info) if self._resize_preemption else None
@@ -211,7 +242,10 @@ class NodeResourcesFit:
             and req.ephemeral_storage <= alloc.ephemeral_storage - used.ephemeral_storage
         ):
             return OK
-        insufficient = fits_request(req, node_info, self._dra.get() if self._dra else (), delta)
+        insufficient = fits_request(
+            req, node_info, self._dra.get() if self._dra else (), delta,
+            self._ignored, self._ignored_groups,
+        )
         if not insufficient:
             return OK
         code = Code.UNSCHEDULABLE
@@ -253,7 +287,9 @@ class NodeResourcesFit:
         return OK
 
     def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
-        """LeastAllocated: the weighted share of cpu and memory left after placing the pod."""
+        """The strategy's weighted score of the node with the pod placed on it."""
+        if self._cycle is not state and state.try_read(_PRE_FILTER) is None:
+            self.pre_filter(state, pod, ())  # Score without PreScore computes the requests
         alloc, used = node_info.allocatable, node_info.non_zero_requested
         if self._default_weights:
             if self._cycle is not state:
@@ -264,19 +300,21 @@ class NodeResourcesFit:
             c = (cap_c - want_c) * MAX_NODE_SCORE // cap_c if 0 < cap_c and want_c <= cap_c else 0
             m = (cap_m - want_m) * MAX_NODE_SCORE // cap_m if 0 < cap_m and want_m <= cap_m else 0
             return (c + m) // 2, OK
+        # resourceAllocationScorer.score: skip resources the node lacks and extended
+        # resources the pod does not ask for (calculateNodeAllocatableRequest).
+        if not self._weights:
+            return 0, Status(Code.ERROR, ("resources not found",), NAME)
         req = state.read(_PRE_FILTER).non_zero
-        total = 0
+        entries: list[Entry] = []
         for name, weight in self._weights.items():
-            if name == "cpu":
-                s = _least_requested(used.milli_cpu + req.milli_cpu, alloc.milli_cpu)
-            elif name == "memory":
-                s = _least_requested(used.memory + req.memory, alloc.memory)
-            else:
-                s = _least_requested(
-                    used.scalar.get(name, 0) + req.scalar.get(name, 0), alloc.scalar.get(name, 0)
-                )
-            total += s * weight
-        return (total // self._weight_sum if self._weight_sum else 0), OK
+            want = req.amount(name)
+            if want == 0 and is_scalar_resource_name(name):
+                continue
+            cap = alloc.amount(name)
+            if cap == 0:
+                continue
+            entries.append((used.amount(name) + want, cap, weight))
+        return self._scorer(entries), OK
 
     def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
         """``score`` for many nodes in one loop (BatchScorePlugin); default weights only."""
@@ -319,10 +357,11 @@ class NodeResourcesFit:
         with resize preemption, a scale-up that may eat a deferred pod's headroom too."""
         regs = [
             ClusterEventWithHint(
-                ClusterEvent(
-                    EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
-                ),
-                self._pod_freed,
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), self._pod_deleted
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN),
+                self._pod_scaled_down,
             ),
             ClusterEventWithHint(
                 ClusterEvent(
@@ -334,6 +373,11 @@ class NodeResourcesFit:
                 ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_SCALE_DOWN), None
             ),
         ]
+        if self._dra is not None:  # DRAExtendedResource: a class may now serve the resource
+            regs.append(ClusterEventWithHint(
+                ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
+                self._device_class_changed,
+            ))
         if self._resize_preemption:
             up = ActionType.UPDATE_POD_SCALE_UP
             regs += [
@@ -353,18 +397,50 @@ class NodeResourcesFit:
         # A deferred pod is bound: nothing on another node changes whether it fits.
         return self._deferred(pod) and node_name != pod["spec"].get("nodeName")
 
-    def _pod_freed(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        freed = old if new is None else new
-        if freed is None or not freed["spec"].get("nodeName"):
+    def _pod_deleted(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        # isSchedulableAfterAssignedPodDelete: a bound or nominated pod frees room.
+        gone = old if new is None else new
+        if gone is None:
+            return QueueingHint.QUEUE
+        node = gone["spec"].get("nodeName") or ""
+        if not node and not (gone.get("status") or {}).get("nominatedNodeName"):
             return QueueingHint.QUEUE_SKIP
-        if self._elsewhere(pod, freed["spec"]["nodeName"]):
+        return QueueingHint.QUEUE_SKIP if self._elsewhere(pod, node) else QueueingHint.QUEUE
+
+    def _device_class_changed(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        # isSchedulableAfterDeviceClassEvent: a class now names a resource the pod asks for
+        # (its extendedResourceName, or on Add its implicit deviceclass.resource... name).
+        if new is None:
+            return QueueingHint.QUEUE
+        ern = (new.get("spec") or {}).get("extendedResourceName") or ""
+        reqs = pod_requests(pod)
+        if old is not None:
+            if ((old.get("spec") or {}).get("extendedResourceName") or "") == ern:
+                return QueueingHint.QUEUE_SKIP
+        elif f"{DEVICE_CLASS_PREFIX}{new['metadata'].get('name', '')}" in reqs:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE if ern and ern in reqs else QueueingHint.QUEUE_SKIP
+
+    def _pod_scaled_down(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        # isSchedulableAfterAssignedPodScaleDown / haveEnoughRelevantResourcesDecreased:
+        # a bound pod now asks for less of something the pod needs.
+        if old is None or new is None:
+            return QueueingHint.QUEUE
+        node = new["spec"].get("nodeName") or ""
+        if not node or self._elsewhere(pod, node):
             return QueueingHint.QUEUE_SKIP
-        return QueueingHint.QUEUE
+        before, after = PodInfo(old).requests, PodInfo(new).requests
+        for name, want in pod_requests(pod).items():
+            if want == 0 or not (name in _BASE_RESOURCES or is_scalar_resource_name(name)):
+                continue
+            if before.amount(name) > after.amount(name):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     def _node_changed(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         if new is not None and self._elsewhere(pod, new["metadata"]["name"]):
             return QueueingHint.QUEUE_SKIP
-        return _node_changed(pod, old, new)
+        return _node_changed(pod, old, new, self._dra.get() if self._dra else ())
 
     def _assigned_scaled_up(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         # Another pod growing on the deferred pod's node may take the room it waits for.
@@ -380,24 +456,45 @@ class NodeResourcesFit:
         return QueueingHint.QUEUE
 
 
-def _fits_empty(pod: Obj, node: Obj) -> bool:
-    return not fits_request(PodInfo(pod).requests, NodeInfo(node["metadata"]["name"], node))
+def requested_resources_increased(
+    req: Resource, before: Resource, after: Resource, dra_backed: Collection[str] = ()
+) -> bool:
+    """``haveAnyRequestedResourcesIncreased``: more pod slots, or more of a resource the
+    pod asks for (a DRA-backed one the node does not advertise counts too)."""
+    if after.allowed_pod_number > before.allowed_pod_number:
+        return True
+    if req.is_zero():
+        return False
+    if (
+        (req.milli_cpu > 0 and after.milli_cpu > before.milli_cpu)
+        or (req.memory > 0 and after.memory > before.memory)
+        or (req.ephemeral_storage > 0 and after.ephemeral_storage > before.ephemeral_storage)
+    ):
+        return True
+    for name, want in req.scalar.items():
+        if want == 0:
+            continue
+        have = after.scalar.get(name, 0)
+        if have > before.scalar.get(name, 0) or (have <= 0 and name in dra_backed):
+            return True
+    return False
 
 
-def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-    if new is None or not _fits_empty(pod, new):
+def _node_changed(
+    pod: Obj, old: Obj | None, new: Obj | None, dra_backed: Collection[str] = ()
+) -> QueueingHint:
+    # isSchedulableAfterNodeChange: the pod fits the new node and, on an update, the node
+    # grew in something the pod asks for.
+    if new is None:
+        return QueueingHint.QUEUE_SKIP
+    req = PodInfo(pod).requests
+    after = NodeInfo(new["metadata"]["name"], new)
+    if fits_request(req, after, dra_backed):
         return QueueingHint.QUEUE_SKIP
     if old is None:
         return QueueingHint.QUEUE
     before = NodeInfo(old["metadata"]["name"], old).allocatable
-    after = NodeInfo(new["metadata"]["name"], new).allocatable
-    grew = (
-        after.milli_cpu > before.milli_cpu
-        or after.memory > before.memory
-        or after.ephemeral_storage > before.ephemeral_storage
-        or after.allowed_pod_number > before.allowed_pod_number
-        or any(v > before.scalar.get(k, 0) for k, v in after.scalar.items())
-    )
+    grew = requested_resources_increased(req, before, after.allocatable, dra_backed)
     return QueueingHint.QUEUE if grew else QueueingHint.QUEUE_SKIP
 
 

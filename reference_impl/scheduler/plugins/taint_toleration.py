@@ -68,9 +68,10 @@ class TaintToleration:
     """Filters nodes with untolerated NoSchedule/NoExecute taints; prefers fewer
     untolerated PreferNoSchedule taints."""
 
-    def __init__(self, resize_preemption: bool = False) -> None:
+    def __init__(self, resize_preemption: bool = False, comparison_ops: bool = False) -> None:
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
         self._resize_preemption = resize_preemption
+        self._compare = comparison_ops  # TaintTolerationComparisonOperators (Gt, Lt)
         # Tolerations of the pod being scheduled, parsed once per cycle rather than per node.
         self._pod: Obj | None = None
         self._tolerations: tuple[Toleration, ...] = ()
@@ -81,7 +82,7 @@ class TaintToleration:
 
     def _tolerations_of(self, pod: Obj) -> tuple[Toleration, ...]:
         if self._pod is not pod:
-            self._pod, self._tolerations = pod, parse_tolerations(pod)
+            self._pod, self._tolerations = pod, parse_tolerations(pod, self._compare)
         return self._tolerations
 
     def pre_filter(
@@ -149,7 +150,7 @@ class TaintToleration:
         return (
             ClusterEventWithHint(
                 ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-                _node_changed,
+                self._node_changed,
             ),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_TOLERATIONS), None
@@ -157,10 +158,14 @@ class TaintToleration:
         )
 
 
-def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    def _node_changed(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        return _node_changed(pod, old, new, self._compare)
+
+
+def _node_changed(pod: Obj, old: Obj | None, new: Obj | None, compare: bool) -> QueueingHint:
     if new is None:
         return QueueingHint.QUEUE_SKIP
-    tols = parse_tolerations(pod)
+    tols = parse_tolerations(pod, compare)
     if find_untolerated(parse_taints(new), tols, DO_NOT_SCHEDULE) is not None:
         return QueueingHint.QUEUE_SKIP
     was_ok = old is not None and find_untolerated(parse_taints(old), tols, DO_NOT_SCHEDULE) is None
@@ -170,7 +175,7 @@ def _node_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
     gate = features.enable_in_place_pod_vertical_scaling_scheduler_preemption
-    return TaintToleration(resize_preemption=gate)
+    return TaintToleration(gate, features.enable_taint_toleration_comparison_operators)
 
 
 _: type[FilterPlugin] = TaintToleration
