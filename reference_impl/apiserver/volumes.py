@@ -12,7 +12,7 @@ from typing import Any
 
 from reference_impl.apiserver.informers import InformerFactory
 
-__all__ = ["csi_volume", "pod_csi_volumes"]
+__all__ = ["csi_volume", "ephemeral_claim", "ephemeral_claim_name", "owns_claim", "pod_csi_volumes"]
 
 Obj = dict[str, Any]
 
@@ -23,11 +23,11 @@ def csi_volume(informers: InformerFactory, ns: str, claim: str) -> tuple[str, st
     if pvc is None:
         return None
     pv_name = pvc["spec"].get("volumeName")
-    if pv_name:
-        pv = informers.informer("v1", "PersistentVolume").get(pv_name)
-        csi = ((pv or {}).get("spec") or {}).get("csi")
+    pv = informers.informer("v1", "PersistentVolume").get(pv_name) if pv_name else None
+    if pv is not None:
+        csi = (pv.get("spec") or {}).get("csi")
         found = (str(csi["driver"]), pv_name) if csi else None
-    else:
+    else:  # unbound, or bound to a missing PV: getCSIDriverInfo falls back to the class
         sc = informers.informer("storage.k8s.io/v1", "StorageClass").get(
             pvc["spec"].get("storageClassName") or ""
         )
@@ -47,7 +47,28 @@ def pod_csi_volumes(informers: InformerFactory, pod: Obj) -> dict[str, set[str]]
     out: dict[str, set[str]] = {}
     for vol in pod["spec"].get("volumes") or ():
         claim = (vol.get("persistentVolumeClaim") or {}).get("claimName")
+        if vol.get("ephemeral") is not None:
+            claim = ephemeral_claim(informers, pod, vol)
         found = csi_volume(informers, ns, claim) if claim else None
         if found is not None:
             out.setdefault(found[0], set()).add(found[1])
     return out
+
+
+def ephemeral_claim_name(pod: Obj, vol: Obj) -> str:
+    """``ephemeral.VolumeClaimName``: the pod's name, "-", the volume's name."""
+    return f"{pod['metadata'].get('name', '')}-{vol.get('name', '')}"
+
+
+def owns_claim(pod: Obj, pvc: Obj) -> bool:
+    """``ephemeral.VolumeIsForPod``: the claim's controller is the pod (by UID)."""
+    uid = pod["metadata"].get("uid")
+    return any(r.get("controller") and r.get("uid") == uid for r in pvc["metadata"].get("ownerReferences") or ())
+
+
+def ephemeral_claim(informers: InformerFactory, pod: Obj, vol: Obj) -> str:
+    """The generic ephemeral volume's claim when it exists and the pod owns it, else ""."""
+    ns = pod["metadata"].get("namespace", "default")
+    name = ephemeral_claim_name(pod, vol)
+    pvc = informers.informer("v1", "PersistentVolumeClaim").get(f"{ns}/{name}")
+    return name if pvc is not None and owns_claim(pod, pvc) else ""

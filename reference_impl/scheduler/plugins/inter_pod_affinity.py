@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
 from reference_impl.api.meta import selector_from_label_selector
-from reference_impl.scheduler.framework.affinity import AffinityTerm, parse_affinity_terms
+from reference_impl.scheduler.framework.affinity import (
+    AffinityTerm,
+    has_pod_affinity,
+    parse_affinity_terms,
+)
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -39,6 +43,7 @@ from reference_impl.scheduler.framework.registry import Handle, SchedulerFeature
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import inter_pod_affinity_scoring as scoring
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.inter_pod_affinity_parse import affinity_parse_error
 
 __all__ = [
     "ERR_REASON_AFFINITY",
@@ -176,6 +181,8 @@ class InterPodAffinity:
         """SKIP when neither the pod nor any existing pod's anti-affinity constrains it."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
             return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+        if has_pod_affinity(pod) and (err := affinity_parse_error(pod)):
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"parsing pod: {err}",), NAME)
         if not self._h.snapshot_shared_lister().index.anti_affinity and not _has_required(pod):
             return None, Status(Code.SKIP)  # the common case, without building any state
         s = self._compute(pod)
@@ -190,7 +197,10 @@ class InterPodAffinity:
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """Affinity (unresolvable), then anti-affinity, then existing pods' anti-affinity."""
-        s = state.read(_PRE_FILTER)
+        s = state.try_read(_PRE_FILTER)
+        if s is None and self._resize_preemption and is_pod_resize_deferred(pod):
+            return OK  # upstream's Filter also passes a deferred resize (no state then)
+        s = s if s is not None else state.read(_PRE_FILTER)
         labels = node_info.labels
         if s.affinity and not _topology_matches_affinity(s, labels):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_AFFINITY,), NAME)

@@ -13,11 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Self
 
-from reference_impl.scheduler.framework.affinity import WeightedAffinityTerm, parse_affinity_terms
+from reference_impl.scheduler.framework.affinity import (
+    WeightedAffinityTerm,
+    has_pod_affinity,
+    parse_affinity_terms,
+)
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import MAX_NODE_SCORE, OK, Code, NodeScore, Status
 from reference_impl.scheduler.framework.types import NodeInfo, PodInfo
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.inter_pod_affinity_parse import affinity_parse_error
 
 if TYPE_CHECKING:
     from reference_impl.scheduler.plugins.inter_pod_affinity import InterPodAffinity
@@ -57,6 +62,8 @@ def pre_score(pl: InterPodAffinity, state: CycleState, pod: Obj) -> Status:
     has_constraints = bool(preferred or preferred_anti)
     if pl.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
         return Status(Code.SKIP)
+    if has_pod_affinity(pod) and (err := affinity_parse_error(pod)):
+        return Status(Code.ERROR, (f"failed to parse pod: {err}",), names.INTER_POD_AFFINITY)
     lister = pl._h.snapshot_shared_lister()  # noqa: SLF001 - the plugin's own handle
     nodes: Sequence[NodeInfo] = lister.node_infos() if has_constraints else lister.index.sorted_affinity()
     if not nodes:

@@ -143,7 +143,10 @@ class PodTopologySpread:
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """Reject a node lacking a topology key, or whose domain would exceed maxSkew."""
-        s = state.read(_PRE_FILTER)
+        s = state.try_read(_PRE_FILTER)
+        if s is None and self._resize_preemption and is_pod_resize_deferred(pod):
+            return OK  # upstream's Filter also passes a deferred resize (no state then)
+        s = s if s is not None else state.read(_PRE_FILTER)
         labels = pod["metadata"].get("labels") or {}
         for i, c in enumerate(s.constraints):
             value = node_info.labels.get(c.topology_key)

@@ -57,6 +57,8 @@ NAME: Final = names.VOLUME_BINDING
 SELECTED_NODE: Final = "volume.kubernetes.io/selected-node"
 NOT_ENOUGH_SPACE: Final = "node(s) did not have enough free storage"
 UNBOUND_IMMEDIATE: Final = "pod has unbound immediate PersistentVolumeClaims"
+BIND_CONFLICT: Final = "node(s) didn't find available persistent volumes to bind"
+PV_NOT_EXIST: Final = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 # Upstream's default shape with StorageCapacityScoring: utilisation 0% -> 10, 100% -> 0.
 SHAPE: Final = ((0, 10), (100, 0))
 _MAX_CUSTOM_SCORE: Final = 10
@@ -75,6 +77,8 @@ class _Provision:
 @dataclass(frozen=True, slots=True)
 class _State:
     provisions: tuple[_Provision, ...]
+    unprovisionable: bool = False  # a delayed claim's class names no provisioner
+    missing_pv: bool = False  # a bound claim's PersistentVolume does not exist
 
     def clone(self) -> Self:
         return self
@@ -84,10 +88,16 @@ _KEY: Final = StateKey[_State]("PreFilter" + NAME)
 
 
 def _shape_score(utilization: int) -> int:
-    """``helper.BuildBrokenLinearFunction`` over SHAPE, for utilisation in 0..100."""
-    (x0, y0), (x1, y1) = SHAPE
-    u = min(max(utilization, x0), x1)
-    return y0 + (y1 - y0) * (u - x0) // (x1 - x0)
+    """``helper.BuildBrokenLinearFunction`` over SHAPE with scores already scaled to 0..100
+    (as ``New`` scales them), in Go's truncating integer division."""
+    scale = MAX_NODE_SCORE // _MAX_CUSTOM_SCORE
+    (x0, y0), (x1, y1) = ((x, y * scale) for x, y in SHAPE)
+    if utilization <= x0:
+        return y0
+    if utilization > x1:
+        return y1
+    num, den = (y1 - y0) * (utilization - x0), x1 - x0
+    return y0 + (abs(num) // den) * (1 if num >= 0 else -1)
 
 
 @final
@@ -124,24 +134,35 @@ class VolumeBinding:
         if not claims:
             return None, Status(Code.SKIP)
         provisions: list[_Provision] = []
+        unprovisionable = missing_pv = False
         for name in claims:
             pvc = self._informer("v1", "PersistentVolumeClaim").get(f"{ns}/{name}")
             if pvc is None:
                 msg = f'persistentvolumeclaim "{name}" not found'
                 return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), NAME)
-            if pvc["spec"].get("volumeName"):
+            if pv_name := pvc["spec"].get("volumeName"):
+                if (pvc.get("status") or {}).get("phase") == "Lost":  # GetPodVolumeClaims
+                    msg = f'persistentvolumeclaim "{name}" bound to non-existent persistentvolume "{pv_name}"'
+                    return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), NAME)
+                # checkBoundClaims: Filter reports a missing PV on every node.
+                missing_pv = missing_pv or self._informer("v1", "PersistentVolume").get(pv_name) is None
                 continue
             cls_name = pvc["spec"].get("storageClassName") or ""
             sc = self._informer("storage.k8s.io/v1", "StorageClass").get(cls_name)
             if sc is None or sc.get("volumeBindingMode") != "WaitForFirstConsumer":
                 return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (UNBOUND_IMMEDIATE,), NAME)
+            if not sc.get("provisioner"):
+                # checkVolumeProvisions: no provisioner, no dynamic provisioning (static
+                # PV matching is not modelled, so nothing else can satisfy the claim).
+                unprovisionable = True
+                continue
             size = ((pvc["spec"].get("resources") or {}).get("requests") or {}).get("storage", 0)
             provisions.append(
                 _Provision(
                     f"{ns}/{name}", cls_name, str(sc["provisioner"]), to_int("storage", size)
                 )
             )
-        state.write(_KEY, _State(tuple(provisions)))
+        state.write(_KEY, _State(tuple(provisions), unprovisionable, missing_pv))
         return None, OK
 
     def _tracks_capacity(self, driver: str) -> bool:
@@ -165,10 +186,19 @@ class VolumeBinding:
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """UNSCHEDULABLE_AND_UNRESOLVABLE (as for every FindPodVolumes reason: preemption
         frees no storage) when a claim to provision has no capacity reachable from the node."""
-        for p in state.read(_KEY).provisions:
-            if self._tracks_capacity(p.driver) and self._capacity_for(p, node_info) is None:
-                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_ENOUGH_SPACE,), NAME)
-        return OK
+        s = state.try_read(_KEY)
+        if s is None and self._resize_preemption and is_pod_resize_deferred(pod):
+            return OK  # upstream's Filter also passes a deferred resize (no state then)
+        s = s if s is not None else state.read(_KEY)
+        reasons: list[str] = []
+        if s.unprovisionable:
+            reasons.append(BIND_CONFLICT)
+        elif any(self._tracks_capacity(p.driver) and self._capacity_for(p, node_info) is None
+                 for p in s.provisions):
+            reasons.append(NOT_ENOUGH_SPACE)
+        if s.missing_pv:
+            reasons.append(PV_NOT_EXIST)  # FindPodVolumes' reason order
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, tuple(reasons), NAME) if reasons else OK
 
     # -- Score --------------------------------------------------------------------------
 
@@ -192,9 +222,11 @@ class VolumeBinding:
             return 0, OK
         total = 0
         for requested, capacity in per_class.values():
-            utilization = requested * 100 // capacity if capacity > 0 else 100
-            total += _shape_score(utilization) * (MAX_NODE_SCORE // _MAX_CUSTOM_SCORE)
-        return total // len(per_class), OK
+            # buildScorerFunction: no capacity, or more requested than it, is full.
+            full = capacity == 0 or requested > capacity
+            total += _shape_score(100 if full else requested * 100 // capacity)
+        # math.Round of the mean: half away from zero (the scores are never negative).
+        return (2 * total + len(per_class)) // (2 * len(per_class)), OK
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""

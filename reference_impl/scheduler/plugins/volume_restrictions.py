@@ -153,10 +153,13 @@ class VolumeRestrictions:
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """Disk conflicts on the node first, then the cluster-wide RWOP verdict."""
+        s = state.try_read(_PRE_FILTER)
+        if s is None and self._resize_preemption and is_pod_resize_deferred(pod):
+            return OK  # upstream's Filter also passes a deferred resize (no state then)
         for v in pod["spec"].get("volumes") or ():
             if _needs_check(v) and any(_volume_conflict(v, e.pod) for e in node_info.pods.values()):
                 return Status(Code.UNSCHEDULABLE, (ERR_REASON_DISK_CONFLICT,), NAME)
-        if state.read(_PRE_FILTER).conflicting > 0:
+        if (s if s is not None else state.read(_PRE_FILTER)).conflicting > 0:
             return Status(Code.UNSCHEDULABLE, (ERR_REASON_RWOP_CONFLICT,), NAME)
         return OK
 

@@ -152,10 +152,22 @@ class VolumeZone:
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
         """A node with any zone/region label must carry a value of every PV topology."""
+        if not pod["spec"].get("volumes"):
+            return OK
+        s = state.try_read(_PRE_FILTER)
+        if s is None and self._resize_preemption and is_pod_resize_deferred(pod):
+            return OK  # upstream's Filter also passes a deferred resize
+        if s is None:
+            # Upstream Filter falls back to getPVbyPod when PreFilter left no state.
+            topologies, status = self._topologies(pod)
+            if not status.is_success():
+                return status
+        else:
+            topologies = s.topologies
         labels = node_info.labels
         if not any(k in labels for k in TOPOLOGY_LABELS):
             return OK
-        for t in state.read(_PRE_FILTER).topologies:
+        for t in topologies:
             value = labels.get(t.key)
             if value is None:
                 value = labels.get(_GA.get(t.key, t.key))
