@@ -20,7 +20,11 @@ import celpy
 
 from reference_impl.apiserver.registry import Context, validator
 from reference_impl.apiserver.validation import field as f
-from reference_impl.apiserver.validation.resource.claim import CEL_MAX_LENGTH, exact_requests
+from reference_impl.apiserver.validation.resource.claim import (
+    CEL_MAX_LENGTH,
+    FIRST_AVAILABLE_MAX,
+    MAX_ITEMS,
+)
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list
 from reference_impl.dra.cel import CELError, compile_selector
 from reference_impl.dra.cel_check import CheckError, check
@@ -36,10 +40,29 @@ _SCALARS: Final = frozenset({"bool", "int", "string", "dyn", "kubernetes.Semver"
 Obj = dict[str, Any]
 
 
+def _compiled_requests(spec: Any, path: str) -> Iterator[tuple[str, Obj]]:
+    """The ``exactly`` and subrequest bodies whose expressions upstream compiles: its
+    ``validateSet``/``validateSlice`` skip every item past a size limit, and
+    ``validateDeviceRequest`` descends into neither branch when both are set."""
+    requests = as_list(as_dict(as_dict(spec).get("devices")).get("requests"))
+    if len(requests) > MAX_ITEMS:
+        return
+    for i, r in enumerate(as_dict(r) for r in requests):
+        p, subs = f"{path}.devices.requests[{i}]", as_list(r.get("firstAvailable"))
+        if r.get("exactly") is not None and subs:
+            continue
+        if isinstance(r.get("exactly"), dict):
+            yield f"{p}.exactly", r["exactly"]
+        if len(subs) <= FIRST_AVAILABLE_MAX:
+            yield from ((f"{p}.firstAvailable[{j}]", as_dict(s)) for j, s in enumerate(subs))
+
+
 def selector_paths(spec: Obj | None, path: str) -> Iterator[tuple[str, Any]]:
-    """``(field path, expression)`` for each selector under a ResourceClaimSpec."""
-    for p, _, req in exact_requests(as_dict(spec).get("devices"), f"{path}.devices"):
-        for k, sel in enumerate(as_list(req.get("selectors"))):
+    """``(field path, expression)`` for each selector under a ResourceClaimSpec that
+    upstream compiles (none in a list past ``DeviceSelectorsMaxSize``)."""
+    for p, req in _compiled_requests(spec, path):
+        sels = as_list(req.get("selectors"))
+        for k, sel in enumerate(sels if len(sels) <= MAX_ITEMS else []):
             cel = as_dict(sel).get("cel")
             if cel is not None:
                 yield f"{p}.selectors[{k}].cel.expression", as_dict(cel).get("expression")
@@ -93,7 +116,7 @@ def _claim_causes(spec: Any, path: str, ctx: Context) -> list[Cause]:
     for p, expr in selector_paths(spec, path):
         out += expression_causes(str(expr or ""), p, lists, False)[0]
     total = 0
-    for p, _, req in exact_requests(as_dict(spec).get("devices"), f"{path}.devices"):
+    for p, req in _compiled_requests(spec, path):
         for k, a in enumerate(as_list(req.get("derivedAttributes"))):
             expr = str(as_dict(a).get("expression") or "")
             if expr:
@@ -114,7 +137,7 @@ def validate_class_cel(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         return []
     lists = ctx.gates.enabled("DRAListTypeAttributes")
     out: list[Cause] = []
-    for i, s in enumerate(sels):
+    for i, s in enumerate(sels if len(sels) <= MAX_ITEMS else []):  # validateSlice skips past it
         cel = as_dict(s).get("cel")
         if cel is not None:
             out += expression_causes(str(as_dict(cel).get("expression") or ""),

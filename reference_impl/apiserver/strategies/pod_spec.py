@@ -238,7 +238,8 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj |
     """The rules above for a pod spec at ``path`` (``spec`` or ``spec.template.spec``);
     ``meta`` is a pod's metadata (None for a template)."""
     out: list[Cause] = []
-    vol_causes, volumes = volume_causes(spec.get("volumes") or [], f"{path}.volumes")
+    own = str((meta or {}).get("name") or "")
+    vol_causes, volumes = volume_causes(spec.get("volumes") or [], f"{path}.volumes", own)
     out += vol_causes
     out += container_rule_causes(spec, path, volumes)
     out += pod_security_causes(spec, path)
@@ -268,6 +269,9 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj |
         if pod_name and vname and set(_obj(v)) == {"name", "ephemeral"}:
             pvc = f"{pod_name}-{vname}"
             out += [fe.invalid(f"{path}.volumes[{i}].name", vname, f'PVC name "{pvc}": {e}') for e in dns1123_subdomain_errors(pvc)]
+    if spec.get("runtimeClassName") is not None:  # ValidateRuntimeClassName
+        rcn = str(spec["runtimeClassName"])
+        out += [fe.invalid(f"{path}.runtimeClassName", rcn, e) for e in dns1123_subdomain_errors(rcn)]
     if spec.get("priorityClassName"):  # ValidatePriorityClassName (a pod's is looked up first)
         pcn = str(spec["priorityClassName"])
         out += [fe.invalid(f"{path}.priorityClassName", pcn, e) for e in dns1123_subdomain_errors(pcn)]

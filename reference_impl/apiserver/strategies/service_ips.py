@@ -27,8 +27,14 @@ def _valid_ip(ip: str) -> bool:
     return True
 
 
+def _is_v4(ip: str) -> bool:
+    """Go's family of a valid IP: an IPv4-mapped IPv6 address counts as IPv4."""
+    addr = ipaddress.ip_address(ip)
+    return addr.version == 4 or getattr(addr, "ipv4_mapped", None) is not None
+
+
 def cluster_ip_causes(spec: Obj) -> list[Cause]:
-    """The errors of ``ValidateServiceClusterIPsRelatedFields`` up to the IP check."""
+    """The errors of ``ValidateServiceClusterIPsRelatedFields`` up to the dual-stack check."""
     if spec.get("type") == "ExternalName":
         return []
     out: list[Cause] = []
@@ -50,15 +56,21 @@ def cluster_ip_causes(spec: Obj) -> list[Cause]:
     policy = spec.get("ipFamilyPolicy")
     if policy is not None and policy not in _POLICIES:
         out.append(fe.not_supported("spec.ipFamilyPolicy", policy, _POLICIES))
+    bad = False
     for i, value in enumerate(ips):
         if i == 0 and value == "None":
             if len(ips) > 1:
+                bad = True
                 out.append(fe.invalid("spec.clusterIPs", ips, "'None' must be the first and only value"))
             continue
         if not _valid_ip(value):
+            bad = True
             out.append(fe.invalid(f"spec.clusterIPs[{i}]", value, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"))
     if len(ips) > 2:
         out.append(fe.invalid("spec.clusterIPs", ips, "may only hold up to 2 values"))
+    # IsDualStackIPStrings: more than one IP needs one of each family.
+    if not bad and len(ips) > 1 and len({_is_v4(x) for x in ips}) < 2:
+        out.append(fe.invalid("spec.clusterIPs", ips, "may specify no more than one IP for each IP family"))
     return out
 
 

@@ -91,9 +91,12 @@ def _apparmor(p: Any, path: str) -> list[Cause]:
             if local is not None and str(local) != str(local).strip():
                 return [fe.invalid(f"{path}.localhostProfile", local, "must not be padded with whitespace")]
             return [fe.required(f"{path}.localhostProfile", "must be set when AppArmor type is Localhost")]
+        out: list[Cause] = []
         if str(local) != str(local).strip():
-            return [fe.invalid(f"{path}.localhostProfile", local, "must not be padded with whitespace")]
-        return []
+            out.append(fe.invalid(f"{path}.localhostProfile", local, "must not be padded with whitespace"))
+        if len(str(local)) > 4095:  # PATH_MAX - 1
+            out.append(fe.too_long(f"{path}.localhostProfile", 4095))
+        return out
     if t in ("RuntimeDefault", "Unconfined"):
         return [fe.invalid(f"{path}.localhostProfile", local, "can only be set when AppArmor type is Localhost")] if local is not None else []
     if not t:

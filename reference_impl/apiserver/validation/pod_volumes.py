@@ -520,6 +520,8 @@ def volume_source_causes(key: str, src: Obj, path: str) -> list[Cause]:
 
 # Where a source's own errors sit when upstream's path differs from the field name.
 _RULE_PATHS: Final = {"gcePersistentDisk": "persistentDisk"}
+# Where upstream puts a second source's Forbidden when it differs from the field name.
+_EXTRA_PATHS: Final = {"cephfs": "cephFS", "downwardAPI": "downwarAPI"}
 
 
 def _source(vol: Obj, path: str) -> list[Cause]:
@@ -530,7 +532,8 @@ def _source(vol: Obj, path: str) -> list[Cause]:
         if vol.get(key) is None:
             continue
         if seen:
-            out.append(fe.forbidden(f"{path}.{key}", "may not specify more than 1 volume type"))
+            extra = _EXTRA_PATHS.get(key, key)
+            out.append(fe.forbidden(f"{path}.{extra}", "may not specify more than 1 volume type"))
             continue
         seen += 1
         out += check(_o(vol[key]), f"{path}.{_RULE_PATHS.get(key, key)}")
@@ -539,14 +542,26 @@ def _source(vol: Obj, path: str) -> list[Cause]:
     return out
 
 
-def volume_causes(volumes: list[Any], path: str) -> tuple[list[Cause], dict[str, Obj]]:
-    """``ValidateVolumes``: the causes, and the valid volumes by name."""
+def volume_causes(
+    volumes: list[Any], path: str, pod_name: str = ""
+) -> tuple[list[Cause], dict[str, Obj]]:
+    """``ValidateVolumes``: the causes, and the valid volumes by name. With the pod's name,
+    a PVC volume may not name a claim one of its ephemeral volumes creates."""
     out: list[Cause] = []
     valid: dict[str, Obj] = {}
     names: set[str] = set()
+    created = {
+        f"{pod_name}-{_o(v).get('name') or ''}"
+        for v in volumes
+        if pod_name and _o(v).get("ephemeral") is not None
+    }
     for i, v in enumerate(volumes):
         vol, vp = _o(v), f"{path}[{i}]"
         name = str(vol.get("name") or "")
+        pvc = vol.get("persistentVolumeClaim")
+        if isinstance(pvc, dict) and str(pvc.get("claimName") or "") in created:
+            msg = "must not reference a PVC that gets created for an ephemeral volume"
+            out.append(fe.invalid(f"{vp}.persistentVolumeClaim.claimName", pvc.get("claimName"), msg))
         errs = _source(vol, vp)
         if not name:
             errs.append(fe.required(f"{vp}.name"))

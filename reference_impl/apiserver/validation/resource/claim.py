@@ -98,25 +98,28 @@ def _used(name: str, ref: str, attrs: dict[str, set[str]]) -> bool:
 
 
 def _derived(items: Any, path: str, ref: str, attrs: dict[str, set[str]]) -> list[Cause]:
+    attrs_list = as_list(items)
+    # The declarative rules (required name and expression, name format) stop at its maxItems.
+    declared = len(attrs_list) <= MAX_ITEMS
+
     def one(a: Any, p: str) -> list[Cause]:
         a = as_dict(a)
         name, expr = str(a.get("name") or ""), str(a.get("expression") or "")
         out: list[Cause] = []
         if not name:
-            out.append(f.required(f"{p}.name"))
+            out += [f.required(f"{p}.name")] if declared else []
         else:
-            out += fully_qualified_name(name, f"{p}.name")
+            out += fully_qualified_name(name, f"{p}.name") if declared else []
             if not _used(name, ref, attrs):
                 out.append(f.invalid(f"{p}.name", name, "must be referenced by at least one matchAttribute "
                                      "or distinctAttribute constraint targeting this request"))
         if not expr:
-            out.append(f.required(f"{p}.expression"))
+            out += [f.required(f"{p}.expression")] if declared else []
         elif len(expr) > CEL_MAX_LENGTH:
             out.append(f.too_long(f"{p}.expression", CEL_MAX_LENGTH))
         return out
     # Upstream's set check has no limit here; the declarative maxItems adds a TooMany
-    # without short-circuiting the per-item errors.
-    attrs_list = as_list(items)
+    # without short-circuiting the handwritten per-item errors.
     out = validate_set(attrs_list, -1, one, lambda a: str(as_dict(a).get("name") or ""), path)
     return out + ([f.too_many(path, len(attrs_list), MAX_ITEMS)] if len(attrs_list) > MAX_ITEMS else [])
 

@@ -20,11 +20,12 @@ from reference_impl.apiserver.validation.resource.names import dns_label, node_n
 from reference_impl.apiserver.validation.resource.taints import (
     TAINTS_MAX,
     binding_parameters,
+    declared_taint,
     device_taint,
 )
 from reference_impl.errors import Cause
 
-__all__ = ["LIST_FIELDS", "counter_map", "device"]
+__all__ = ["CONSUMES_MAX", "LIST_FIELDS", "attribute_union", "counter_map", "device"]
 
 ATTRS_AND_CAPS_MAX: Final = 32
 ATTR_VALUES_MAX: Final = 48
@@ -68,13 +69,18 @@ def _attribute(a: Any, path: str) -> list[Cause]:
             check = _string if k == "strings" else _version if k == "versions" else None
             for i, v in enumerate(items):
                 out += check(v, f"{path}.{k}[{i}]") if check else []
-    # The declarative union (authoritative) counts an empty list as unset.
-    present = [k for k in present if k not in LIST_FIELDS or as_list(a[k])]
+    return out + attribute_union(a, path)
+
+
+def attribute_union(attribute: Any, path: str) -> list[Cause]:
+    """The declarative union (authoritative): exactly one value, an empty list counting as unset."""
+    a = as_dict(attribute)
+    present = [k for k in _FIELDS if a.get(k) is not None and (k not in LIST_FIELDS or as_list(a[k]))]
     if not present:
-        out.append(f.invalid(path, "", f"must specify one of: {_UNION}"))
-    elif len(present) > 1:
-        out.append(f.invalid(path, "{" + ", ".join(present) + "}", f"must specify exactly one of: {_UNION}"))
-    return out
+        return [f.invalid(path, "", f"must specify one of: {_UNION}")]
+    if len(present) > 1:
+        return [f.invalid(path, "{" + ", ".join(present) + "}", f"must specify exactly one of: {_UNION}")]
+    return []
 
 
 def _num_values(attrs: dict[str, Any]) -> int:
@@ -86,7 +92,11 @@ def _num_values(attrs: dict[str, Any]) -> int:
 
 
 def counter_map(counters: Any, path: str) -> list[Cause]:
-    return validate_map(as_dict(counters), COUNTERS_MAX, dns_label, None, path, truncate=63)
+    m = as_dict(counters)
+    out = validate_map(m, COUNTERS_MAX, dns_label, None, path, truncate=63)
+    if len(m) > COUNTERS_MAX:  # keysCovered: the declarative eachKey format runs past the limit too
+        out += [c for k in sorted(m) for c in dns_label(k, path)]
+    return out
 
 
 def _consumption(c: Any, path: str) -> list[Cause]:
@@ -142,6 +152,8 @@ def device(d: Any, old: dict[str, Any] | None, path: str, per_device: bool) -> l
     taints = as_list(d.get("taints"))
     if old is None or as_list(old.get("taints")) != taints:
         out += validate_slice(taints, TAINTS_MAX, lambda t, p: device_taint(t, None, p), f"{path}.taints")
+        if len(taints) > TAINTS_MAX:  # the declarative (beta) rules have no limit to stop at
+            out += [c for i, t in enumerate(taints) for c in declared_taint(t, f"{path}.taints[{i}]")]
     out += validate_set(as_list(d.get("consumesCounters")), CONSUMES_MAX, _consumption,
                         lambda c: str(as_dict(c).get("counterSet") or ""), f"{path}.consumesCounters", shown=lambda c: c)
     out += _node_selection(d, path, per_device)

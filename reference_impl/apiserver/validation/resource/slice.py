@@ -9,6 +9,7 @@ from typing import Any, Final
 from reference_impl.apiserver.validation import field as f
 from reference_impl.apiserver.validation.node_selector import node_selector
 from reference_impl.apiserver.validation.resource.claim_status import skip_node_operations
+from reference_impl.apiserver.validation.resource.declared import declared_device
 from reference_impl.apiserver.validation.resource.device import LIST_FIELDS, counter_map, device
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list, validate_set
 from reference_impl.apiserver.validation.resource.names import (
@@ -98,6 +99,8 @@ def slice_spec(spec: Any, old_spec: Any, path: str) -> list[Cause]:
     out += validate_set(devices, limit,
                         lambda d, p: device(d, old_devices.get(str(as_dict(d).get("name"))), p, per_device),
                         lambda d: str(as_dict(d).get("name") or ""), f"{path}.devices")
+    if len(devices) > limit:  # no declarative limit on the list: its item rules still run
+        out += [c for i, d in enumerate(devices) for c in declared_device(d, f"{path}.devices[{i}]")]
     out += validate_set(as_list(s.get("sharedCounters")), COUNTER_SETS_MAX, _counter_set,
                         lambda c: str(as_dict(c).get("name") or ""), f"{path}.sharedCounters", shown=lambda c: c)
     return out + skip_node_operations(s.get("skipNodeOperations"), f"{path}.skipNodeOperations")

@@ -17,7 +17,8 @@ from reference_impl.apiserver.validation.resource.names import (
 from reference_impl.errors import Cause
 
 __all__ = [
-    "TAINTS_MAX", "binding_parameters", "device_taint", "rule_spec", "rule_status", "toleration",
+    "BINDING_CONDITIONS_MAX", "TAINTS_MAX", "binding_parameters", "declared_taint", "device_taint",
+    "rule_spec", "rule_status", "toleration",
 ]
 
 TAINTS_MAX: Final = 16
@@ -38,11 +39,16 @@ def device_taint(taint: Any, old: Any, path: str) -> list[Cause]:
     if value:
         out += _label_value(value, f"{path}.value")
     if old is None or str(as_dict(old).get("effect") or "") != effect:
-        if not effect:
-            out.append(f.required(f"{path}.effect"))
-        elif effect not in _EFFECTS:
-            out.append(f.not_supported(f"{path}.effect", effect, _EFFECTS))
+        out += declared_taint(t, path)
     return out
+
+
+def declared_taint(taint: Any, path: str) -> list[Cause]:
+    """``Validate_DeviceTaint`` (declarative, beta): the effect is required and known."""
+    effect = str(as_dict(taint).get("effect") or "")
+    if not effect:
+        return [f.required(f"{path}.effect")]
+    return [] if effect in _EFFECTS else [f.not_supported(f"{path}.effect", effect, _EFFECTS)]
 
 
 def toleration(tol: Any, path: str) -> list[Cause]:
