@@ -37,6 +37,7 @@ class SchedulerFeatures:
     enable_composite_pod_group: bool = False
     enable_in_place_pod_vertical_scaling_scheduler_preemption: bool = False
     enable_taint_toleration_comparison_operators: bool = False
+    enable_pod_group_preemption_policy: bool = False
 
     @classmethod
     def from_gates(cls, gates: FeatureGates) -> SchedulerFeatures:
@@ -56,6 +57,7 @@ class SchedulerFeatures:
             enable_taint_toleration_comparison_operators=gates.get(
                 "TaintTolerationComparisonOperators", False
             ),
+            enable_pod_group_preemption_policy=gates.get("PodGroupPreemptionPolicy", False),
         )
 
     def defers(self, pod: Obj) -> bool:

@@ -30,6 +30,7 @@ from reference_impl.errors import Conflict, NotFound
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError, NodeToStatus
 from reference_impl.scheduler.framework.interface import (
+    OK,
     Code,
     NodeToStatusReader,
     Plugin,
@@ -43,7 +44,12 @@ from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.default_preemption_victims import (
     Unit,
+    importance,
     pdb_violations,
+    resolve_preemption_policy,
+    start_time,
+    terminating_by_preemption,
+    victim_priority,
     victim_units,
 )
 
@@ -54,6 +60,7 @@ NAME: Final = names.DEFAULT_PREEMPTION
 REASON: Final = "PreemptionByScheduler"
 NO_VICTIMS: Final = "No preemption victims found for incoming pod"
 NOT_HELPFUL: Final = "Preemption is not helpful for scheduling"
+TERMINATING: Final = "not eligible due to a terminating pod on the nominated node."
 
 
 @final
@@ -64,6 +71,7 @@ class DefaultPreemption:
         self._h = handle
         self._workload = features.enable_generic_workload
         self._composite = features.enable_composite_pod_group
+        self._group_policy = features.enable_pod_group_preemption_policy
         self._pending: dict[str, set[str]] = {}  # preemptor -> victims not yet gone
         self._nominator: Nominator | None = None
 
@@ -81,59 +89,38 @@ class DefaultPreemption:
         self, state: CycleState, pod: Obj, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
         """Single-pod preemption on the best node."""
-        # Deviation: upstream checks terminating victims on status.nominatedNodeName, which
-        # a deferred resize never gets; it is not retried before they are gone, as its
-        # hints skip their updates. This queue requeues after any event seen in the cycle,
-        # so the victims the pod chose are what keep it from preempting twice.
-        why = self._ineligible(pod_key(pod), pod["spec"])
+        # Deviation, for a pod without status.nominatedNodeName (a deferred resize never
+        # gets one): upstream does not retry it before its victims are gone, as its hints
+        # skip their updates; this queue requeues after any event seen in the cycle, so
+        # the victims the pod chose are what keep it from preempting twice.
+        why = self.pod_eligible_to_preempt_others(pod, statuses)
         if why:
             return None, Status(Code.UNSCHEDULABLE, (f"preemption: {why}",), NAME)
         prio, best = int(pod["spec"].get("priority") or 0), None
-        filters = self._fw.active_filters(state)
         nodes = self._h.snapshot_shared_lister().node_infos()
+        units = self._units(prio)  # the snapshot is restored after each node's dry run
         # DryRunPreemption's per-node statuses, for the FitError when no node is a candidate.
         dry_run = NodeToStatus(absent=Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,)))
         for ni in nodes:
             if statuses.get(ni.name).code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 continue  # nodesWherePreemptionMightHelp: the absent status covers it
-            units = [u for u in self._units(prio) if any(p.node_name == ni.name for p in u.pods)]
-            if not units:
-                dry_run.set(ni.name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,)))
-                continue
-            failed: list[Status] = []
-
-            def fits(ni: NodeInfo = ni, failed: list[Status] = failed) -> bool:
-                st = self._fw.refreshed(state, pod)  # victims were removed from the snapshot
-                if self._nominator is not None:
-                    s = self._nominator.run_filters_with_nominated(self._fw, st, pod, ni, filters)
-                else:
-                    s = self._fw.run_filter_plugins(st, pod, ni, filters)
-                failed[:] = [] if s.is_success() else [s]
-                return bool(s.is_success())
-
-            picked = self._select(units, fits)
-            if picked is None:
-                # Still no fit with every victim removed: the filters' own status.
-                dry_run.set(ni.name, failed[0] if failed else Status(Code.UNSCHEDULABLE))
-            elif picked[0]:
-                victims, violations = picked
-                # pickOneNodeForPreemption: fewest PDB violations, lowest highest
-                # priority, lowest sum of (offset) priorities, fewest pods, then name.
-                rank = (
-                    violations,
-                    max(u.priority for u in victims),
-                    sum(p.priority + 2**31 for u in victims for p in u.pods),
-                    sum(len(u.pods) for u in victims),
-                    ni.name,
-                )
+            victims, violations, status = self.select_victims_on_node(state, pod, ni, units)
+            if not status.is_success():
+                dry_run.set(ni.name, status)
+            elif victims:
+                rank = _node_rank(victims, violations, ni.name)
                 if best is None or rank < best[0]:
                     best = (rank, ni.name, victims)
         if best is None:
+            # Preempt: an empty nomination with the FitError of the dry run.
             fit_error = FitError(len(nodes), Diagnosis(node_to_status=dry_run))
-            return None, Status(Code.UNSCHEDULABLE, (f"preemption: {fit_error.message()}",), NAME)
-        self._evict(pod_key(pod), best[2])
+            msg = f"preemption: {fit_error.message()}"
+            return PostFilterResult(""), Status(Code.UNSCHEDULABLE, (msg,), NAME)
+        self._evict(pod_key(pod), best[2], _disruption_message(pod, "pod"))
         _nominate(self._h.ctx.server, {pod_key(pod): best[1]})
-        return PostFilterResult(best[1]), Status(plugin=NAME)
+        n = sum(len(u.pods) for u in best[2])
+        msg = f"preemption: found a potential placement for pod on node {best[1]}, preempting {n} victims"
+        return PostFilterResult(best[1]), Status(Code.SUCCESS, (msg,), NAME)
 
     def preempt_group(
         self,
@@ -152,7 +139,8 @@ class DefaultPreemption:
         gk = f"{pg['metadata'].get('namespace', 'default')}/{pg['metadata']['name']}"
         if pg.get("kind") == "CompositePodGroup":
             gk = f"CompositePodGroup:{gk}"
-        if need <= 0 or self._ineligible(gk, pg.get("spec") or {}):
+        policy = resolve_preemption_policy(pg, pods, group_policy=self._group_policy)
+        if need <= 0 or self._ineligible(gk, {"preemptionPolicy": policy}):
             return False
         # PodGroupPriority / CompositePodGroupPriority: spec.priority, 0 when unset.
         prio = int((pg.get("spec") or {}).get("priority") or 0)
@@ -166,9 +154,58 @@ class DefaultPreemption:
             nominations = place()
             for u in picked[0]:
                 self._restore(u)
-        self._evict(gk, picked[0])
+        kind = "compositepodgroup" if pg.get("kind") == "CompositePodGroup" else "podgroup"
+        self._evict(gk, picked[0], _disruption_message(pods[0] if pods else {}, kind))
         _nominate(self._h.ctx.server, nominations)
         return True
+
+    def select_victims_on_node(
+        self, state: CycleState, pod: Obj, ni: NodeInfo, units: list[Unit]
+    ) -> tuple[list[Unit], int, Status]:
+        """``SelectVictimsOnNode``: of ``units`` (``victim_units`` below the pod's
+        priority), those with a pod on ``ni`` that must go for the pod to fit there, and
+        how many of their pods violate a PDB; else the status why the node cannot help."""
+        here = [u for u in units if any(p.node_name == ni.name for p in u.pods)]
+        if not here:
+            return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,))
+        filters = self._fw.active_filters(state)
+        failed: list[Status] = []
+
+        def fits() -> bool:
+            st = self._fw.refreshed(state, pod)  # victims were removed from the snapshot
+            if self._nominator is not None:
+                s = self._nominator.run_filters_with_nominated(self._fw, st, pod, ni, filters)
+            else:
+                s = self._fw.run_filter_plugins(st, pod, ni, filters)
+            failed[:] = [] if s.is_success() else [s]
+            return bool(s.is_success())
+
+        picked = self._select(here, fits)
+        if picked is None:
+            # Still no fit with every victim removed: the filters' own status.
+            return [], 0, failed[0] if failed else Status(Code.UNSCHEDULABLE)
+        return picked[0], picked[1], OK
+
+    def pod_eligible_to_preempt_others(self, pod: Obj, statuses: NodeToStatusReader) -> str:
+        """``PodEligibleToPreemptOthers``: "" when ``pod`` may preempt, else why not. A pod
+        nominated to a node that its filters call UnschedulableAndUnresolvable may; one
+        whose nominated node holds a lower-priority pod terminating by preemption may not.
+        A pod without a nomination (a deferred resize gets none) is held back while the
+        victims it chose last are still there."""
+        spec = pod["spec"]
+        nominated = (pod.get("status") or {}).get("nominatedNodeName")
+        if spec.get("preemptionPolicy") == "Never" or not nominated:
+            return self._ineligible(pod_key(pod), spec)
+        if statuses.get(nominated).code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            return ""
+        ni = self._h.snapshot_shared_lister().get(nominated)
+        prio = int(spec.get("priority") or 0)
+        for info in ni.pods.values() if ni is not None else ():
+            if terminating_by_preemption(info.pod) and prio > victim_priority(
+                self._h.ctx.informers, info, workload=self._workload, composite=self._composite
+            ):
+                return TERMINATING
+        return ""
 
     # -- the algorithm --------------------------------------------------------------
 
@@ -185,7 +222,7 @@ class DefaultPreemption:
         }
         self._pending[key] = left
         # Its victims are still terminating (on the node nominated for it).
-        return "not eligible due to a terminating pod on the nominated node." if left else ""
+        return TERMINATING if left else ""
 
     def _units(self, prio: int, exclude: frozenset[str] = frozenset()) -> list[Unit]:
         """Victim units below ``prio``, least important first (``victim_units``)."""
@@ -209,7 +246,7 @@ class DefaultPreemption:
             for u in units:
                 self._restore(u)
             return None
-        important = sorted(units, key=lambda u: (-u.priority, u.name))
+        important = sorted(units, key=importance)
         violating = pdb_violations(important, self._pdbs())
         victims: list[Unit] = []
         count = 0
@@ -242,9 +279,8 @@ class DefaultPreemption:
             if ni is not None and info.key not in ni.pods:
                 ni.add_pod(info)
 
-    def _evict(self, preemptor: str, victims: list[Unit]) -> None:
+    def _evict(self, preemptor: str, victims: list[Unit], msg: str) -> None:
         server, now = self._h.ctx.server, rfc3339(self._h.ctx.clock.now())
-        msg = f"{preemptor} preempted this pod"
         self._pending[preemptor] = {p.key for u in victims for p in u.pods}
         for u in victims:
             if u.group is not None:
@@ -259,6 +295,34 @@ class DefaultPreemption:
                     except NotFound:
                         pass  # already gone
             self._h.ctx.trace.record("scheduler", "Preempted", u.name, preemptor)
+
+
+def _node_rank(
+    victims: list[Unit], violations: int, node: str
+) -> tuple[int, int, int, int, int, str]:
+    """``pickOneNodeForPreemption``, smallest first: fewest PDB violations, lowest
+    priority of the first victim pod (the most important unit's), lowest sum of offset
+    pod priorities, fewest pods, the latest earliest start among the highest-priority
+    victim pods (``GetEarliestPodStartTime``); then the node name, where upstream takes
+    the first candidate of a randomly offset list."""
+    pods = [p for u in sorted(victims, key=importance) for p in u.pods]
+    top = max(p.priority for p in pods)
+    earliest = min(start_time(p.pod) for p in pods if p.priority == top)
+    return (
+        violations,
+        pods[0].priority,
+        sum(p.priority + 2**31 for p in pods),
+        len(pods),
+        -earliest,
+        node,
+    )
+
+
+def _disruption_message(pod: Obj, kind: str) -> str:
+    """The DisruptionTarget message of ``Executor.PreemptPod``: the preemptor's scheduler
+    (a group's: its first pod's) and type ("pod", "podgroup", "compositepodgroup")."""
+    scheduler = (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
+    return f"{scheduler}: preempting to accommodate a higher priority {kind}"
 
 
 def _nominate(server: Any, nominations: dict[str, str]) -> None:

@@ -4,8 +4,9 @@ A pod's *victim priority* is that of the topmost group above it (``GetPodPriorit
 root CompositePodGroup's ``spec.priority`` if the PodGroup has composite ancestors, else
 the PodGroup's (0 when unset), else the pod's own. Pods are preempted together under the
 *highest* ancestor (PodGroup or CompositePodGroup) whose ``disruptionMode`` is ``all``
-(``getHighestAllAncestor``); every other pod is a unit of its own. PDBs are weighed by
-``pdb_violations`` (``FilterVictimsWithPDBViolation``).
+(``getHighestAllAncestor``); every other pod is a unit of its own. Units are ranked by
+``importance`` (``MoreImportantVictim``) and PDBs weighed by ``pdb_violations``
+(``FilterVictimsWithPDBViolation``).
 """
 
 from __future__ import annotations
@@ -16,25 +17,59 @@ from typing import Any, Final
 
 from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.informers import InformerFactory
+from reference_impl.clock import parse_rfc3339
 from reference_impl.scheduler.framework.types import NodeInfo, PodInfo
 from reference_impl.scheduler.plugins.gang_scheduling import POD_GROUP_VERSION, group_key
 
-__all__ = ["CPG_VERSION", "Unit", "pdb_violations", "victim_units"]
+__all__ = [
+    "CPG_VERSION",
+    "NOT_STARTED",
+    "Unit",
+    "importance",
+    "pdb_violations",
+    "resolve_preemption_policy",
+    "start_time",
+    "terminating_by_preemption",
+    "victim_priority",
+    "victim_units",
+]
 
 Obj = dict[str, Any]
 CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
 _MAX_LEVELS: Final = 5  # a PodGroup plus at most 4 composite levels
+# GetPodStartTime: a pod without status.startTime started "now", after every recorded start.
+NOT_STARTED: Final = 2**62
+_RANK: Final = {"CompositePodGroup": 3, "PodGroup": 2, "Pod": 1}
 
 
 @dataclass(slots=True)
 class Unit:
-    """Pods that are preempted together, their victim priority, and the group object to
-    mark (the ``all`` ancestor), if any."""
+    """Pods that are preempted together, their victim priority, the group object to
+    mark (the ``all`` ancestor), if any, and the victim's key type (``Victim.Type``)."""
 
     name: str
     priority: int
     pods: list[PodInfo]
     group: Obj | None = None
+    kind: str = "Pod"
+
+    @property
+    def start(self) -> int:
+        """``EarliestStartTime``: the earliest of its pods' start times."""
+        return min((start_time(p.pod) for p in self.pods), default=NOT_STARTED)
+
+
+def start_time(pod: Obj) -> int:
+    """``util.GetPodStartTime``: status.startTime, or ``NOT_STARTED``."""
+    st = (pod.get("status") or {}).get("startTime")
+    return int(parse_rfc3339(st)) if st else NOT_STARTED
+
+
+def importance(u: Unit) -> tuple[int, int, int, int, str]:
+    """Sort key, most important first (``MoreImportantVictim``): higher priority, then
+    CompositePodGroup over PodGroup over Pod, then more pods, then the earlier start;
+    the name last, where upstream's sort leaves ties unordered."""
+    return (-u.priority, -_RANK.get(u.kind, 1), -len(u.pods), u.start, u.name)
 
 
 def _chain(informers: InformerFactory, pod: Obj, composite: bool) -> list[tuple[str, Obj]]:
@@ -53,6 +88,40 @@ def _chain(informers: InformerFactory, pod: Obj, composite: bool) -> list[tuple[
         out.append((f"CompositePodGroup:{ns}/{parent}", cpg))
         parent = (cpg.get("spec") or {}).get("parentCompositePodGroupName")
     return out
+
+
+def _priority(chain: list[tuple[str, Obj]], info: PodInfo) -> int:
+    """``GetPodPriority``: the topmost group's spec.priority (0 when unset), else the pod's."""
+    return int((chain[-1][1].get("spec") or {}).get("priority") or 0) if chain else info.priority
+
+
+def victim_priority(informers: InformerFactory, info: PodInfo, *, workload: bool, composite: bool) -> int:
+    """``GetPodPriority`` of one pod (nil listers: ``workload``/``composite`` off)."""
+    return _priority(_chain(informers, info.pod, composite) if workload else [], info)
+
+
+def resolve_preemption_policy(group: Obj, pods: list[Obj], *, group_policy: bool) -> str:
+    """``resolvePreemptionPolicy`` / ``resolveCompositePreemptionPolicy``: with
+    PodGroupPreemptionPolicy on, the (Composite)PodGroup's own policy (PreemptLowerPriority
+    when unset); off, Never if any member pod says Never."""
+    if group_policy:
+        policy = (group.get("spec") or {}).get("preemptionPolicy")
+        if not policy or policy == "PreemptLowerPriority":
+            return "PreemptLowerPriority"
+        return "Never"
+    never = any((p.get("spec") or {}).get("preemptionPolicy") == "Never" for p in pods)
+    return "Never" if never else "PreemptLowerPriority"
+
+
+def terminating_by_preemption(pod: Obj) -> bool:
+    """``PodTerminatingByPreemption``: deleting, and its first DisruptionTarget condition
+    is True with reason PreemptionByScheduler."""
+    if not pod["metadata"].get("deletionTimestamp"):
+        return False
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "DisruptionTarget":
+            return bool(c.get("status") == "True" and c.get("reason") == "PreemptionByScheduler")
+    return False
 
 
 def victim_units(
@@ -74,11 +143,7 @@ def victim_units(
             chain = _chain(informers, info.pod, composite) if workload else []
             if chain and chain[0][0].partition(":")[2] in exclude:
                 continue
-            prio = (
-                int((chain[-1][1].get("spec") or {}).get("priority") or 0)
-                if chain
-                else info.priority
-            )
+            prio = _priority(chain, info)
             if prio >= below:
                 continue
             top_all = [
@@ -88,12 +153,15 @@ def victim_units(
             ]
             if top_all:
                 key, obj = top_all[-1]
-                units.setdefault(key, Unit(key, prio, [], obj)).pods.append(info)
+                kind = key.partition(":")[0]
+                units.setdefault(key, Unit(key, prio, [], obj, kind)).pods.append(info)
             else:
-                units[info.key] = Unit(info.key, prio, [info])
+                # NewPodVictim: a pod naming a PodGroup is of the PodGroup key type.
+                grouped = workload and bool(group_key(info.pod))
+                units[info.key] = Unit(info.key, prio, [info], None, "PodGroup" if grouped else "Pod")
     for u in units.values():
         u.pods.sort(key=lambda p: p.key)
-    return sorted(units.values(), key=lambda u: (u.priority, u.name))
+    return sorted(units.values(), key=importance, reverse=True)
 
 
 def pdb_violations(units: list[Unit], pdbs: list[Obj]) -> dict[str, int]:

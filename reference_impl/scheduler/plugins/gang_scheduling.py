@@ -3,7 +3,10 @@
 PreEnqueue holds a pod of a gang PodGroup until the PodGroup exists and at least
 ``gang.minCount`` of its pods exist; the all-or-nothing placement itself is the pod-group
 cycle (``scheduler/workload_cycle.py``). The plugin keeps a membership index (PodGroup
-key -> pod keys) from the pod informer, as upstream's workload manager does.
+key -> pod keys) from the pod informer, as upstream's workload manager does. Its queueing
+hints requeue a pod only for events in its own hierarchy (the same root
+CompositePodGroup, or the same PodGroup), and for a PodGroup update only when the gang's
+minCount went down.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from reference_impl.scheduler.framework.interface import (
     EventResource,
     Plugin,
     PreEnqueuePlugin,
+    QueueingHint,
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
@@ -32,6 +36,9 @@ __all__ = ["NAME", "POD_GROUP_VERSION", "GangScheduling", "group_key", "new"]
 Obj = dict[str, Any]
 NAME: Final = names.GANG_SCHEDULING
 POD_GROUP_VERSION: Final = "scheduling.k8s.io/v1beta1"
+_CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
+_MAX_DEPTH: Final = 5  # WorkloadMaxTreeDepth: a PodGroup plus at most 4 composite levels
+_QUEUE, _SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 _TERMINAL: Final = ("Succeeded", "Failed")
 
 
@@ -55,6 +62,7 @@ class GangScheduling:
     def __init__(self, handle: Handle, features: SchedulerFeatures) -> None:
         self._handle = handle
         self._enabled = features.enable_generic_workload
+        self._composite = features.enable_composite_pod_group
         self._members: dict[str, set[str]] = {}
         if self._enabled:
             pods = handle.ctx.informers.informer("v1", "Pod")
@@ -100,32 +108,115 @@ class GangScheduling:
             return OK
         pg = self.pod_group(gk)
         if pg is None:
-            return Status(
-                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                (f"waiting for PodGroup {gk} to be created",),
-                NAME,
+            # preEnqueueWithHierarchies fails building the hierarchy snapshot first.
+            why = (
+                f"failed to build hierarchy snapshot: pod group object not found in state for "
+                f"podgroup/{gk}"
+                if self._composite
+                else f'waiting for pods\'s pod group "{gk.partition("/")[2]}" to appear in '
+                "scheduling queue"
             )
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,), NAME)
         need, have = min_count(pg), len(self._members.get(gk, ()))
         if have < need:
-            return Status(
-                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                (f"waiting for minCount pods of PodGroup {gk}: {have} of {need} exist",),
-                NAME,
-            )
+            why = "waiting for minCount pods from a gang to appear in scheduling queue"
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,), NAME)
         return OK
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """A PodGroup appearing or changing, a member pod created, a node added or relabelled."""
+        """A PodGroup appearing or changing, a member pod created, a node added or relabelled.
+        CompositePodGroup events reach the queue as PodGroup updates (``composite_cycle``)."""
         return (
             ClusterEventWithHint(
-                ClusterEvent(EventResource.POD_GROUP, ActionType.ADD | ActionType.UPDATE)
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD), self.after_pod_added
             ),
-            ClusterEventWithHint(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), self.after_pod_added
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD_GROUP, ActionType.ADD), self.after_pod_group_added
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD_GROUP, ActionType.UPDATE),
+                self.after_pod_group_updated,
+            ),
             # A new or relabelled node may open a topology domain the whole gang fits in.
             ClusterEventWithHint(
                 ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
             ),
         )
+
+    # -- queueing hints (isSchedulableAfter*) --------------------------------------------
+
+    def _root(self, kind: str, ns: str, name: str) -> tuple[str, str, str]:
+        """``GetRootKeyForGroup`` over the informers: the topmost known ancestor; a group
+        not (yet) known is its own root, as upstream's tests' manager answers."""
+        informers = self._handle.ctx.informers
+        seen: set[tuple[str, str]] = set()
+        while (kind, name) not in seen and len(seen) < _MAX_DEPTH:
+            seen.add((kind, name))
+            version = POD_GROUP_VERSION if kind == "PodGroup" else _CPG_VERSION
+            obj = informers.informer(version, kind).get(f"{ns}/{name}")
+            parent = ((obj or {}).get("spec") or {}).get("parentCompositePodGroupName")
+            if not parent:
+                break
+            kind, name = "CompositePodGroup", parent
+        return ns, kind, name
+
+    def _same_hierarchy(self, pod: Obj, kind: str, ns: str, name: str) -> bool:
+        """``areSameHierarchy``: the pod's PodGroup and ``kind ns/name`` share a root (without
+        CompositePodGroup: are the same PodGroup)."""
+        group = (pod["spec"].get("schedulingGroup") or {}).get("podGroupName")
+        pod_ns = pod["metadata"].get("namespace", "default")
+        if not group:
+            return False
+        if not self._composite:
+            return (kind, ns, name) == ("PodGroup", pod_ns, group)
+        return self._root("PodGroup", pod_ns, group) == self._root(kind, ns, name)
+
+    def after_pod_added(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        """``isSchedulableAfterPodAdded``: a pod of the same hierarchy may complete the gang."""
+        group = ((new or {}).get("spec") or {}).get("schedulingGroup") or {}
+        if new is None or not group.get("podGroupName"):
+            return _SKIP
+        ns = new["metadata"].get("namespace", "default")
+        return _QUEUE if self._same_hierarchy(pod, "PodGroup", ns, group["podGroupName"]) else _SKIP
+
+    def after_pod_group_added(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        """``isSchedulableAfterPodGroupAdded``."""
+        if new is None:
+            return _SKIP
+        meta = new["metadata"]
+        ns = meta.get("namespace", "default")
+        return _QUEUE if self._same_hierarchy(pod, "PodGroup", ns, meta["name"]) else _SKIP
+
+    def after_composite_pod_group_added(
+        self, pod: Obj, old: Obj | None, new: Obj | None
+    ) -> QueueingHint:
+        """``isSchedulableAfterCompositePodGroupAdded``."""
+        if new is None:
+            return _SKIP
+        meta = new["metadata"]
+        ns = meta.get("namespace", "default")
+        return _QUEUE if self._same_hierarchy(pod, "CompositePodGroup", ns, meta["name"]) else _SKIP
+
+    def after_pod_group_updated(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        """``isSchedulableAfterPodGroupUpdated``: only a lowered gang minCount helps. A
+        CompositePodGroup added comes here too (see ``events_to_register``); one updated
+        requeues as before (upstream registers no such event)."""
+        if new is None:
+            return _SKIP
+        if new.get("kind") == "CompositePodGroup":
+            return self.after_composite_pod_group_added(pod, None, new) if old is None else _QUEUE
+        meta = new["metadata"]
+        if not self._same_hierarchy(pod, "PodGroup", meta.get("namespace", "default"), meta["name"]):
+            return _SKIP
+        old_gang = ((old or {}).get("spec") or {}).get("schedulingPolicy", {}).get("gang")
+        new_gang = (new.get("spec") or {}).get("schedulingPolicy", {}).get("gang")
+        if old_gang is None or new_gang is None:
+            return _SKIP  # a non-gang policy change never makes waiting pods schedulable
+        lowered = int(new_gang.get("minCount") or 0) < int(old_gang.get("minCount") or 0)
+        return _QUEUE if lowered else _SKIP
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
