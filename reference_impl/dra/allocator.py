@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
-from reference_impl.dra.candidates import AllocationError, Candidates
+from reference_impl.dra.candidates import AllocationError, Candidates, ClaimError
 from reference_impl.dra.constraints import constraint_attribute, distinct_ok, match_ok
 from reference_impl.dra.consumption import consumption
 from reference_impl.dra.derived import DerivedAttributes
@@ -28,7 +28,10 @@ from reference_impl.dra.pools import DeviceID, DeviceInfo, Pool, TypedAttribute
 from reference_impl.dra.results import Picked, allocation_result
 from reference_impl.dra.state import AllocatedState, CounterKey
 
-__all__ = ["CANNOT_ALLOCATE", "MAX_SEARCH_STEPS", "AllocationError", "Allocator", "Plan", "for_pools"]
+# resourceapi.AllocationResultsMaxSize: the most devices one claim's allocation holds.
+MAX_RESULTS: Final = 32
+
+__all__ = ["CANNOT_ALLOCATE", "MAX_RESULTS", "MAX_SEARCH_STEPS", "AllocationError", "Allocator", "Plan", "for_pools"]
 
 Obj = dict[str, Any]
 CANNOT_ALLOCATE: Final = "cannot allocate all claims"
@@ -124,11 +127,18 @@ class Allocator:
     def _alternatives(self, i: int, req: Obj, node: Obj | None) -> list[_Alt]:
         name = req["name"]
         if "exactly" in req:
-            return [_Alt(i, name, name, req["exactly"], self._cands.of(req["exactly"], node))]
+            return [_Alt(i, name, name, req["exactly"], self._of(req["exactly"], node, name))]
         return [
-            _Alt(i, f"{name}/{sub['name']}", name, sub, self._cands.of(sub, node))
+            _Alt(i, f"{name}/{sub['name']}", name, sub, self._of(sub, node, f"{name}/{sub['name']}"))
             for sub in req.get("firstAvailable") or ()
         ]
+
+    def _of(self, spec: Obj, node: Obj | None, request: str) -> list[DeviceInfo]:
+        try:
+            return self._cands.of(spec, node)
+        except ClaimError as e:
+            e.request = e.request or request
+            raise
 
     # -- the search -------------------------------------------------------------------
 
@@ -145,19 +155,25 @@ class Allocator:
 
     def searched(self, claims: Sequence[Obj], node: Obj | None) -> Plan | None:
         """``plan`` by the depth-first search alone, whatever the shape."""
-        slots = [
-            self._alternatives(i, r, node)
-            for i, c in enumerate(claims)
-            for r in ((c.get("spec") or {}).get("devices") or {}).get("requests") or ()
-        ]
+        slots = []
+        for i, c in enumerate(claims):
+            for r in ((c.get("spec") or {}).get("devices") or {}).get("requests") or ():
+                try:
+                    slots.append(self._alternatives(i, r, node))
+                except ClaimError as e:  # upstream's message names the claim
+                    raise e.for_claim(c) from None
         constraints = [
             (i, con)
             for i, c in enumerate(claims)
             for con in ((c.get("spec") or {}).get("devices") or {}).get("constraints") or ()
         ]
+        _check_claim_limit(claims, slots)
         search = _Search()
-        if not self._slot(slots, 0, constraints, search):
-            return None
+        try:
+            if not self._slot(slots, 0, constraints, search):
+                return None
+        except ClaimError as e:
+            raise e.for_claim(claims[e.claim]) from None
         return Plan(self, list(claims), search, node)
 
     def _first_free(self, claims: Sequence[Obj], node: Obj | None) -> tuple[Plan | None] | None:
@@ -175,7 +191,13 @@ class Allocator:
         count = int(spec.get("count", 1))
         if count < 1 or spec.get("derivedAttributes"):
             return None
-        cands, simple, _ = self._cands.entry(spec, node, self._devices)
+        try:
+            cands, simple, _ = self._cands.entry(spec, node, self._devices)
+        except ClaimError as e:
+            e.request = e.request or reqs[0]["name"]
+            raise e.for_claim(claims[0]) from None
+        if count > MAX_RESULTS:
+            raise ClaimError(_over_limit(count, 0), True, reqs[0]["name"]).for_claim(claims[0])
         if not simple or len(cands) > MAX_SEARCH_STEPS:
             return None
         taken = self._state.devices
@@ -219,7 +241,15 @@ class Allocator:
                 continue
             pick = _Pick(alt, d, consumed if isinstance(consumed, dict) else None)
             s.picks.append(pick)
-            if self._constraints_hold(cons, s) and self._pick(slots, k, alt, need - 1, j + 1, cons, s):
+            held = self._constraints_hold(cons, s)
+            if not held and alt.spec.get("allocationMode") == "All":
+                # allocateDevice with must: a constraint that keeps a device out of an
+                # All request makes the claim unsatisfiable by construction: an error.
+                s.picks.pop()
+                self._release(pick, s)
+                raise ClaimError(f"cannot add device {'/'.join(d.id)} because a claim constraint "
+                                 "would not be satisfied", True, alt.request, alt.claim)
+            if held and self._pick(slots, k, alt, need - 1, j + 1, cons, s):
                 return True
             s.picks.pop()
             self._release(pick, s)
@@ -299,3 +329,24 @@ class Allocator:
         picks = [Picked(p.alt.request, p.alt.spec, p.device, p.consumed is not None)
                  for p in s.picks if p.alt.claim == i]
         return allocation_result(claim, picks, self._classes, node, self._features, self._share_id)
+
+
+def _over_limit(n: int, already: int) -> str:
+    return (f"adding {n} devices exceeds the claim limit of {MAX_RESULTS}, "
+            f"with {already} already accounted for")
+
+
+def _check_claim_limit(claims: Sequence[Obj], slots: list[list[_Alt]]) -> None:
+    """The allocator's up-front check: per claim, the fewest devices each request can
+    take (its count; All: every candidate; the least over firstAvailable) must stay
+    within AllocationResultsMaxSize in all."""
+    totals = [0] * len(claims)
+    for alts in slots:
+        if not alts:
+            continue
+        least = min(len(a.candidates) if a.spec.get("allocationMode") == "All"
+                    else int(a.spec.get("count", 1)) for a in alts)
+        i = alts[0].claim
+        if least > MAX_RESULTS - totals[i]:
+            raise ClaimError(_over_limit(least, totals[i]), True, alts[0].base).for_claim(claims[i])
+        totals[i] += least

@@ -18,7 +18,7 @@ from reference_impl.dra.pools import DeviceID, DeviceInfo
 from reference_impl.dra.state import AllocatedState
 from reference_impl.dra.taints import taints_for, untolerated
 
-__all__ = ["AllocationError", "Candidates"]
+__all__ = ["AllocationError", "Candidates", "ClaimError"]
 
 Obj = dict[str, Any]
 CandidateEntry = tuple[Sequence[DeviceInfo], bool, frozenset[DeviceID]]
@@ -26,6 +26,29 @@ CandidateEntry = tuple[Sequence[DeviceInfo], bool, frozenset[DeviceID]]
 
 class AllocationError(Exception):
     """Allocation could not be attempted: an unknown class or a CEL runtime error."""
+
+
+class ClaimError(AllocationError):
+    """An error upstream reports naming the claim (and for a class problem the request):
+    raised without them here, named by the allocator through ``for_claim``."""
+
+    def __init__(self, detail: str, per_request: bool, request: str = "", claim: int = 0) -> None:
+        super().__init__(detail)
+        self.detail, self.per_request = detail, per_request
+        self.request, self.claim = request, claim  # ``claim``: its index, for the search
+
+    def for_claim(self, claim: Obj) -> AllocationError:
+        meta = claim.get("metadata") or {}
+        ns, name = meta.get("namespace"), meta.get("name", "")
+        who = f"{ns}/{name}" if ns else name  # klog.KObj
+        if self.per_request:
+            return AllocationError(f"claim {who}, request {self.request}: {self.detail}")
+        return AllocationError(f"claim {who}: {self.detail}")
+
+
+# EnhanceRuntimeError: the hint upstream appends to "no such key" runtime errors.
+_NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
+                     "or guarding the check with has() for optional fields")
 
 
 class Candidates:
@@ -45,25 +68,46 @@ class Candidates:
     def selectors(self, spec: Obj) -> list[str]:
         """The class's and the request's CEL expressions; AllocationError: no such class."""
         cls_name = spec.get("deviceClassName", "")
+        if not cls_name:
+            raise ClaimError("missing device class name (unsupported request type?)", True)
         cls = self._classes.get(cls_name)
-        if cls is None:
-            raise AllocationError(f'device class "{cls_name}" not found')
+        if cls is None:  # the lister's NotFound, wrapped as upstream's allocator does
+            raise ClaimError(f"could not retrieve device class {cls_name}: "
+                             f'deviceclass.resource.k8s.io "{cls_name}" not found', True)
         sels = list((cls.get("spec") or {}).get("selectors") or ())
         sels += spec.get("selectors") or ()
         return [s["cel"]["expression"] for s in sels if "cel" in s]
 
-    def _eligible(self, d: DeviceInfo, exprs: Sequence[str], tolerations: Sequence[Obj]) -> bool:
+    def _cel_error(self, spec: Obj, expr_index: int, d: DeviceInfo, err: CELError) -> AllocationError:
+        """isSelectable's wrapping: ``class <name>: selector #i ...`` for a class selector,
+        a ClaimError (the allocator names the claim) for the request's own."""
+        msg = str(err)
+        if not msg.startswith("CEL runtime error"):  # not a runtime error: kept as it was
+            return AllocationError(f"{'/'.join(d.id)}: {msg}")
+        if "no such key:" in msg:
+            msg += _NO_SUCH_KEY_HINT
+        cls_name = spec.get("deviceClassName", "")
+        cls = self._classes.get(cls_name) or {}
+        n_class = sum(1 for s in (cls.get("spec") or {}).get("selectors") or () if "cel" in s)
+        device = "/".join(d.id)
+        if expr_index < n_class:
+            return AllocationError(f"class {cls_name}: selector #{expr_index} on device {device}: {msg}")
+        return ClaimError(f"selector #{expr_index - n_class} on device {device}: {msg}", False)
+
+    def _eligible(
+        self, d: DeviceInfo, exprs: Sequence[str], tolerations: Sequence[Obj], spec: Obj
+    ) -> bool:
         if d.raw.get("bindingConditions") and not self._features.binding_conditions:
             return False  # the feature is off: such devices are not supported
         cache = d.selector_cache
-        for e in exprs:
+        for i, e in enumerate(exprs):
             hit = cache.get(e)
             if hit is None:
                 try:
                     sel = compile_selector(e, self._features.list_type_attributes)
                     hit = cache[e] = sel.matches(d.activation)
                 except CELError as err:
-                    raise AllocationError(f"{'/'.join(d.id)}: {err}") from None
+                    raise self._cel_error(spec, i, d, err) from None
             if not hit:
                 return False
         taints = taints_for(d.id, d.taints, self._rules)
@@ -79,7 +123,7 @@ class Candidates:
         tols = spec.get("tolerations") or ()
         memo = self._memo
         if memo is None:
-            out = [d for d in devices if node_matches(d, node) and self._eligible(d, exprs, tols)]
+            out = [d for d in devices if node_matches(d, node) and self._eligible(d, exprs, tols, spec)]
             return out, _simple(out), frozenset(d.id for d in out)
         # Selectors and taints do not depend on the node: while classes and rules stay the
         # same, each (selectors, tolerations, device) verdict is computed once.
@@ -95,7 +139,7 @@ class Candidates:
                 continue
             ok = memo.get((sel, tol, d.id))
             if ok is None:
-                ok = memo[(sel, tol, d.id)] = self._eligible(d, exprs, tols)
+                ok = memo[(sel, tol, d.id)] = self._eligible(d, exprs, tols, spec)
             if ok:
                 out.append(d)
         simple, ids = _simple(out), frozenset(d.id for d in out)

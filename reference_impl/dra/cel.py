@@ -188,9 +188,9 @@ class Selector:
         try:
             out = self._program.evaluate(dict(activation))
         except Exception as e:  # noqa: BLE001 - any evaluation failure aborts allocation
-            raise CELError(f"CEL runtime error: {_first_line(e)}") from None
+            raise CELError(f"CEL runtime error: {_runtime_message(e)}") from None
         if isinstance(out, Exception):
-            raise CELError(f"CEL runtime error: {_first_line(out)}")
+            raise CELError(f"CEL runtime error: {_runtime_message(out)}")
         return out
 
     def matches(self, activation: Mapping[str, Any]) -> bool:
@@ -217,6 +217,17 @@ class Selector:
         if not isinstance(out, celtypes.BoolType):
             raise CELError(f"must evaluate to bool, got {type(out).__name__}")
         return bool(out)
+
+
+def _runtime_message(e: BaseException) -> str:
+    """cel-go's text for a missing map key ("no such key: k"), which upstream's
+    ``EnhanceRuntimeError`` looks for; celpy's first line otherwise."""
+    head = str(e.args[0]) if e.args else ""
+    if head.startswith("no such member in mapping: "):  # m.k
+        return "no such key: " + head.removeprefix("no such member in mapping: ").strip("'")
+    if head == "no such key" and len(e.args) > 2 and e.args[2]:  # m["k"]
+        return f"no such key: {e.args[2][0]}"
+    return _first_line(e)
 
 
 def _first_line(e: BaseException) -> str:

@@ -48,10 +48,11 @@ def _result(p: Picked, features: Features, share_id: Callable[[], str]) -> Obj:
     if p.shared:
         r["shareID"] = share_id()
         amounts: dict[str, Decimal] = consumption(p.spec, p.device)
-        r["consumedCapacity"] = {
-            c.rpartition("/")[2] if c.startswith(driver + "/") else c: format_quantity(v)
-            for c, v in sorted(amounts.items())
-        }
+        if amounts:  # none consumed: the field stays unset (omitempty), as upstream's nil map
+            r["consumedCapacity"] = {
+                c.rpartition("/")[2] if c.startswith(driver + "/") else c: format_quantity(v)
+                for c, v in sorted(amounts.items())
+            }
     return r
 
 
@@ -67,12 +68,13 @@ def allocation_result(
     results: list[Obj] = []
     config: list[Obj] = []
     pin = False
-    selector: Obj | None = None
+    selectors: list[Obj] = []
     for p in picks:
         results.append(_result(p, features, share_id))
         binds = features.binding_conditions and bool(p.device.raw.get("bindsToNode"))
         pin = pin or p.device.node_name is not None or binds
-        selector = selector or p.device.node_selector
+        if p.device.node_selector is not None:
+            selectors.append(p.device.node_selector)
         for cfg in (classes[p.spec["deviceClassName"]].get("spec") or {}).get("config") or ():
             config.append({"source": "FromClass", "requests": [p.request], **cfg})
     for cfg in ((claim.get("spec") or {}).get("devices") or {}).get("config") or ():
@@ -83,6 +85,22 @@ def allocation_result(
     if pin and node is not None:
         term = {"key": "metadata.name", "operator": "In", "values": [node["metadata"]["name"]]}
         out["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [term]}]}
-    elif selector is not None:
-        out["nodeSelector"] = selector
+    elif selectors:
+        out["nodeSelector"] = _union(selectors)
     return out
+
+
+def _union(selectors: list[Obj]) -> Obj:
+    """createNodeSelector: one term with every requirement of the devices' one-term
+    selectors (each once). A selector of several terms (validation forbids it) is kept
+    as it is when it is the only one."""
+    term: dict[str, list[Obj]] = {"matchFields": [], "matchExpressions": []}
+    for sel in selectors:
+        terms = sel.get("nodeSelectorTerms") or []
+        if len(terms) != 1:
+            if len(selectors) == 1:
+                return sel
+            continue
+        for k, reqs in term.items():
+            reqs.extend(r for r in terms[0].get(k) or () if r not in reqs)
+    return {"nodeSelectorTerms": [{k: v for k, v in term.items() if v}]}

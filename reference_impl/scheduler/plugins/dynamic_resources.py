@@ -150,39 +150,59 @@ class DynamicResources(DynamicResourcesScore):
         )
 
     def _claim_hint(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-        # A claim of this pod appeared or changed, or devices were freed by a deallocation.
-        obj = new or old
-        assert obj is not None
-        mine = any(
-            self.tracker.claim_name(pod, ref) == obj["metadata"]["name"]
-            or any(r.get("uid") == pod["metadata"].get("uid")
-                   for r in obj["metadata"].get("ownerReferences") or ())
-            for ref in pod["spec"].get("resourceClaims") or ()
-        )
-        freed = bool(((old or {}).get("status") or {}).get("allocation")) and not (
-            ((new or {}).get("status") or {}).get("allocation"))
-        return QueueingHint.QUEUE if mine or freed else QueueingHint.QUEUE_SKIP
+        """``isSchedulableAfterClaimChange``: a deleted claim matters only if it held
+        devices; otherwise the pod's claims must all resolve, and the change must free
+        devices (a deallocation), create one of them or change its status."""
+        if new is None:  # deleted: the final state is known here (no DeletedFinalStateUnknown)
+            return QueueingHint.QUEUE if _allocation(old) else QueueingHint.QUEUE_SKIP
+        claims, _, why = self._claims(pod)
+        if why:  # still not schedulable (the tracker already holds ``new``)
+            return QueueingHint.QUEUE_SKIP
+        if old is not None and _allocation(old) and not _allocation(new):
+            return QueueingHint.QUEUE  # deallocated: devices were freed
+        uid = new["metadata"].get("uid")
+        if not any(c["metadata"].get("uid") == uid for c in claims):
+            return QueueingHint.QUEUE_SKIP  # not a claim of this pod
+        if old is None:
+            return QueueingHint.QUEUE
+        same = (old.get("status") or {}) == (new.get("status") or {})  # e.g. a finalizer added
+        return QueueingHint.QUEUE_SKIP if same else QueueingHint.QUEUE
 
     # -- PreEnqueue / PreFilter ------------------------------------------------------------
 
-    def _claims(self, pod: Obj) -> tuple[list[Obj], str]:
+    def _claims(self, pod: Obj) -> tuple[list[Obj], list[Obj], str]:
+        """``foreachPodResourceClaim``: the pod's claims and the ``spec.resourceClaims``
+        entries they serve, or why the pod must wait (upstream's messages)."""
         ns = pod["metadata"].get("namespace", "default")
+        pname = f'{ns}/{pod["metadata"]["name"]}'
+        statuses = {st.get("name"): st for st in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
         out: list[Obj] = []
+        refs: list[Obj] = []
         for ref in pod["spec"].get("resourceClaims") or ():
+            shared = self.tracker.group_of(pod, ref) is not None
+            templated = not ref.get("resourceClaimName") and not shared
+            st = statuses.get(ref["name"])
+            if templated and st is not None and not st.get("resourceClaimName"):
+                continue  # resourceclaim.Name: nil, intentionally not created
             name = self.tracker.claim_name(pod, ref)
-            claim = self.tracker.claims.get(f"{ns}/{name}") if name else None
-            if claim is None:
-                return [], f'waiting for resource claim "{name or ref["name"]}" of pod "{ns}/{pod["metadata"]["name"]}"'
+            if name is None:
+                return [], [], f'pod "{pname}": ResourceClaim not created yet'
+            claim = self.tracker.claims.get(f"{ns}/{name}")
+            if claim is None:  # the assume cache's NotFoundError
+                return [], [], f'could not find ResourceClaim "{ns}/{name}"'
             if claim["metadata"].get("deletionTimestamp"):
-                return [], f'resourceclaim "{name}" is being deleted'
+                return [], [], f'resourceclaim "{name}" is being deleted'
+            if templated and not _controlled_by(claim, pod):  # resourceclaim.IsForPod
+                return [], [], f"ResourceClaim {ns}/{name} was not created for Pod {pname} (Pod is not owner)"
             out.append(claim)
-        return out, ""
+            refs.append(ref)
+        return out, refs, ""
 
     def pre_enqueue(self, pod: Obj) -> Status:
         """Every referenced claim must exist."""
         if not pod["spec"].get("resourceClaims"):
             return OK
-        _, why = self._claims(pod)
+        _, _, why = self._claims(pod)
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,)) if why else OK
 
     def pre_filter(
@@ -194,19 +214,23 @@ class DynamicResources(DynamicResourcesScore):
         ext_reqs = ext.pod_requests(pod, self._ext.get()) if self._ext else {}
         if not pod["spec"].get("resourceClaims") and not ext_reqs:
             return None, Status(Code.SKIP)
-        claims, why = self._claims(pod)
+        claims, refs, why = self._claims(pod)
         if why:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,))
+        if not claims and not ext_reqs:  # every claim intentionally not created
+            return None, Status(Code.SKIP)
         allocated: list[Obj] = []
         pending: list[Obj] = []
         # KEP-5729: a shared PodGroup claim is reserved for the group, not for the pod.
-        consumers = [self.tracker.consumer(pod, ref) for ref in pod["spec"].get("resourceClaims") or ()]
+        consumers = [self.tracker.consumer(pod, ref) for ref in refs]
         for c, consumer in zip(claims, consumers, strict=True):
             st = c.get("status") or {}
             reserved = st.get("reservedFor") or []
-            if len(reserved) >= MAX_RESERVED_FOR and all(r.get("uid") != consumer["uid"] for r in reserved):
-                return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (
-                    f'resourceclaim "{c["metadata"]["name"]}" is already reserved for the maximum of {MAX_RESERVED_FOR} consumers',))
+            # PreFilter: an allocated claim that cannot take another consumer (CanBeReserved)
+            # and is not reserved for this one (IsReservedForPod) makes the pod wait.
+            if (st.get("allocation") and len(reserved) >= MAX_RESERVED_FOR
+                    and all(r.get("uid") != consumer["uid"] for r in reserved)):
+                return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("resourceclaim in use",))
             assumed = None if st.get("allocation") else self.tracker.assumed.get(object_key(c))
             if assumed is not None:  # a group member reserved it earlier in this group cycle
                 c = {**c, "status": {**st, "allocation": assumed}}
@@ -378,6 +402,17 @@ class DynamicResources(DynamicResourcesScore):
         s = state.try_read(_KEY)
         keys = s.waiting if s is not None else []
         binding.wait_for_binding(self.tracker, self._ctx.clock, keys, resume)
+
+
+def _allocation(claim: Obj | None) -> Any:
+    return ((claim or {}).get("status") or {}).get("allocation")
+
+
+def _controlled_by(claim: Obj, pod: Obj) -> bool:
+    """metav1.IsControlledBy: the claim's controller reference is the pod (by uid)."""
+    uid = pod["metadata"].get("uid")
+    return any(r.get("controller") and r.get("uid") == uid
+               for r in claim["metadata"].get("ownerReferences") or ())
 
 
 def _vouched_allocation(tracker: ClaimTracker, s: _State, node_name: str) -> list[Obj] | None:

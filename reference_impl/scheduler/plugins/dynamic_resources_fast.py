@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reference_impl.dra.allocator import AllocationError, Allocator
+from reference_impl.dra.allocator import MAX_RESULTS, AllocationError, Allocator
 from reference_impl.dra.free_index import request_key
 from reference_impl.dra.tracker import ClaimTracker
 from reference_impl.scheduler.framework.node_memo import NodeMemo, NodeWindow
@@ -40,7 +40,8 @@ def simple_request(pending: Sequence[Obj]) -> tuple[Obj, int] | None:
         return None
     spec: Obj = reqs[0]["exactly"]
     count = int(spec.get("count", 1))
-    return (spec, count) if count >= 1 else None
+    # Above the claim limit the allocator reports an error, which only the search gives.
+    return (spec, count) if 1 <= count <= MAX_RESULTS else None
 
 
 def _free(tracker: ClaimTracker, spec: Obj, node: NodeInfo, alloc: Allocator | None = None) -> int | None:

@@ -8,8 +8,10 @@ lexicographically first name). Every class also serves its implicit name
 (``extendedresourcecache``; validation keeps it unique). On a node that advertises the resource as allocatable
 (device-plugin style) NodeResourcesFit handles it as before; on the others the
 DynamicResources plugin allocates it through a special claim with one request per
-(container, resource), named ``container-<i>-request-<j>`` (``i`` indexes init containers
-then containers, ``j`` the resource in the container's sorted request names). At PreBind
+long-lived container and resource, plus one for the short-lived init containers (the
+largest, after reusing the requests of the containers that run beside them), named
+``container-<i>-request-<j>`` (``i`` indexes init containers then containers, ``j`` the
+resource in the container's sorted request names). At PreBind
 the claim is created as ``<pod>-extended-resources-<suffix>``, owned by the pod and
 annotated ``resource.kubernetes.io/extended-resource-claim: "true"``, and recorded in
 ``pod.status.extendedResourceClaimStatus``.
@@ -38,6 +40,7 @@ __all__ = [
     "node_claim",
     "pod_requests",
     "request_mappings",
+    "requests_and_mappings",
 ]
 
 Obj = dict[str, Any]
@@ -113,31 +116,89 @@ def pod_requests(pod: Obj, mapping: dict[str, str]) -> dict[str, int]:
 
 
 def device_requests(pod: Obj, resources: Iterable[str], mapping: dict[str, str]) -> list[Obj]:
-    """``createDeviceRequests``: one ExactCount request per (container, resource)."""
-    out: list[Obj] = []
-    wanted = set(resources)
-    for i, c in enumerate(_containers(pod)):
-        reqs = (c.get("resources") or {}).get("requests") or {}
-        keys = sorted(reqs)
-        for r in sorted(wanted & set(reqs)):
-            n = _count(reqs[r])
-            if n > 0 and mapping.get(r):
-                out.append({"name": f"container-{i}-request-{keys.index(r)}", "exactly": {
-                    "deviceClassName": mapping[r], "allocationMode": "ExactCount", "count": n}})
-    return sorted(out, key=lambda d: str(d["name"]))
+    """``createRequestsAndMappings``' requests, sorted by name."""
+    return requests_and_mappings(pod, resources, mapping)[0]
 
 
 def request_mappings(claim: Obj, pod: Obj) -> list[Obj]:
-    """``createRequestMappings``: which container and resource each claim request serves."""
-    names = {r["name"] for r in claim["spec"]["devices"].get("requests") or ()}
-    out: list[Obj] = []
-    for i, c in enumerate(_containers(pod)):
-        keys = sorted((c.get("resources") or {}).get("requests") or {})
-        for j, r in enumerate(keys):
-            req = f"container-{i}-request-{j}"
-            if req in names:
-                out.append({"containerName": c["name"], "resourceName": r, "requestName": req})
-    return out
+    """``createRequestsAndMappings``' mappings for the resources ``claim`` serves (each
+    request ``container-<i>-request-<j>`` names its container and resource)."""
+    containers = _containers(pod)
+    mapping: dict[str, str] = {}
+    for req in claim["spec"]["devices"].get("requests") or ():
+        _, i, _, j = req["name"].split("-")
+        keys = sorted((containers[int(i)].get("resources") or {}).get("requests") or {})
+        mapping[keys[int(j)]] = req["exactly"]["deviceClassName"]
+    return requests_and_mappings(pod, mapping, mapping)[1]
+
+
+def requests_and_mappings(
+    pod: Obj, resources: Iterable[str], mapping: dict[str, str]
+) -> tuple[list[Obj], list[Obj]]:
+    """``createRequestsAndMappings``: per resource (sorted) served by a class, one request
+    per long-lived container (regular or sidecar) that asks for it, and one for the
+    short-lived init containers together: the largest of theirs, after each init
+    container reuses the requests of the long-lived containers from its own index on
+    (they run beside it). Mappings say which request(s) each container uses."""
+    containers = _containers(pod)
+    n_init = len(pod["spec"].get("initContainers") or ())
+    short = [i for i in range(n_init) if containers[i].get("restartPolicy") != "Always"]
+    long = [i for i in range(len(containers)) if i not in short]
+    requests: list[Obj] = []
+    mappings: list[Obj] = []
+    for r in sorted(set(resources)):
+        cls = mapping.get(r)
+        if not cls:
+            continue
+        long_reqs: list[Obj | None] = [None] * len(containers)
+        long_maps: list[Obj] = []
+        for i in long:
+            long_reqs[i], maps = _container_request(i, containers[i], r, cls, [])
+            long_maps += maps
+        best: Obj | None = None
+        names: set[str] = set()
+        short_maps: list[Obj] = []
+        for i in short:
+            req, maps = _container_request(i, containers[i], r, cls, long_reqs[i:])
+            if req is not None:
+                names.add(req["name"])
+                if best is None or best["exactly"]["count"] < req["exactly"]["count"]:
+                    best = req
+            short_maps += maps
+        if best is not None and len(names) > 1:  # every init container uses the largest
+            names.discard(best["name"])
+            for m in short_maps:
+                if m["requestName"] in names:
+                    m["requestName"] = best["name"]
+        requests += [best] if best is not None else []
+        requests += [q for q in long_reqs if q is not None]
+        mappings += long_maps + short_maps
+    return sorted(requests, key=lambda q: str(q["name"])), mappings
+
+
+def _container_request(
+    i: int, c: Obj, r: str, cls: str, reusable: list[Obj | None]
+) -> tuple[Obj | None, list[Obj]]:
+    """``createResourceRequestAndMappings``: container ``i``'s request for what the
+    ``reusable`` requests do not already cover (None: nothing more), and its mappings."""
+    reqs = (c.get("resources") or {}).get("requests") or {}
+    if r not in reqs:
+        return None, []
+    want = parse_quantity(reqs[r])
+    if want != int(want) or want == 0:  # AsInt64 fails or zero: no request
+        return None, []
+    maps: list[Obj] = []
+    have = 0
+    for q in reusable:
+        if q is not None:
+            have += q["exactly"]["count"]
+            maps.append({"containerName": c["name"], "resourceName": r, "requestName": q["name"]})
+            if have >= want:
+                return None, maps
+    name = f"container-{i}-request-{sorted(reqs).index(r)}"
+    maps.append({"containerName": c["name"], "resourceName": r, "requestName": name})
+    return {"name": name, "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount",
+                                      "count": int(want) - have}}, maps
 
 
 def node_claim(pod: Obj, requests: dict[str, int], mapping: dict[str, str], node: NodeInfo) -> Obj | None:

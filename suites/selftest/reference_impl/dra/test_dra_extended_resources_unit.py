@@ -60,12 +60,16 @@ def test_pod_requests_take_the_max_of_init_and_sum() -> None:
 def test_requests_are_named_by_container_and_sorted_resource_index() -> None:
     reqs = device_requests(_pod(), [GPU], {GPU: "gpu"})
     assert [r["name"] for r in reqs] == ["container-0-request-0", "container-1-request-1", "container-2-request-0"]
-    assert [r["exactly"]["count"] for r in reqs] == [3, 1, 1]
+    # createResourceRequestAndMappings: the init container first reuses the requests of
+    # the containers that run after it (1 + 1) and asks only for the third device.
+    assert [r["exactly"]["count"] for r in reqs] == [1, 1, 1]
     claim = {"spec": {"devices": {"requests": reqs}}}
     assert request_mappings(claim, _pod()) == [
-        {"containerName": "init", "resourceName": GPU, "requestName": "container-0-request-0"},
         {"containerName": "a", "resourceName": GPU, "requestName": "container-1-request-1"},
         {"containerName": "b", "resourceName": GPU, "requestName": "container-2-request-0"},
+        {"containerName": "init", "resourceName": GPU, "requestName": "container-1-request-1"},
+        {"containerName": "init", "resourceName": GPU, "requestName": "container-2-request-0"},
+        {"containerName": "init", "resourceName": GPU, "requestName": "container-0-request-0"},
     ]
 
 
