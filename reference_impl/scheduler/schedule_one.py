@@ -110,6 +110,7 @@ class PodScheduler:
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
     ) -> tuple[list[NodeInfo], Status]:
         result, status, narrowing = self._fw.run_pre_filter_plugins(state, pod, nodes)
+        diagnosis.unschedulable_plugins.update(narrowing)  # upstream: pluginsWithNodes
         if not status.is_success():
             if not status.is_rejected():
                 return [], status
@@ -128,7 +129,8 @@ class PodScheduler:
             candidates = [ni for ni in found if ni is not None]
             reason = f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}]"
             diagnosis.node_to_status.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,))
-        feasible, status = self._find_nodes_that_pass_filters(state, pod, candidates, diagnosis)
+        feasible, status = self._find_nodes_that_pass_filters(
+            state, pod, candidates, diagnosis, len(nodes))
         if self.nominator is not None and feasible:
             feasible = self.nominator.recheck(self._fw, state, pod, feasible, diagnosis)
         return feasible, status
@@ -149,15 +151,22 @@ class PodScheduler:
         return self.nominator.recheck(self._fw, state, pod, feasible, diagnosis)
 
     def _find_nodes_that_pass_filters(
-        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis,
+        total: int = 0,
     ) -> tuple[list[NodeInfo], Status]:
+        """``total``: how many nodes the cycle has; upstream advances nextStartNodeIndex by
+        the nodes processed modulo that, even when PreFilter narrowed ``nodes``."""
         n = len(nodes)
+        total = total or n
         if n == 0:
             return [], OK
         to_find = num_feasible_nodes_to_find(self._fw.profile.percentage_of_nodes_to_score, n)
+        if not self._fw.score:
+            to_find = 1  # upstream: without scoring, the first feasible node is the answer
         filters = self._fw.active_filters(state)
         start = self.next_start_node_index % n
         if not filters:
+            self.next_start_node_index = (self.next_start_node_index + to_find) % total
             return rotated(nodes, start, to_find), OK
         batch = self._fw.batch_filters(filters)
         feasible: list[NodeInfo] = []
@@ -196,7 +205,7 @@ class PodScheduler:
             if len(feasible) >= to_find:
                 processed = pos
                 break
-        self.next_start_node_index = (start + processed) % n
+        self.next_start_node_index = (self.next_start_node_index + processed) % total
         if len(feasible) == pos:
             # Every visited node passed: one window, so scores memoised by position apply.
             feasible = chunk if len(chunk) == pos else rotated(nodes, start, pos)
@@ -231,7 +240,7 @@ class PodScheduler:
 
     def _filter_error(self, s: Status, fn: Callable[..., Status]) -> Status:
         name = self._plugin_name(fn)
-        return Status(Code.ERROR, (f'running Filter plugin "{name}": {s.message()}',), name)
+        return Status(Code.ERROR, (f'running "{name}" filter plugin: {s.message()}',), name)
 
 
 

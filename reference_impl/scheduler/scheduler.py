@@ -153,10 +153,10 @@ class Scheduler:
         if not self.framework.post_filter:
             return Status(Code.UNSCHEDULABLE)
         _, status = self.framework.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
-        if status.is_success():
-            return Status(Code.UNSCHEDULABLE)  # a victim was chosen; retry once it is gone
         diagnosis.post_filter_msg = status.message()
-        return status if not status.is_rejected() else Status(Code.UNSCHEDULABLE)
+        # Upstream's schedulingCycle: Unschedulable with the FitError whatever PostFilter
+        # said; a PostFilter error is only logged.
+        return Status(Code.UNSCHEDULABLE)
 
     def _assume_and_permit(self, state: CycleState, pinfo: QueuedPodInfo, node: str) -> None:
         pod = pinfo.pod

@@ -119,10 +119,11 @@ def run_placement_score_plugins(
             scores.append(score)
         status_n = pl.normalize_placement_scores(group, scores)
         if status_n is not None and not status_n.is_success():
-            return [], _failed("NormalizePlacementScore", pl.name(), status_n)
+            return [], _failed("NormalizePlacementScore on PlacementScore", pl.name(), status_n)
         for i, score in enumerate(scores):
             if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
                 return [], Status(Code.ERROR, (
+                    "applying score defaultWeights on PlacementScore plugins: "
                     f'plugin "{pl.name()}" returns an invalid score {score}, it should in the '
                     f"range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",), pl.name())
             totals[i] += score * weights.get(pl.name(), 1)

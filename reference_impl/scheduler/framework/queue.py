@@ -10,6 +10,7 @@ an unschedulable verdict may be popped early when activeQ is empty.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
@@ -25,7 +26,7 @@ from reference_impl.scheduler.framework.interface import (
 from reference_impl.scheduler.framework.queue_index import QueueIndex, UnschedulablePool
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
 
-__all__ = ["QueueFramework", "SchedulingQueue"]
+__all__ = ["QueueFramework", "SchedulingQueue", "backoff_duration"]
 
 Obj = dict[str, Any]
 INITIAL_BACKOFF: Final = seconds(1)
@@ -67,11 +68,16 @@ class SchedulingQueue:
         on_ready: Callable[[], None],
         *,
         hints_enabled: bool = True,
+        initial_backoff: Duration = INITIAL_BACKOFF,
+        max_backoff: Duration = MAX_BACKOFF,
     ) -> None:
         self._clock = clock
         self._fw = framework
         self._on_ready = on_ready
         self._hints_enabled = hints_enabled
+        # podInitialBackoffSeconds / podMaxBackoffSeconds of the scheduler configuration.
+        self._initial_backoff = initial_backoff
+        self._max_backoff = max_backoff
         self._active: KeyedHeap[QueuedPodInfo] = KeyedHeap(framework.queue_sort_less)
         self._backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(self._backoff_less)
         self._unschedulable = UnschedulablePool()
@@ -216,9 +222,13 @@ class SchedulingQueue:
             return  # deleted while in flight, or already re-added by an update
         pinfo.timestamp = self._clock.now()
         if error:
+            pinfo.consecutive_errors += 1
             self._errored.add(pinfo.key)
             self._push_backoff(pinfo)
-        elif self._move_request_cycle >= entry[1]:
+            return
+        pinfo.unschedulable_count += 1
+        pinfo.consecutive_errors = 0  # the error is gone
+        if self._move_request_cycle >= entry[1]:
             self._requeue(pinfo, immediate=False)
         else:
             self._unschedulable[pinfo.key] = pinfo
@@ -232,39 +242,63 @@ class SchedulingQueue:
             return self._in_flight[key][0]
         return found
 
-    def _move_to_active(self, pinfo: QueuedPodInfo) -> None:
+    def _pre_enqueue(self, pinfo: QueuedPodInfo) -> bool:
+        """Run PreEnqueue: True if it passed; else the pod is (back) in the pool, gated."""
         status = self._fw.run_pre_enqueue_plugins(pinfo.pod)
         if not status.is_success():
             pinfo.gating_plugin = status.plugin or "PreEnqueue"
             pinfo.gating_message = status.message()
             pinfo.unschedulable_plugins = {pinfo.gating_plugin}
             self._unschedulable[pinfo.key] = pinfo
-            return
+            return False
         pinfo.gating_plugin = pinfo.gating_message = ""
+        return True
+
+    def _move_to_active(self, pinfo: QueuedPodInfo) -> None:
+        if not self._pre_enqueue(pinfo):
+            return
         self._backoff.delete(pinfo.key)
         self._unschedulable.pop(pinfo.key, None)
         self._active.push(pinfo.key, pinfo)
         self._on_ready()
 
     def _requeue(self, pinfo: QueuedPodInfo, *, immediate: bool) -> None:
+        """``requeueEntityWithQueueingStrategy``: activeQ unless backing off; a pod still
+        backing off goes to backoffQ, PreEnqueue permitting (with SchedulerPopFromBackoffQ
+        upstream runs PreEnqueue on entering backoffQ, not on leaving it), even if it was
+        gated before."""
         self._unschedulable.pop(pinfo.key, None)
-        if pinfo.gated or immediate or self._backoff_expiry(pinfo) <= self._clock.now():
+        if immediate or self._backoff_expiry(pinfo) <= self._clock.now():
             self._move_to_active(pinfo)
-        else:
+        elif self._pre_enqueue(pinfo):
             self._push_backoff(pinfo)
 
     def _worth_requeuing(
         self, pinfo: QueuedPodInfo, event: ClusterEvent, old: Obj | None, new: Obj | None
     ) -> bool | None:
-        """None: QUEUE_SKIP; False: queue after backoff; True: queue immediately."""
-        rejectors = pinfo.unschedulable_plugins | pinfo.pending_plugins
+        """None: QUEUE_SKIP; False: queue after backoff; True: queue immediately.
+
+        As ``isPodWorthRequeuing``: a QUEUE from a Pending plugin wins outright; one from
+        an Unschedulable plugin settles it only when the pod has no Pending plugins, else
+        the Pending plugins' hints still run (one of them may say queue immediately).
+        """
+        pending = pinfo.pending_plugins
+        rejectors = pinfo.unschedulable_plugins | pending
         if not rejectors or event.resource is EventResource.WILDCARD:
             return False
+        strategy: bool | None = None
         for plugin in sorted(rejectors):
+            if strategy is False and plugin not in pending:
+                continue  # it could only say "after backoff" again
             for reg in self._fw.events_for(plugin):
                 if reg.event.matches(event) and self._hint(reg, pinfo.pod, old, new):
-                    return plugin in pinfo.pending_plugins
-        return None
+                    if plugin in pending:
+                        return True
+                    if not pending:
+                        return False
+                    strategy = False
+                    break
+        return strategy
 
     def _hint(self, reg: ClusterEventWithHint, pod: Obj, old: Obj | None, new: Obj | None) -> bool:
         if reg.hint is None or not self._hints_enabled:
@@ -275,13 +309,10 @@ class SchedulingQueue:
             return True
 
     def _backoff_expiry(self, pinfo: QueuedPodInfo) -> Instant:
-        d = INITIAL_BACKOFF
-        for _ in range(1, pinfo.attempts):
-            if d > MAX_BACKOFF - d:
-                d = MAX_BACKOFF
-                break
-            d = Duration(d * 2)
-        return Instant(pinfo.timestamp + d)
+        """``getBackoffTime``: by the consecutive errors if the last attempts errored, else
+        by the rejections."""
+        count = pinfo.consecutive_errors or pinfo.unschedulable_count
+        return Instant(pinfo.timestamp + backoff_duration(count, self._initial_backoff, self._max_backoff))
 
     def _backoff_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         return self._backoff_expiry(a) < self._backoff_expiry(b)
@@ -342,6 +373,21 @@ class SchedulingQueue:
         waiting = [p.timestamp for p in self._unschedulable.values() if not p.gated]
         if waiting:
             self._arm_leftover_timer(min(waiting))
+
+
+def backoff_duration(
+    count: int, initial: Duration = INITIAL_BACKOFF, maximum: Duration = MAX_BACKOFF, size: int = 1
+) -> Duration:
+    """``calculateBackoffDuration``: ``initial`` doubled per attempt after the first, capped
+    at ``maximum`` (times the square root of a pod group's size); none before any attempt."""
+    if count == 0:
+        return Duration(0)
+    if size > 1:
+        maximum = Duration(int(maximum * math.sqrt(size)))
+    shift = count - 1
+    if initial > maximum >> shift:
+        return maximum
+    return Duration(initial << shift)
 
 
 def _strip(pod: Obj) -> Obj:

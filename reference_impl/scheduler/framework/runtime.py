@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence, Set
 from itertools import repeat
 from operator import add, mul
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from reference_impl.clock import Duration
+from reference_impl.clock import Duration, seconds
 from reference_impl.scheduler.framework.batch import (
     BatchFilterPlugin,
     BatchScorePlugin,
@@ -64,6 +64,8 @@ if TYPE_CHECKING:
 __all__ = ["Framework"]
 
 Obj = dict[str, Any]
+_MAX_PERMIT_TIMEOUT: Final = seconds(15 * 60)
+_WAIT_REASON: Final = "one or more plugins asked to wait and no plugin rejected pod"
 _ALL_EVENTS = (ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL)),)
 
 
@@ -74,10 +76,17 @@ def _error(point: str, plugin: str, status: Status) -> Status:
 def _invalid_score(plugin: str, score: int) -> Status:
     return Status(
         Code.ERROR,
-        (f"plugin {plugin!r} returns an invalid score {score}, it should in the "
-         f"range of [0, {MAX_NODE_SCORE}] after normalizing",),
+        (f'applying score defaultWeights on Score plugins: plugin "{plugin}" returns an '
+         f"invalid score {score}, it should in the range of [0, {MAX_NODE_SCORE}] after "
+         "normalizing",),
         plugin,
     )
+
+
+def _score_error(stage: str, plugin: str, status: Status) -> Status:
+    """``RunScorePlugins``' wrapped errors ("running Score plugins: plugin ... failed with")."""
+    msg = f'running {stage} plugins: plugin "{plugin}" failed with: {status.message()}'
+    return Status(Code.ERROR, (msg,), plugin)
 
 
 class Framework:
@@ -201,30 +210,37 @@ class Framework:
     ) -> tuple[PreFilterResult | None, Status, list[str]]:
         """Run PreFilter; narrowing results intersect, and an empty one is unresolvable.
 
-        Also returns the plugins that narrowed the node set (for the FitError message).
+        Also returns the plugins that narrowed the node set, sorted (upstream's
+        ``pluginsWithNodes``: the cycle's unschedulable plugins and the FitError message).
+        As ``RunPreFilterPlugins``, an Unschedulable plugin does not stop the others (their
+        state serves preemption, kubernetes#119770): the last such status is returned.
         """
         result: PreFilterResult | None = None
         narrowing: list[str] = []
+        rejected: Status | None = None
         for pl in self.pre_filter:
             r, s = pl.pre_filter(state, pod, nodes)
             if s.is_skip():
                 state.skip_filter_plugins.add(pl.name())
                 continue
             if not s.is_success():
+                if s.code is Code.UNSCHEDULABLE:
+                    rejected = s.with_plugin(pl.name())
+                    continue
                 if s.is_rejected():
-                    return None, s.with_plugin(pl.name()), narrowing
-                return None, _error("PreFilter", pl.name(), s), narrowing
+                    return None, s.with_plugin(pl.name()), []
+                return None, _error("PreFilter", pl.name(), s), []
             if r is None or r.all_nodes():
                 continue
             narrowing.append(pl.name())
             result = r if result is None else result.merge(r)
             if result.node_names is not None and not result.node_names:
-                msg = f"node(s) didn't satisfy plugin {narrowing[0]}"
-                if len(narrowing) > 1:
-                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}] simultaneously"
-                status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), narrowing[-1])
-                return None, status, narrowing
-        return result, OK, narrowing
+                names = sorted(narrowing)
+                msg = f"node(s) didn't satisfy plugin {names[0]}"
+                if len(names) > 1:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), names
+        return result, OK if rejected is None else rejected, sorted(narrowing)
 
     def refreshed(self, state: CycleState, pod: Obj) -> CycleState:
         """``state``, or a clone whose pod-dependent PreFilter state is recomputed.
@@ -266,24 +282,34 @@ class Framework:
         for pl in plugins:
             s = pl.filter(state, pod, node_info)
             if s.code is not Code.SUCCESS:
-                return s.with_plugin(pl.name()) if s.is_rejected() else _error("Filter", pl.name(), s)
+                if s.is_rejected():
+                    return s.with_plugin(pl.name())
+                msg = f'running "{pl.name()}" filter plugin: {s.message()}'
+                return Status(Code.ERROR, (msg,), pl.name())
         return OK
 
     def run_post_filter_plugins(
         self, state: CycleState, pod: Obj, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
-        """The first successful PostFilter result; else the rejection messages joined."""
+        """``RunPostFilterPlugins``: stop at the first success (its status as returned),
+        Error (its message, unwrapped) or UnschedulableAndUnresolvable; else every plugin's
+        rejection reasons joined, attributed to the first rejector, with the last result."""
         reasons: list[str] = []
         plugin = ""
+        result: PostFilterResult | None = None
         for pl in self.post_filter:
             r, s = pl.post_filter(state, pod, statuses)
             if s.is_success():
+                return r, s
+            if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return r, s.with_plugin(pl.name())
             if not s.is_rejected():
-                return None, _error("PostFilter", pl.name(), s)
+                return None, Status(Code.ERROR, s.reasons, pl.name())
+            if r is not None:
+                result = r
             reasons += s.reasons
-            plugin = pl.name()
-        return None, Status(Code.UNSCHEDULABLE, tuple(reasons), plugin)
+            plugin = plugin or pl.name()
+        return result, Status(Code.UNSCHEDULABLE, tuple(reasons), plugin)
 
     def run_pre_score_plugins(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """Run PreScore; SKIP disables the plugin's Score."""
@@ -315,7 +341,7 @@ class Framework:
                 results = [fn(state, pod, ni) for ni in nodes]  # hot: no per-node branching
                 for _, s in results:
                     if s is not OK and s.code is not Code.SUCCESS:
-                        return totals, _error("Score", name, s)
+                        return totals, _score_error("Score", name, s)
                 raw = [r[0] for r in results]
             weight = self.weights[name]
             ext = pl.score_extensions()
@@ -325,7 +351,7 @@ class Framework:
                 scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw, strict=True)]
                 s = ext.normalize_score(state, pod, scores)
                 if not s.is_success():
-                    return totals, _error("NormalizeScore", name, s)
+                    return totals, _score_error("Normalize on Score", name, s)
                 values = [ns.score for ns in scores]
             if not (checked and ext is None) and not 0 <= min(values) <= max(values) <= MAX_NODE_SCORE:
                 return totals, _invalid_score(name, next(v for v in values if not 0 <= v <= MAX_NODE_SCORE))
@@ -351,15 +377,21 @@ class Framework:
     def run_permit_plugins(
         self, state: CycleState, pod: Obj, node_name: str
     ) -> tuple[Status, dict[str, Duration]]:
-        """OK, a rejection, or WAIT with the waiting plugins' timeouts."""
+        """OK, a rejection, or WAIT with the waiting plugins' timeouts (at most 15 minutes,
+        upstream's ``maxTimeout``); the WAIT status is the last waiting plugin's, with
+        upstream's appended reason."""
         waits: dict[str, Duration] = {}
+        wait = OK
         for pl in self.permit:
             s, timeout = pl.permit(state, pod, node_name)
             if s.is_wait():
-                waits[pl.name()] = timeout
+                waits[pl.name()] = min(timeout, _MAX_PERMIT_TIMEOUT)
+                wait = s
             elif not s.is_success():
                 return (s.with_plugin(pl.name()) if s.is_rejected() else _error("Permit", pl.name(), s)), {}
-        return (Status(Code.WAIT) if waits else OK), waits
+        if not waits:
+            return OK, waits
+        return Status(Code.WAIT, (*wait.reasons, _WAIT_REASON), wait.plugin), waits
 
     def run_pre_bind_plugins(
         self, state: CycleState, pod: Obj, node_name: str,

@@ -350,6 +350,10 @@ class QueuedPodInfo:
     timestamp: Instant
     initial_attempt_timestamp: Instant | None = None
     attempts: int = 0
+    # Failures by rejection, and by error since the last rejection: the backoff counts the
+    # latter when there are any (``UnschedulableCount``, ``ConsecutiveErrorsCount``).
+    unschedulable_count: int = 0
+    consecutive_errors: int = 0
     # Plugins that rejected the pod last cycle; only their events requeue it.
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)

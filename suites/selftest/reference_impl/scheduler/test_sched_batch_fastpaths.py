@@ -248,7 +248,8 @@ def test_a_score_out_of_range_is_an_error_whoever_checks_it() -> None:
     nodes = _infos([("2", "4Gi", "110", 0, False, "")] * 3)
     nodes[1].non_zero_requested.milli_cpu = -2000
     fit = next(p for p in fw.score if isinstance(p, node_resources_fit.NodeResourcesFit))
-    want = "plugin 'NodeResourcesFit' returns an invalid score 146, it should in the range of [0, 100]"
+    want = ('applying score defaultWeights on Score plugins: plugin "NodeResourcesFit" returns an '
+            "invalid score 146, it should in the range of [0, 100]")
     for checked in (True, False):
         if not checked:  # the framework scans the plugin's scores itself
             fw._range_checked.discard(id(fit))

@@ -141,8 +141,8 @@ def test_backoff_grows_from_one_to_ten_seconds(h: Any) -> None:
     pinfo = q._find("default/p")  # noqa: SLF001 - white-box check of the backoff curve
     assert pinfo is not None
     got = []
-    for attempts in range(1, 7):
-        pinfo.attempts = attempts
+    for rejections in range(1, 7):
+        pinfo.unschedulable_count = rejections  # upstream's UnschedulableCount, not attempts
         got.append((q._backoff_expiry(pinfo) - pinfo.timestamp) // 1_000_000_000)  # noqa: SLF001
     assert got == [1, 2, 4, 8, 10, 10]
 
