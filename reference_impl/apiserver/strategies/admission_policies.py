@@ -21,6 +21,7 @@ from reference_impl.apiserver.strategies.admission_policies_rules import (
     rule_defaults,
 )
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.jsonpath_syntax import parse_error as jsonpath_parse_error
 from reference_impl.apiserver.validation.status_conditions import validate_conditions
 from reference_impl.errors import Cause
 
@@ -375,9 +376,13 @@ def validate_mutating_binding(binding: Obj, old: Obj | None, ctx: Context) -> li
 
 
 def _warning_causes(w: Obj, p: str) -> list[Cause]:
-    """``validateExpressionWarning``: a warning and a fieldRef (its JSONPath is not parsed)."""
+    """``validateExpressionWarning``: a warning and a fieldRef (``validateFieldRef``)."""
     out = [] if _s(w.get("warning")) else [fe.required(f"{p}.warning")]
-    return out + ([] if _s(w.get("fieldRef")).strip() else [fe.required(f"{p}.fieldRef")])
+    ref = _s(w.get("fieldRef")).strip()
+    if not ref:
+        return [*out, fe.required(f"{p}.fieldRef")]
+    err = jsonpath_parse_error(f"{{{ref}}}")
+    return out + ([fe.invalid(f"{p}.fieldRef", ref, f"invalid JSONPath: {err}")] if err else [])
 
 
 @validator(_VAP, status=True)

@@ -26,7 +26,7 @@ from reference_impl.apiserver.strategies.apiextensions_spec import (
 )
 from reference_impl.apiserver.strategies.apiextensions_structural import structural_causes
 from reference_impl.apiserver.validation import fielderr as fe
-from reference_impl.apiserver.validation.go_url import parse_url
+from reference_impl.apiserver.validation.go_url import parse_request_uri
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list
 from reference_impl.errors import Cause
 
@@ -129,7 +129,7 @@ def _approval(annotations: Obj) -> tuple[str, str]:
     if value.startswith("unapproved"):
         return "bypassed", f'not approved: "{value}"'
     try:
-        u = parse_url(value)
+        u = parse_request_uri(value)
         ok = bool(u.host and u.scheme)
     except ValueError:
         ok = False

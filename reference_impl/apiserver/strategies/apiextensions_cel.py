@@ -4,28 +4,32 @@ reason, fieldPath, optionalOldSelf) and compiling them (``cel.Compile``), and th
 verdict on a default (``cel.Validator``, for ``ValidateDefaults``).
 
 Compiling is cel-python's parse and the environment's variables (``self``, ``oldSelf``),
-plus the few type verdicts of ``apiextensions_cel_types``; other type errors, unknown
-functions and cost limits are not reported. ``preexisting`` expressions compile in
-the stored-expressions environment upstream: that only widens the library, which a parse
-check does not see, so they are judged like new ones. A default is judged only where
-cel-python evaluates the rule to false or fails to find a field; rules with
-``optionalOldSelf`` or other evaluation errors give no verdict."""
+plus the few type verdicts of ``apiextensions_cel_types`` and the literal regexes cel-go
+compiles when planning the program; other type errors, unknown functions and cost limits
+are not reported. ``preexisting`` expressions compile in the stored-expressions
+environment upstream: that only widens the library, which a parse check does not see, so
+they are judged like new ones. A default is judged (with cel-go's heterogeneous ``==``,
+``!=`` and ``in``) only where cel-python evaluates the rule to false or fails with an
+error cel-go shares (a missing field, no such overload, division by zero, an index out of
+range, overflow, a failed conversion, a bad regex); rules with ``optionalOldSelf`` or
+other evaluation errors give no verdict."""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import celpy
 from celpy.adapter import json_to_cel
-from celpy.celtypes import BoolType
-from celpy.evaluation import CELEvalError
+from celpy.celtypes import BoolType, DoubleType, IntType, ListType, MapType, UintType
+from celpy.evaluation import CELEvalError, bool_eq, operator_in
 from lark import Tree
 
 from reference_impl.apiserver.strategies.admission_policies_cel import cel_causes
 from reference_impl.apiserver.strategies.apiextensions_cel_types import type_error
 from reference_impl.apiserver.strategies.apiextensions_structural import (
+    go_regexp_error,
     items_schema,
     new_structural_error,
 )
@@ -61,6 +65,41 @@ def _uses_old_self(t: Any) -> bool:
     return any(
         isinstance(n, Tree) and n.data == "ident" and str(n.children[0]) == "oldSelf" for n in t.iter_subtrees()
     )
+
+
+# Functions whose constant regex argument cel-go compiles when planning the program
+# (``MatchesRegexOptimization``, ``FindRegexOptimization``, ``FindAllRegexOptimization``).
+_REGEX_FUNCTIONS: Final = frozenset({"matches", "find", "findAll"})
+
+
+def _string_literal(expr: Any) -> str | None:
+    """The value of ``expr`` when it is a lone string literal (the live apiserver compiles
+    no folded constant such as ``'[' + ']'``)."""
+    node = expr
+    while isinstance(node, Tree) and node.data != "literal" and len(node.children) == 1:
+        node = node.children[0]
+    if not (isinstance(node, Tree) and node.data == "literal"):
+        return None
+    try:
+        value = _ENV.program(expr).evaluate({})
+    except Exception:  # noqa: BLE001 - not a literal cel-python evaluates
+        return None
+    return str(value) if isinstance(value, str) else None
+
+
+def _regex_literal_error(t: Any) -> str | None:
+    """``CompileRegexConstants``' error: a regex function's literal pattern Go rejects."""
+    for n in t.iter_subtrees():
+        if n.data == "member_dot_arg" and len(n.children) == 3:
+            name, args = str(n.children[1]), n.children[2].children
+        elif n.data == "ident_arg" and len(n.children) == 2 and str(n.children[0]) == "matches":
+            name, args = "matches", n.children[1].children[1:]
+        else:
+            continue
+        pattern = _string_literal(args[0]) if name in _REGEX_FUNCTIONS and args else None
+        if pattern is not None and (err := go_regexp_error(pattern)) is not None:
+            return f"error parsing regexp: {err}"
+    return None
 
 
 def _unescape(s: str) -> str | None:
@@ -205,6 +244,8 @@ def _compile_causes(i: int, rule: Obj, node: Obj, p: str, uncorrelatable: str | 
     if not out and tree is not None and (err := type_error(tree, node, resource, "bool")):
         detail = "cel expression must evaluate to a bool" if err == "wrong result type" else f"compilation failed: {err}"
         out.append(fe.invalid(f"{rp}.rule", rule, detail))
+    if not out and tree is not None and (err := _regex_literal_error(tree)):
+        out.append(fe.invalid(f"{rp}.rule", rule, f"program instantiation failed: {err}"))
     compiled = not out
     if compiled and mexpr:
         errs = cel_causes(mexpr, f"{rp}.messageExpression", _NAMES)
@@ -213,6 +254,8 @@ def _compile_causes(i: int, rule: Obj, node: Obj, p: str, uncorrelatable: str | 
         if not errs and mtree is not None and (err := type_error(mtree, node, resource, "string")):
             detail = "must evaluate to a string" if err == "wrong result type" else f"compilation failed: {err}"
             out.append(fe.invalid(f"{rp}.messageExpression", rule, f"messageExpression {detail}"))
+        elif not errs and mtree is not None and (err := _regex_literal_error(mtree)):
+            out.append(fe.invalid(f"{rp}.messageExpression", rule, f"messageExpression instantiation failed: {err}"))
     if compiled and tree is not None and _uses_old_self(tree):
         if uncorrelatable is not None:
             out.append(fe.invalid(f"{rp}.rule", text, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
@@ -243,22 +286,90 @@ def rule_causes(
     return out
 
 
+_NUMBERS: Final = (IntType, UintType, DoubleType)
+
+
+def _equal(a: Any, b: Any) -> BoolType:
+    """cel-go's heterogeneous equality: values of different kinds are unequal (numbers
+    compare by value), where cel-python finds no overload."""
+    try:
+        return cast(BoolType, bool_eq(a, b))
+    except TypeError:
+        return BoolType(isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and a == b)
+
+
+def _member(item: Any, container: Any) -> Any:
+    """``in`` under heterogeneous equality: a list's items or a map's keys."""
+    if isinstance(container, ListType | MapType):
+        return BoolType(any(_equal(item, x) for x in container))
+    return operator_in(item, container)
+
+
+_HETEROGENEOUS: Final[dict[str, Any]] = {
+    "_==_": _equal,
+    "_!=_": lambda a, b: BoolType(not _equal(a, b)),
+    "_in_": _member,
+}
+
+
 def _rule_verdict(rule: Obj, value: Any) -> str | None:
-    """"false", "missing" (a field the rule selects is absent) or None (true, or no verdict)."""
+    """"false", an evaluation error's detail, or None (true, or no verdict)."""
     text = str(rule.get("rule") or "")
     tree = _tree(text)
     if tree is None or rule.get("optionalOldSelf") or not text.strip():
         return None
     cel_value = json_to_cel(value)
     try:
-        result: Any = _ENV.program(tree).evaluate({"self": cel_value, "oldSelf": cel_value})
+        result: Any = _ENV.program(tree, functions=_HETEROGENEOUS).evaluate({"self": cel_value, "oldSelf": cel_value})
     except CELEvalError as e:
         result = e
     except Exception:  # noqa: BLE001 - anything cel-python cannot evaluate: no verdict
         return None
     if isinstance(result, CELEvalError):
-        return "missing" if str(result.args[0] if result.args else "").startswith("no such") else None
+        return _eval_error(result, text)
     return "false" if isinstance(result, BoolType) and not result else None
+
+
+# cel-python's failed string-to-number conversions (cel-go: a conversion error).
+_BAD_CONVERSION: Final = ("invalid literal for int()", "could not convert string to float")
+# cel-python's wording of an ordering between a string and a number (cel-go: no such overload).
+_ORDER_MIXED: Final = re.compile(
+    r"relation_(?:lt|le|gt|ge)'\) applied to '\(<class 'celpy\.celtypes\.(?:StringType'>, <class "
+    r"'celpy\.celtypes\.(?:Int|Uint|Double)Type|(?:Int|Uint|Double)Type'>, <class 'celpy\.celtypes\.StringType)'>\)'"
+)
+# ... and of arithmetic on two primitives of different kinds (cel-go converts none).
+_ARITHMETIC_MIXED: Final = re.compile(
+    r"(?:addition|multiplication)_\w+'\) applied to '\(<class 'celpy\.celtypes\.(?:String|Int|Uint|Double|Bool)Type'>, "
+    r"<class 'celpy\.celtypes\.(?:String|Int|Uint|Double|Bool)Type'>\)'"
+)
+
+
+def _eval_error(e: CELEvalError, rule: str) -> str | None:
+    """The detail of a runtime error cel-go raises too (``validateExpressions``), else None:
+    cel-python also fails where cel-go does not (library gaps)."""
+    args = (*e.args, None, None, None)
+    msg, cause, extra = str(args[0] or ""), args[1], args[2]
+    mixed = _ORDER_MIXED.search(msg) or _ARITHMETIC_MIXED.search(msg)
+    if (cause is TypeError and mixed) or msg.startswith("no such overload"):
+        return (
+            "'no such overload': call arguments did not match a supported operator, function or "
+            f"macro signature for rule: {rule}"
+        )
+    if msg.startswith("no such"):
+        what = "no such key"
+    elif cause is ZeroDivisionError:
+        what = "division by zero"
+    elif cause is IndexError and extra == ("list index out of range",):
+        what = "index out of bounds"
+    elif cause is ValueError and extra == ("overflow",):
+        what = "integer overflow"
+    elif msg == "match error":
+        what = "error parsing regexp"
+    elif cause is ValueError and str((extra or ("",))[0]).startswith(_BAD_CONVERSION):
+        what = "type conversion error"
+    else:
+        return None
+    return f"{what} evaluating rule: {rule}"
 
 
 def default_rule_causes(s: Obj, value: Any, path: str, *, is_resource_root: bool = False) -> list[Cause]:
@@ -269,8 +380,8 @@ def default_rule_causes(s: Obj, value: Any, path: str, *, is_resource_root: bool
     out: list[Cause] = []
     for rule in (as_dict(r) for r in as_list(s.get("x-kubernetes-validations"))):
         verdict = _rule_verdict(rule, value)
-        if verdict == "missing":
-            out.append(fe.invalid(path, value, f"no such key evaluating rule: {rule.get('rule')}"))
+        if verdict is not None and verdict != "false":
+            out.append(fe.invalid(path, value, verdict))
         elif verdict == "false":
             fp = rule.get("fieldPath")
             names = valid_field_path(fp, s) if isinstance(fp, str) and fp else None

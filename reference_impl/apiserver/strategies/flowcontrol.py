@@ -1,7 +1,7 @@
 """FlowSchema and PriorityLevelConfiguration (flowcontrol.apiserver.k8s.io; upstream
 v1.37.2's ``pkg/apis/flowcontrol/validation``, ``pkg/apis/flowcontrol/v1/defaults.go``
 and ``pkg/registry/flowcontrol/*/strategy.go``). The mandatory objects' fixed specs are
-not modelled: only names outside them are judged here. PriorityLevelConfiguration is in
+in ``flowcontrol_mandatory``. PriorityLevelConfiguration is in
 ``flowcontrol_pl``; StorageVersionMigration and APIService in ``flowcontrol_misc``."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any, Final
 from reference_impl.api.formats import dns1123_label_errors, dns1123_subdomain_errors
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
 from reference_impl.apiserver.strategies import flowcontrol_misc, flowcontrol_pl
+from reference_impl.apiserver.strategies.flowcontrol_mandatory import mandatory_flow_schema_causes
 from reference_impl.apiserver.strategies.flowcontrol_pl import conditions_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
@@ -225,7 +226,8 @@ def _url_error(path: str) -> str:
 def validate_flow_schema(fs: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """``ValidateFlowSchema`` (create and update alike), less the metadata checks."""
     name = str(_o(fs.get("metadata")).get("name") or "")
-    return _spec_causes(_o(fs.get("spec")), name) + conditions_causes(fs.get("status"))
+    out = _spec_causes(_o(fs.get("spec")), name) + mandatory_flow_schema_causes(name, fs.get("spec"))
+    return out + conditions_causes(fs.get("status"))
 
 
 @validator("FlowSchema", "PriorityLevelConfiguration", status=True)

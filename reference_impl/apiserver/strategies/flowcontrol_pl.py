@@ -9,6 +9,9 @@ import math
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
+from reference_impl.apiserver.strategies.flowcontrol_mandatory import (
+    mandatory_priority_level_causes,
+)
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -170,10 +173,11 @@ def conditions_causes(status: Any) -> list[Cause]:
 @validator("PriorityLevelConfiguration")
 def validate_priority_level(pl: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """``ValidatePriorityLevelConfiguration`` (create and update alike), less the metadata
-    checks and the mandatory objects' fixed specs."""
+    checks."""
     meta = _o(pl.get("metadata"))
     out: list[Cause] = []
     if _ROUNDTRIP in _o(meta.get("annotations")):
         out.append(fe.forbidden("metadata.annotations", f"annotation '{_ROUNDTRIP}' is forbidden"))
-    out += _type_causes(_o(pl.get("spec")), str(meta.get("name") or ""))
+    name = str(meta.get("name") or "")
+    out += _type_causes(_o(pl.get("spec")), name) + mandatory_priority_level_causes(name, pl.get("spec"))
     return out + conditions_causes(pl.get("status"))

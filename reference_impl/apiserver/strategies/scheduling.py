@@ -35,6 +35,16 @@ SYSTEM_PRIORITY_CLASSES: Final = {
 PREEMPTION_POLICIES: Final = ("Never", "PreemptLowerPriority")
 
 
+def _known_system_class_error(name: str, value: int, global_default: bool) -> str:
+    """``IsKnownSystemPriorityClass``: neither system class is the global default."""
+    want = SYSTEM_PRIORITY_CLASSES.get(name)
+    if want is None:
+        return f"{name} is not a known system priority class"
+    if want != value:
+        return f"value of {name} PriorityClass must be {want}"
+    return f"globalDefault of {name} PriorityClass must be false" if global_default else ""
+
+
 def _declarative(obj: Obj, old: Obj | None, spec: Struct, ctx: Context) -> list[Cause]:
     # Spec is a struct value upstream: absent is its zero value, which the tags still check.
     ospec = ((old or {}).get("spec") or {}) if old is not None else None
@@ -113,13 +123,14 @@ def validate_priority_class(pc: Obj, old: Obj | None, ctx: Context) -> list[Caus
             )
         return causes
     if name.startswith("system-"):
-        if SYSTEM_PRIORITY_CLASSES.get(name) != value:
+        err = _known_system_class_error(name, value, pc.get("globalDefault") is True)
+        if err:
             causes.append(
                 Cause(
                     "metadata.name",
                     "FieldValueForbidden",
                     "Forbidden: priority class names with 'system-' prefix are reserved for "
-                    f"system use only. error: {name} is not a known system priority class",
+                    f"system use only. error: {err}",
                 )
             )
     elif value > HIGHEST_USER_PRIORITY:

@@ -9,7 +9,7 @@ import string
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["GoURL", "parse_url"]
+__all__ = ["GoURL", "parse_request_uri", "parse_url"]
 
 _HEX: Final = frozenset(string.hexdigits)
 # Bytes allowed unescaped in a host (``shouldEscape`` in encodeHost mode).
@@ -90,7 +90,7 @@ def _host(scheme: str, host: str) -> str:
     return host
 
 
-def _parse(raw: str) -> GoURL:
+def _parse(raw: str, via_request: bool = False) -> GoURL:
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in raw):
         raise ValueError("net/url: invalid control character in URL")
     scheme, rest = _scheme(raw)
@@ -103,11 +103,13 @@ def _parse(raw: str) -> GoURL:
     if not rest.startswith("/"):
         if scheme:
             return GoURL(scheme=scheme, raw_query=query)  # opaque
+        if via_request:
+            raise ValueError("invalid URI for request")
         if ":" in rest.partition("/")[0]:
             raise ValueError("first path segment in URL cannot contain colon")
     user: str | None = None
     host = ""
-    if rest.startswith("//") and (scheme or not rest.startswith("///")):
+    if rest.startswith("//") and (scheme or not via_request and not rest.startswith("///")):
         authority, slash, path = rest[2:].partition("/")
         rest = slash + path
         info, at, hostpart = authority.rpartition("@")
@@ -118,6 +120,17 @@ def _parse(raw: str) -> GoURL:
             user = info
     _unescape(rest, False)
     return GoURL(scheme=scheme, user=user, host=host, raw_query=query)
+
+
+def parse_request_uri(raw: str) -> GoURL:
+    """``url.ParseRequestURI``: the whole string is the URI (no fragment is cut off), and
+    without a scheme it must be an absolute path."""
+    if not raw:
+        raise ValueError(f"parse {_q(raw)}: empty url")
+    try:
+        return _parse(raw, via_request=True)
+    except ValueError as e:
+        raise ValueError(f"parse {_q(raw)}: {e}") from None
 
 
 def parse_url(raw: str) -> GoURL:
