@@ -116,6 +116,14 @@ def _controllers_follow(target: Target, namespace: str) -> None:
                 if not p["metadata"].get("deletionTimestamp")}  # fmt: skip
 
     target.wait_until(lambda: len(names()) == 1, timeout=180, what="the ReplicaSet's pod")
+    # The controller counts the pod in status.replicas only once its own pod informer has
+    # seen it. Deleting the pod before then can race a reconnecting informer: a relist that
+    # never saw the pod reports no delete, and the ReplicaSet waits out its creation
+    # expectation (5 minutes upstream) before replacing it.
+    target.wait_until(
+        lambda: (target.get("apps/v1", "ReplicaSet", "follow", namespace).get("status") or {})
+        .get("replicas") == 1,
+        timeout=180, what="the ReplicaSet controller observing its pod")  # fmt: skip
     (first,) = names()
     target.delete("v1", "Pod", first, namespace)
     target.wait_until(lambda: len(names() - {first}) == 1, timeout=180,
