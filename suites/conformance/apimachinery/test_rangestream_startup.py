@@ -20,6 +20,7 @@ from fixtures import Capability, Target
 from fixtures.helpers.apiserver_metrics import apiserver_metrics
 from fixtures.helpers.etcd import EtcdControl, ReferenceEtcd, etcd_control
 from reference_impl.api import make_configmap
+from reference_impl.errors import Timeout
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("RANGESTREAM")]
 
@@ -134,9 +135,17 @@ def test_a_restart_relists_through_rangestream_only_a_watch_that_cannot_resume(
     assert (_inits(target), _streams(target)) == (inits, streams)
     if model:
         assert len(model.apiserver_warmups(*CM)) == warmups
-    _compact_past_the_configmaps_watch(target, etcd, namespace)
-    _restart(target, etcd, namespace)
-    target.wait_until(lambda: _inits(target) >= inits + 1, timeout=90, what="the re-list")
+    # A progress notification between the bump writes and the compaction can move the
+    # watch past the compacted revision; it then resumes legitimately. Compact again then.
+    for attempt in range(3):
+        _compact_past_the_configmaps_watch(target, etcd, namespace)
+        _restart(target, etcd, namespace)
+        try:
+            target.wait_until(lambda: _inits(target) >= inits + 1, timeout=60, what="the re-list")
+            break
+        except Timeout:
+            if attempt == 2:
+                raise
     assert _inits(target) == inits + 1
     # Clients that relist while the cache re-initializes are served from etcd by a
     # RangeStream as well (CI's live run saw one), so only "at least one" is the cache's.
