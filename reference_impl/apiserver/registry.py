@@ -91,7 +91,10 @@ _STRATEGIES: dict[str, Strategy] = {}
 
 def strategy_for(kind: str) -> Strategy:
     """The hooks of ``kind`` (an empty strategy when none were registered)."""
-    return _STRATEGIES.setdefault(kind, Strategy())
+    s = _STRATEGIES.get(kind)  # hot: every request asks; build a Strategy only once
+    if s is None:
+        s = _STRATEGIES[kind] = Strategy()
+    return s
 
 
 def defaulter(*kinds: str) -> Callable[[Defaulter], Defaulter]:

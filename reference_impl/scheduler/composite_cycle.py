@@ -156,7 +156,7 @@ class CompositeCycle:
                 self._s._permit_and_bind(state, pinfo, node)  # noqa: SLF001
         self._hold([p for k, p in sorted(pinfos.items()) if k not in placed], "group not admitted")
         for g in placement.groups:
-            self._wc._set_condition(g, "True", "Scheduled", "placed with its composite group")  # noqa: SLF001
+            self._wc._set_condition(g, "True", "Scheduled", "")  # noqa: SLF001
         self._set(root, "True", "Scheduled", f"{len(placement.groups)} child groups placed")
 
     # -- composite preemption -----------------------------------------------------------

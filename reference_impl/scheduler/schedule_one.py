@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, islice
+from itertools import compress, islice, repeat
+from operator import eq
 from typing import Any, Final
 
 from reference_impl.rng import Rng
@@ -103,7 +104,7 @@ class PodScheduler:
         # Upstream reservoir-samples among equal top scores; a seeded choice among them, in
         # the (deterministic) order the nodes were evaluated, keeps replays exact.
         pick = self._rng.index(ties)
-        top: NodeInfo = next(islice(compress(nodes, map(best.__eq__, totals)), pick, None))
+        top: NodeInfo = next(islice(compress(nodes, map(eq, totals, repeat(best))), pick, None))
         return top.name
 
     def _find_nodes_that_fit(

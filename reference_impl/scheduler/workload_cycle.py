@@ -118,7 +118,7 @@ class WorkloadCycle:
             self._s._handle_failure(pinfo, status, diag)  # noqa: SLF001 - the scheduler's own helper
         for state, pinfo, node in best.placed:
             self._s._permit_and_bind(state, pinfo, node)  # noqa: SLF001
-        self._set_condition(pg, "True", "Scheduled", f"{len(best.placed) + len(bound)} pods placed")
+        self._set_condition(pg, "True", "Scheduled", "")  # upstream: the Success status has no message
 
     def dry_run(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> bool:
         """Whether ``need`` of ``pinfos`` would fit together now (nothing is kept)."""

@@ -123,6 +123,7 @@ class Status:
 
 
 OK: Final = Status()
+SKIP: Final = Status(Code.SKIP)  # shared: a Status never changes
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     OK,
+    SKIP,
     ActionType,
     BindPlugin,
     ClusterEvent,
@@ -445,7 +446,7 @@ class Framework:
             return s.with_plugin(pl.name()) if s.is_success() or s.is_rejected() else _error(
                 "Bind", pl.name(), s
             )
-        return Status(Code.SKIP)
+        return SKIP
 
     def run_post_bind_plugins(self, state: CycleState, pod: Obj, node_name: str) -> None:
         """Informational PostBind hooks."""

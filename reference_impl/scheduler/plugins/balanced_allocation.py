@@ -20,7 +20,7 @@ from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     OK,
-    Code,
+    SKIP,
     Plugin,
     PreScorePlugin,
     ScoreExtensions,
@@ -103,7 +103,7 @@ class BalancedAllocation:
         """SKIP for a best-effort pod (nothing requested of the configured resources)."""
         reqs = self._requests(pod, state)
         if not any(reqs):
-            return Status(Code.SKIP)
+            return SKIP
         state.write(_PRE_SCORE, _State(reqs))
         return OK
 

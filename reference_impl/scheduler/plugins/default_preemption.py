@@ -283,8 +283,8 @@ class DefaultPreemption:
         server, now = self._h.ctx.server, rfc3339(self._h.ctx.clock.now())
         self._pending[preemptor] = {p.key for u in victims for p in u.pods}
         for u in victims:
-            if u.group is not None:
-                _mark(server, u.group, msg, now)
+            # Only the victim pods get DisruptionTarget: v1.37.2's executor (PreemptPod)
+            # never writes the PodGroup's own DisruptionTarget condition.
             for info in sorted(u.pods, key=lambda p: p.key):
                 meta = info.pod["metadata"]
                 latest = server.try_get("v1", "Pod", meta["name"], meta.get("namespace"))

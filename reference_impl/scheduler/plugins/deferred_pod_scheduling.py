@@ -18,6 +18,7 @@ from reference_impl.clock import Duration
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -51,7 +52,7 @@ NAME: Final = names.DEFERRED_POD_SCHEDULING
 ERR_REASON_NODE_DISABLES_RESIZE_PREEMPTION: Final = "node had resize preemption disabled"
 ERR_REASON_OTHER_NODE: Final = "pod assigned to different node"
 PERMIT_REASON: Final = "pod resize fits, waiting for Kubelet actuation"
-_SKIP: Final = Status(Code.SKIP)
+_SKIP: Final = SKIP
 _NO_TIMEOUT: Final = Duration(0)
 
 

@@ -25,6 +25,7 @@ from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -210,15 +211,15 @@ class DynamicResources(DynamicResourcesScore):
     ) -> tuple[PreFilterResult | None, Status]:
         """Resolve the pod's claims; SKIP when it has none."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         ext_reqs = ext.pod_requests(pod, self._ext.get()) if self._ext else {}
         if not pod["spec"].get("resourceClaims") and not ext_reqs:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         claims, refs, why = self._claims(pod)
         if why:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,))
         if not claims and not ext_reqs:  # every claim intentionally not created
-            return None, Status(Code.SKIP)
+            return None, SKIP
         allocated: list[Obj] = []
         pending: list[Obj] = []
         # KEP-5729: a shared PodGroup claim is reserved for the group, not for the pod.
@@ -284,7 +285,7 @@ class DynamicResources(DynamicResourcesScore):
             for claim in (*s.allocated, *s.pending)
             for req in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ()
         ):
-            return Status(Code.SKIP)
+            return SKIP
         return OK
 
     def _usable(self, claim: Obj, node: Obj) -> bool:
@@ -377,7 +378,7 @@ class DynamicResources(DynamicResourcesScore):
         """Write allocations and reservations through ``resourceclaims/status``."""
         s = state.try_read(_KEY)
         if s is None:
-            return Status(Code.SKIP)
+            return SKIP
         allocs = dict(zip([object_key(c) for c in s.pending], s.per_node.get(node_name, []), strict=False))
         stamp = self.tracker.features.binding_conditions  # DRADeviceBindingConditions + status
         written, err = binding.bind_claims(self._ctx, self.tracker, s.claims, s.consumers, allocs, stamp)

@@ -14,7 +14,7 @@ from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     OK,
-    Code,
+    SKIP,
     Plugin,
     PreScorePlugin,
     ScoreExtensions,
@@ -92,7 +92,7 @@ class ImageLocality:
         """
         images, _ = _images(pod)
         table = self._h.snapshot_shared_lister().index.image_nodes
-        return OK if any(img in table for img in images) else Status(Code.SKIP)
+        return OK if any(img in table for img in images) else SKIP
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""

@@ -23,6 +23,7 @@ from reference_impl.scheduler.framework.affinity import (
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -180,14 +181,14 @@ class InterPodAffinity:
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when neither the pod nor any existing pod's anti-affinity constrains it."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         if has_pod_affinity(pod) and (err := affinity_parse_error(pod)):
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"parsing pod: {err}",), NAME)
         if not self._h.snapshot_shared_lister().index.anti_affinity and not _has_required(pod):
-            return None, Status(Code.SKIP)  # the common case, without building any state
+            return None, SKIP  # the common case, without building any state
         s = self._compute(pod)
         if not s.existing_anti and not s.affinity and not s.anti_affinity:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(_PRE_FILTER, s)
         return None, OK
 

@@ -19,7 +19,14 @@ from reference_impl.scheduler.framework.affinity import (
     parse_affinity_terms,
 )
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
-from reference_impl.scheduler.framework.interface import MAX_NODE_SCORE, OK, Code, NodeScore, Status
+from reference_impl.scheduler.framework.interface import (
+    MAX_NODE_SCORE,
+    OK,
+    SKIP,
+    Code,
+    NodeScore,
+    Status,
+)
 from reference_impl.scheduler.framework.types import NodeInfo, PodInfo
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.inter_pod_affinity_parse import affinity_parse_error
@@ -61,13 +68,13 @@ def pre_score(pl: InterPodAffinity, state: CycleState, pod: Obj) -> Status:
     preferred_anti = _resolved(pl, pod, "podAntiAffinity")
     has_constraints = bool(preferred or preferred_anti)
     if pl.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
-        return Status(Code.SKIP)
+        return SKIP
     if has_pod_affinity(pod) and (err := affinity_parse_error(pod)):
         return Status(Code.ERROR, (f"failed to parse pod: {err}",), names.INTER_POD_AFFINITY)
     lister = pl._h.snapshot_shared_lister()  # noqa: SLF001 - the plugin's own handle
     nodes: Sequence[NodeInfo] = lister.node_infos() if has_constraints else lister.index.sorted_affinity()
     if not nodes:
-        return Status(Code.SKIP)
+        return SKIP
     ns = pod["metadata"].get("namespace") or "default"
     labels = pod["metadata"].get("labels") or {}
     ns_labels = pl.namespace_labels(ns)
@@ -108,7 +115,7 @@ def pre_score(pl: InterPodAffinity, state: CycleState, pod: Obj) -> Status:
                 if w.term.matches(ns, labels, ns_labels):
                     add(w.term.topology_key, node_labels, -w.weight)
     if not touched:
-        return Status(Code.SKIP)
+        return SKIP
     state.write(_PRE_SCORE, _State({k: dict(v) for k, v in scores.items()}))
     return OK
 

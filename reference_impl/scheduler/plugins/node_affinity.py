@@ -10,6 +10,7 @@ from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -170,10 +171,10 @@ class NodeAffinity:
         """SKIP when neither the pod (node selector, required affinity) nor the added
         affinity constrains nodes; the named nodes when every term pins metadata.name."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         selector = required_node_selector(pod)
         if selector is None and self._added_required is None and pod["spec"].get("nodeSelector") is None:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(_PRE_FILTER, _PreFilterState(selector or _MATCH_ALL))
         pinned = _node_names(pod)
         if pinned is not None and not pinned:
@@ -202,7 +203,7 @@ class NodeAffinity:
         when the pod's terms do not parse."""
         raw = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
         if raw is None and self._added_preferred is None:
-            return Status(Code.SKIP)
+            return SKIP
         preferred, err = preferred_terms(raw or ())
         if err:
             return Status(Code.ERROR, (err,), NAME)

@@ -16,6 +16,7 @@ from typing import Any, Final, Self, final
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -108,10 +109,10 @@ class NodeDeclaredFeatures:
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when the pod needs no declared feature."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         required = infer_for_scheduling(pod)
         if not required:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(_PRE_FILTER, _State(required))
         return None, OK
 

@@ -8,6 +8,7 @@ from typing import Any, Final, final
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -30,7 +31,7 @@ __all__ = ["ERR_REASON", "NAME", "NodeName", "new"]
 Obj = dict[str, Any]
 NAME: Final = names.NODE_NAME
 ERR_REASON: Final = "node(s) didn't match the requested node name"
-_SKIP: Final = Status(Code.SKIP)
+_SKIP: Final = SKIP
 _REJECT: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON,), NAME)
 
 

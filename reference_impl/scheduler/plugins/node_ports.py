@@ -9,6 +9,7 @@ from typing import Any, Final, Self, final
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -79,10 +80,10 @@ class NodePorts:
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when the pod asks for no host port."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         want = host_ports(pod)
         if not want:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(_PRE_FILTER, _State(want))
         return None, OK
 

@@ -11,6 +11,7 @@ from reference_impl.api.well_known_taints import TAINT_NODE_UNSCHEDULABLE
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -58,7 +59,7 @@ class NodeUnschedulable:
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP for a deferred resize (KEP-5836); upstream has this PreFilter only for that."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)
+            return None, SKIP
         return None, OK
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:

@@ -25,6 +25,7 @@ from reference_impl.apiserver.volumes import (
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -92,11 +93,11 @@ class NodeVolumeLimits:
     ) -> tuple[PreFilterResult | None, Status]:
         """Resolve the pod's CSI volumes once; SKIP when it has none."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         volumes = pod["spec"].get("volumes") or ()
         # PreFilter skips only pods without claims (inline migratable volumes unmodelled).
         if not any(v.get("persistentVolumeClaim") or v.get("ephemeral") is not None for v in volumes):
-            return None, Status(Code.SKIP)
+            return None, SKIP
         vols, error = self._new_pod_volumes(pod)
         state.write(_KEY, _State({d: frozenset(v) for d, v in vols.items()}, error,
                                  self._attachments() if vols else None, self._required(vols)))

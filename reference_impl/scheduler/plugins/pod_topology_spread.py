@@ -15,6 +15,7 @@ from typing import Any, Final, Self, final
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -128,10 +129,10 @@ class PodTopologySpread:
     ) -> tuple[PreFilterResult | None, Status]:
         """Count matching pods per domain; SKIP without DoNotSchedule constraints."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         constraints = self.constraints(pod, "DoNotSchedule")
         if not constraints:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(_PRE_FILTER, self._compute(pod, constraints))
         return None, OK
 

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Self
 
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
-from reference_impl.scheduler.framework.interface import MAX_NODE_SCORE, OK, Code, NodeScore, Status
+from reference_impl.scheduler.framework.interface import (
+    MAX_NODE_SCORE,
+    OK,
+    SKIP,
+    NodeScore,
+    Status,
+)
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.pod_topology_spread_common import (
@@ -51,10 +57,10 @@ def pre_score(pl: PodTopologySpread, state: CycleState, pod: Obj, feasible: Sequ
     """``PreScore``: the domains of the feasible nodes and their matching-pod counts."""
     all_nodes = pl._h.snapshot_shared_lister().node_infos()  # noqa: SLF001 - own handle
     if not all_nodes:
-        return Status(Code.SKIP)
+        return SKIP
     constraints = pl.constraints(pod, "ScheduleAnyway")
     if not constraints:
-        return Status(Code.SKIP)
+        return SKIP
     require_all = bool(pod["spec"].get("topologySpreadConstraints")) or not pl.system_defaulted
     ignored: set[str] = set()
     counts: list[dict[str, int]] = [{} for _ in constraints]

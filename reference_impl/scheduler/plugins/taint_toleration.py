@@ -12,6 +12,7 @@ from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -90,7 +91,7 @@ class TaintToleration:
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP for a deferred resize (KEP-5836); upstream has this PreFilter only for that."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)
+            return None, SKIP
         return None, OK
 
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
@@ -122,7 +123,7 @@ class TaintToleration:
         if (index is not None and not index.tainted) or not any(
             t.effect == "PreferNoSchedule" for ni in nodes if ni.taints for t in ni.taints
         ):
-            return Status(Code.SKIP)
+            return SKIP
         prefer = tuple(t for t in self._tolerations_of(pod) if t.effect in ("", "PreferNoSchedule"))
         state.write(_PRE_SCORE, _PreScoreState(prefer))
         return OK

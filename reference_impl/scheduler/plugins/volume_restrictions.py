@@ -14,6 +14,7 @@ from typing import Any, Final, Self, final
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -124,10 +125,10 @@ class VolumeRestrictions:
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when the pod has no restricted disk and no RWOP claim in use."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         volumes = pod["spec"].get("volumes") or ()
         if not volumes:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         needs = any(_needs_check(v) for v in volumes)
         ns = pod["metadata"].get("namespace") or "default"
         pvcs = self._h.ctx.informers.informer("v1", "PersistentVolumeClaim")
@@ -141,7 +142,7 @@ class VolumeRestrictions:
                 rwop.add(name)
         s = self._state(pod, frozenset(rwop))
         if not needs and s.conflicting == 0:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(_PRE_FILTER, s)
         return None, OK
 

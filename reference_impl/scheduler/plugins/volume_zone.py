@@ -13,6 +13,7 @@ from typing import Any, Final, Self, final
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -139,14 +140,14 @@ class VolumeZone:
     ) -> tuple[PreFilterResult | None, Status]:
         """SKIP when no bound volume of the pod carries a topology label."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         if not pod["spec"].get("volumes"):
-            return None, Status(Code.SKIP)
+            return None, SKIP
         topologies, status = self._topologies(pod)
         if not status.is_success():
             return None, status
         if not topologies:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(_PRE_FILTER, _State(topologies))
         return None, OK
 
