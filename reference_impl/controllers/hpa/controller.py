@@ -29,13 +29,25 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, rfc3339, seconds
-from reference_impl.controllers.controller_utils import is_pod_active, is_pod_ready
-from reference_impl.controllers.hpa.behavior import Stabilizer
+from reference_impl.controllers.hpa.behavior import (
+    DEFAULT_DOWNSCALE_STABILIZATION_S,
+    SCALE_UP_LIMIT_FACTOR,
+    Stabilizer,
+)
 from reference_impl.controllers.hpa.replica_calculator import (
+    DEFAULT_TOLERANCE,
+    Delays,
     ExternalMetrics,
+    MetricFailure,
     MetricResult,
     PodMetrics,
     ReplicaCalculator,
+    go_selector,
+    tolerances_for_hpa,
+)
+from reference_impl.controllers.hpa.replica_rules import (
+    CPU_INITIALIZATION_PERIOD,
+    DELAY_OF_INITIAL_READINESS_STATUS,
 )
 from reference_impl.controllers.hpa.selectors import HPASelectors, format_label_selector
 from reference_impl.errors import Conflict, NotFound
@@ -45,7 +57,9 @@ __all__ = ["SCALED_TO_ZERO", "SYNC_PERIOD_S", "HorizontalController"]
 Obj = dict[str, Any]
 SYNC_PERIOD_S: Final = 15.0
 SCALED_TO_ZERO: Final = "ScaledToZero"
-_SCALABLE: Final = {"Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1"}
+_SCALABLE: Final = {
+    "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1", "ReplicationController": "v1",
+}
 
 
 class HorizontalController:
@@ -59,17 +73,25 @@ class HorizontalController:
         external_metrics: ExternalMetrics | None = None,
         sync_period_s: float = SYNC_PERIOD_S,
         pod_metrics: PodMetrics | None = None,
+        *,
+        tolerance: float = DEFAULT_TOLERANCE,
+        delays: Delays = (CPU_INITIALIZATION_PERIOD, DELAY_OF_INITIAL_READINESS_STATUS),
+        downscale_stabilization_s: int = DEFAULT_DOWNSCALE_STABILIZATION_S,
+        scale_up_limit_factor: float = SCALE_UP_LIMIT_FACTOR,
     ) -> None:
+        """The keywords are kube-controller-manager's ``--horizontal-pod-autoscaler-*``
+        flags (tolerance, cpu-initialization-period and initial-readiness-delay,
+        downscale-stabilization) and upstream's ``scaleUpLimitFactor``."""
         self._ctx = ctx
         self._server = ctx.server
         self._calc = ReplicaCalculator(
-            external_metrics if external_metrics is not None else {}, pod_metrics=pod_metrics
+            external_metrics if external_metrics is not None else {}, tolerance, pod_metrics, delays
         )
         self._period = Duration(seconds(sync_period_s))
         self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
-        self._stab = Stabilizer()
+        self.stabilizer = Stabilizer(downscale_stabilization_s, scale_up_limit_factor)
         self._ticking: set[str] = set()
-        self._selectors = HPASelectors()
+        self.selectors = HPASelectors()
         self._hpas: SharedInformer | None = None
         self._pods: SharedInformer | None = None
 
@@ -85,13 +107,13 @@ class HorizontalController:
         key = object_key(ev.obj)
         if ev.type == "DELETED":
             self._ticking.discard(key)
-            self._selectors.delete(key)
-            self._stab.forget(key)
+            self.selectors.delete(key)
+            self.stabilizer.forget(key)
         elif ev.type == "ADDED" or key not in self._ticking:
             self._begin(key)
 
     def _begin(self, key: str) -> None:
-        self._selectors.put_if_absent(key)
+        self.selectors.put_if_absent(key)
         self._ticking.add(key)
         self._queue.add(key)
         self._tick(key)
@@ -119,10 +141,10 @@ class HorizontalController:
             self._write_status(hpa, status)
             return
         current = int((target.get("spec") or {}).get("replicas", 1))
-        self._stab.record_initial(key, self._ctx.clock.now(), current)
+        self.stabilizer.record_initial(key, self._ctx.clock.now(), current)
         lo, hi = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
         scaled_to_zero = (condition({"status": status}, SCALED_TO_ZERO) or {}).get("status") == "True"
-        results: list[tuple[str, MetricResult | None]] | None = None
+        results: list[tuple[str, MetricResult | MetricFailure]] | None = None
         # shouldComputeMetricsForZeroReplicas: only an HPA that put the target at zero (and
         # may leave it: minReplicas raised, or an Object/External metric) scales it.
         if current == 0 and not (scaled_to_zero and (lo != 0 or _object_or_external(spec))):
@@ -150,7 +172,9 @@ class HorizontalController:
         api_version = ref.get("apiVersion") or _SCALABLE.get(kind, "")
         target = self._server.try_get(api_version, kind, name, ns) if kind in _SCALABLE else None
         if target is None:
-            what = f'{kind.lower()}s.apps "{name}" not found' if kind in _SCALABLE else f'no matches for kind "{kind}"'
+            group = _SCALABLE.get(kind, "").rpartition("/")[0]
+            resource = f"{kind.lower()}s.{group}" if group else f"{kind.lower()}s"
+            what = f'{resource} "{name}" not found' if kind in _SCALABLE else f'no matches for kind "{kind}"'
             self._cond(status, "AbleToScale", "False", "FailedGetScale",
                        f"the HPA controller was unable to get the target's current scale: {what}")
         else:
@@ -160,7 +184,7 @@ class HorizontalController:
 
     def _from_metrics(
         self, key: str, hpa: Obj, target: Obj, status: Obj, current: int, scaled_to_zero: bool
-    ) -> tuple[int, list[tuple[str, MetricResult | None]]] | None:
+    ) -> tuple[int, list[tuple[str, MetricResult | MetricFailure]]] | None:
         """``computeReplicasForMetrics`` then ``normalizeDesiredReplicas``: the desired
         count and the per-metric results; None when the HPA cannot scale (status written)."""
         spec, ns = hpa["spec"], hpa["metadata"]["namespace"]
@@ -170,17 +194,16 @@ class HorizontalController:
             self._cond(status, "ScalingActive", "False", *invalid)
             self._write_status(hpa, self._status(hpa, status, current, kept, None))
             return None
-        metrics = spec.get("metrics") or []
-        results = self._compute(metrics, self._target_pods(target, ns), current, ns)
+        results = self._compute(hpa, target, self._target_pods(target, ns), current, ns)
         best_name, best = "", None
         for n, r in results:  # "replicas == 0 || proposal > replicas"
-            if r is not None and (best is None or best.replicas == 0 or r.replicas > best.replicas):
+            if isinstance(r, MetricResult) and (best is None or best.replicas == 0 or r.replicas > best.replicas):
                 best_name, best = n, r
-        failed = [m for m, (_, r) in zip(metrics, results, strict=True) if r is None]
+        failed = [r for _, r in results if isinstance(r, MetricFailure)]
         # All metrics invalid, or some invalid while the others would scale down.
         if failed and (best is None or best.replicas < current):
-            self._cond(status, "ScalingActive", "False", f"FailedGet{failed[0].get('type')}Metric",
-                       f"the HPA was unable to compute the replica count: {_metric_error(failed[0], ns)}")
+            self._cond(status, "ScalingActive", "False", failed[0].reason,
+                       f"the HPA was unable to compute the replica count: {failed[0].error}")
             # setCurrentReplicasAndMetricsInStatus: the old desired count is kept.
             self._write_status(hpa, self._status(hpa, status, current, kept, results))
             return None
@@ -188,9 +211,9 @@ class HorizontalController:
         self._cond(status, "ScalingActive", "True", "ValidMetricFound",
                    f"the HPA was able to successfully calculate a replica count from {best_name}")
         lo, hi, now = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"]), self._ctx.clock.now()
-        norm = (self._stab.normalize_with_behaviors(key, now, spec["behavior"], current, best.replicas, lo, hi)
+        norm = (self.stabilizer.normalize_with_behaviors(key, now, spec["behavior"], current, best.replicas, lo, hi)
                 if spec.get("behavior") is not None
-                else self._stab.normalize_without_behavior(key, now, current, best.replicas, lo, hi))
+                else self.stabilizer.normalize_without_behavior(key, now, current, best.replicas, lo, hi))
         self._cond(status, "AbleToScale", "True", norm.able_reason, norm.able_message)
         self._cond(status, "ScalingLimited", "True" if norm.limited else "False",
                    norm.limited_reason, norm.limited_message)
@@ -204,7 +227,7 @@ class HorizontalController:
         self._cond(status, "AbleToScale", "True", "SucceededRescale",
                    f"the HPA controller was able to update the target scale to {desired}")
         if spec.get("behavior") is not None:
-            self._stab.record(key, self._ctx.clock.now(), desired - current)
+            self.stabilizer.record(key, self._ctx.clock.now(), desired - current, spec["behavior"])
         # ScaledToZero is set on every rescale, so it is never stale.
         if current > 0 and desired == 0 and int(spec.get("minReplicas", 1)) == 0 and _object_or_external(spec):
             self._cond(status, SCALED_TO_ZERO, "True", "ScaledToZero", "the HPA controller scaled the workload to zero")
@@ -218,15 +241,15 @@ class HorizontalController:
         """``validateAndParseSelector``: (reason, message) when the target's pods cannot be
         attributed to this HPA alone."""
         assert self._pods is not None
-        sel = (target.get("spec") or {}).get("selector")
+        sel = _target_selector(target)
         if sel is None:
             return "InvalidSelector", "the HPA target's scale is missing a selector"
-        if not self._selectors.put_if_present(key, sel):
+        if not self.selectors.put_if_present(key, sel):
             return None  # deleted meanwhile: the DELETED event stops its sync
         parsed = selector_from_label_selector(sel)
         pods = [p for p in self._pods.items()
                 if p["metadata"].get("namespace") == ns and parsed.matches(p["metadata"].get("labels"))]
-        hpas = self._selectors.matching(ns, pods, 2)
+        hpas = self.selectors.matching(ns, pods, 2)
         if len(hpas) > 1:
             return ("AmbiguousSelector", f"pods by selector {format_label_selector(sel)} are controlled "
                     f"by more than one HPA (e.g. [{' '.join(hpas)}])")
@@ -234,7 +257,8 @@ class HorizontalController:
 
     @staticmethod
     def _status(
-        hpa: Obj, status: Obj, current: int, desired: int, results: list[tuple[str, MetricResult | None]] | None
+        hpa: Obj, status: Obj, current: int, desired: int,
+        results: list[tuple[str, MetricResult | MetricFailure]] | None,
     ) -> Obj:
         """``setStatus``: a fresh status keeping conditions and lastScaleTime."""
         out: Obj = {"desiredReplicas": desired}
@@ -242,7 +266,7 @@ class HorizontalController:
             out["currentReplicas"] = current
         if results:
             # A metric without a value leaves its zero MetricStatus, as upstream's slice does.
-            out["currentMetrics"] = [r.status if r is not None else {"type": ""} for _, r in results]
+            out["currentMetrics"] = [r.status if isinstance(r, MetricResult) else {"type": ""} for _, r in results]
         for k in ("lastScaleTime", "conditions"):
             if status.get(k):
                 out[k] = status[k]
@@ -250,39 +274,43 @@ class HorizontalController:
         return out
 
     def _compute(
-        self, metrics: list[Obj], pods: list[Obj], current: int, ns: str
-    ) -> list[tuple[str, MetricResult | None]]:
-        """(metric name as upstream's condition message gives it, proposal or None when
-        the metric has no value) per metric, in spec order."""
-        ready = sum(1 for p in pods if is_pod_ready(p))
-        out: list[tuple[str, MetricResult | None]] = []
-        for m in metrics:
-            res: MetricResult | None = None
+        self, hpa: Obj, target: Obj, pods: list[Obj], current: int, ns: str
+    ) -> list[tuple[str, MetricResult | MetricFailure]]:
+        """``computeReplicasForMetric`` per metric, in spec order: (metric name as
+        upstream's condition message gives it, proposal or failure)."""
+        tol, now = tolerances_for_hpa(hpa["spec"], self._calc.tolerance), self._ctx.clock.now()
+        status_replicas = int((target.get("status") or {}).get("replicas", 0))
+        out: list[tuple[str, MetricResult | MetricFailure]] = []
+        for m in hpa["spec"].get("metrics") or []:
+            res: MetricResult | MetricFailure
             mtype = m.get("type")
             if mtype == "External":
-                res = self._calc.external(m["external"], current, ready)
+                res = self._calc.external(m["external"], current, status_replicas, pods, tol, ns)
             elif mtype == "Object":
                 ref = m["object"].get("describedObject") or {}
                 obj = self._server.try_get(
                     str(ref.get("apiVersion", "v1")), str(ref.get("kind")), str(ref.get("name")), ns
                 )
-                res = self._calc.object(m["object"], obj, current, ready)
+                res = self._calc.object(m["object"], obj, current, status_replicas, pods, tol, ns)
             elif mtype == "Pods":
-                res = self._calc.pods(m["pods"], pods, current)
+                res = self._calc.pods(m["pods"], pods, current, tol, now)
             elif mtype == "Resource":
-                res = self._calc.resource(m["resource"], pods, current)
+                res = self._calc.resource(m["resource"], pods, current, tol, now)
+            elif mtype == "ContainerResource":
+                spec = m["containerResource"]
+                res = self._calc.resource(spec, pods, current, tol, now, str(spec.get("container", "")))
+            else:
+                res = MetricFailure("InvalidMetricSourceType", f'unknown metric source type "{mtype}"')
             out.append((_metric_name(m), res))
         return out
 
     def _target_pods(self, target: Obj, ns: str) -> list[Obj]:
         assert self._pods is not None
-        sel = selector_from_label_selector((target.get("spec") or {}).get("selector"))
+        sel = selector_from_label_selector(_target_selector(target))
         return [
             p
             for p in self._pods.items()
-            if p["metadata"].get("namespace") == ns
-            and is_pod_active(p)
-            and sel.matches(p["metadata"].get("labels"))
+            if p["metadata"].get("namespace") == ns and sel.matches(p["metadata"].get("labels"))
         ]
 
     def _scale(self, target: Obj, replicas: int) -> None:
@@ -306,32 +334,17 @@ def _cond(ctype: str, status: str, reason: str, message: str) -> Obj:
     return {"type": ctype, "status": status, "reason": reason, "message": message}
 
 
+def _target_selector(target: Obj) -> Obj | None:
+    """The scale subresource's selector: a ReplicationController's is a plain label map."""
+    sel = (target.get("spec") or {}).get("selector")
+    if sel is not None and target.get("kind") == "ReplicationController":
+        return {"matchLabels": dict(sel)}
+    return sel if sel is None else dict(sel)
+
+
 def _object_or_external(spec: Obj) -> bool:
     """Whether a metric can scale the target up from zero (it is not measured on pods)."""
     return any(m.get("type") in ("Object", "External") for m in spec.get("metrics") or [])
-
-
-def _go_selector(sel: Obj | None) -> str:
-    """``%+v`` of a ``*metav1.LabelSelector`` (its generated ``String()``)."""
-    if sel is None:
-        return "nil"
-    labels = "".join(f"{k}: {v}," for k, v in sorted((sel.get("matchLabels") or {}).items()))
-    exprs = "".join(
-        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
-        f"Values:[{' '.join(e.get('values') or [])}],}},"
-        for e in sel.get("matchExpressions") or ()
-    )
-    return (f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
-            f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
-
-
-def _metric_error(m: Obj, ns: str) -> str:
-    """Why a metric has no value, as the metrics clients word it."""
-    metric = (m.get(str(m.get("type")).lower()) or {}).get("metric") or {}
-    if m.get("type") == "External":
-        return (f"unable to get external metric {ns}/{metric.get('name')}/"
-                f"{_go_selector(metric.get('selector'))}: no metrics returned from external metrics API")
-    return "no metric value"
 
 
 def _metric_name(m: Obj) -> str:
@@ -340,11 +353,16 @@ def _metric_name(m: Obj) -> str:
     spec = m.get(str(mtype).lower() if mtype != "ContainerResource" else "containerResource") or {}
     metric = spec.get("metric") or {}
     if mtype == "External":
-        return f"external metric {metric.get('name')}({_go_selector(metric.get('selector'))})"
+        return f"external metric {metric.get('name')}({go_selector(metric.get('selector'))})"
+    if mtype == "Object" and (spec.get("target") or {}).get("type") == "AverageValue":
+        # computeStatusForObjectMetric names a per-pod object metric this way.
+        return f"external metric {metric.get('name')}({go_selector(metric.get('selector'))})"
     if mtype == "Object":
         return f"{(spec.get('describedObject') or {}).get('kind')} metric {metric.get('name')}"
     if mtype == "Pods":
         return f"pods metric {metric.get('name')}"
+    if (spec.get("target") or {}).get("type") == "Utilization" and mtype == "ContainerResource":
+        return f"{spec.get('name')} container resource utilization (percentage of request)"
     if (spec.get("target") or {}).get("type") == "Utilization":
         return f"{spec.get('name')} resource utilization (percentage of request)"
     return f"{spec.get('name')} resource"

@@ -1,38 +1,65 @@
-"""Desired replicas per metric, after ``pkg/controller/podautoscaler/replica_calculator.go``.
+"""Desired replicas per metric, after ``pkg/controller/podautoscaler/replica_calculator.go``
+and ``horizontal.go``'s ``computeStatusFor*Metric``.
 
 Metric values come from the simulated cluster instead of the metrics APIs:
 
 * **External**: the series served through ``Cluster.set_external_metric(name, value,
-  labels)``; the values of every series whose labels match ``metric.selector`` are summed.
+  labels)``; every series whose labels match ``metric.selector`` is one value.
 * **Object**: annotation ``garhwal.dev/metric-<metric name>`` on the described object.
 * **Pods**: the per-pod values served through ``Cluster.set_pod_metric`` (else annotation
-  ``garhwal.dev/metric-<metric name>`` on the pod), as upstream ``calcPlainMetricReplicas``
-  weighs them: pending pods unready, pods without a value missing.
-* **Resource**: annotation ``garhwal.dev/usage-<resource>`` (a quantity, e.g. ``250m``)
-  on each pod, against the pods' container requests.
+  ``garhwal.dev/metric-<metric name>`` on the pod).
+* **Resource** / **ContainerResource**: annotation ``garhwal.dev/usage-<resource>`` (a
+  quantity, e.g. ``250m``) on each pod, or ``garhwal.dev/usage-<resource>.<container>``
+  per container; read as metrics-server PodMetrics sampled now over a 1 minute window.
 
-A metric with no value is unavailable; the controller takes the maximum over the metrics
-that have one, as upstream ``computeReplicasForMetrics`` does.
+The arithmetic is ``replica_rules``'; a metric that cannot be computed gives a
+``MetricFailure`` with upstream's condition reason and error text.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity, selector_from_label_selector
+from reference_impl.api.quantity import format_quantity
+from reference_impl.clock import Duration, Instant, rfc3339
+from reference_impl.controllers.hpa.metrics_client import pod_metric_item, resource_metrics
+from reference_impl.controllers.hpa.replica_rules import (
+    CPU_INITIALIZATION_PERIOD,
+    DELAY_OF_INITIAL_READINESS_STATUS,
+    PodMetric,
+    ReplicaCalcError,
+    Tolerances,
+    external_per_pod_replicas,
+    external_replicas,
+    milli_value,
+    object_per_pod_replicas,
+    plain_metric_replicas,
+    resource_replicas,
+    usage_ratio_replica_count,
+)
 
 __all__ = [
     "ANN_METRIC_PREFIX",
     "ANN_USAGE_PREFIX",
     "DEFAULT_TOLERANCE",
+    "Delays",
     "ExternalMetrics",
+    "MetricFailure",
     "MetricResult",
     "PodMetrics",
     "ReplicaCalculator",
+    "build_quantity",
+    "get_metric_replicas",
+    "get_object_metric_replicas",
+    "get_raw_resource_replicas",
+    "get_resource_replicas",
+    "go_selector",
+    "milli_str",
+    "tolerances_for_hpa",
 ]
 
 Obj = dict[str, Any]
@@ -54,8 +81,90 @@ class MetricResult:
     status: Obj
 
 
-def _target_value(target: Mapping[str, Any], field: str) -> float:
-    return float(parse_quantity(target.get(field, 0)))
+@dataclass(frozen=True, slots=True)
+class MetricFailure:
+    """A metric without a proposal: the ScalingActive reason and upstream's error."""
+
+    reason: str
+    error: str
+
+
+def milli_str(milli: int) -> str:
+    """``resource.NewMilliQuantity(v, DecimalSI).String()``."""
+    return format_quantity(Decimal(milli).scaleb(-3), "DecimalSI")
+
+
+def go_selector(sel: Mapping[str, Any] | None) -> str:
+    """``%+v`` of a ``*metav1.LabelSelector`` (its generated ``String()``)."""
+    if sel is None:
+        return "nil"
+    labels = "".join(f"{k}: {v}," for k, v in sorted((sel.get("matchLabels") or {}).items()))
+    exprs = "".join(
+        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
+        f"Values:[{' '.join(e.get('values') or [])}],}},"
+        for e in sel.get("matchExpressions") or ()
+    )
+    return (f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
+            f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
+
+
+Delays = tuple[Duration, Duration]
+_DELAYS: Final[Delays] = (CPU_INITIALIZATION_PERIOD, DELAY_OF_INITIAL_READINESS_STATUS)
+
+
+def get_resource_replicas(
+    items: Sequence[Mapping[str, Any]], current: int, target_utilization: int, resource: str,
+    tol: Tolerances, pods: Sequence[Obj], now: Instant, container: str = "", delays: Delays = _DELAYS,
+) -> tuple[int, int, int]:
+    """``GetResourceReplicas`` on listed PodMetrics: (replicas, utilization, raw average)."""
+    try:
+        samples, _ = resource_metrics(items, resource, container)
+    except ReplicaCalcError as e:
+        raise ReplicaCalcError(f"unable to get metrics for resource {resource}: {e}") from e
+    return resource_replicas(current, target_utilization, resource, tol, pods, samples, now, container,
+                             delays=delays)
+
+
+def get_raw_resource_replicas(
+    items: Sequence[Mapping[str, Any]], current: int, target_usage: int, resource: str,
+    tol: Tolerances, pods: Sequence[Obj], now: Instant, container: str = "", delays: Delays = _DELAYS,
+) -> tuple[int, int]:
+    """``GetRawResourceReplicas`` on listed PodMetrics: (replicas, average usage)."""
+    try:
+        samples, _ = resource_metrics(items, resource, container)
+    except ReplicaCalcError as e:
+        raise ReplicaCalcError(f"unable to get metrics for resource {resource}: {e}") from e
+    return plain_metric_replicas(samples, current, target_usage, tol, pods, now, resource, delays)
+
+
+def get_metric_replicas(
+    values: Mapping[str, PodMetric], current: int, target_usage: int, metric: str,
+    tol: Tolerances, pods: Sequence[Obj], now: Instant,
+) -> tuple[int, int]:
+    """``GetMetricReplicas`` on the custom-metrics API's per-pod values."""
+    if not values:
+        raise ReplicaCalcError(f"unable to get metric {metric}: unable to fetch metrics from custom "
+                               "metrics API: no metrics returned from custom metrics API")
+    return plain_metric_replicas(values, current, target_usage, tol, pods, now)
+
+
+def get_object_metric_replicas(
+    current: int, target_usage: int, usage: int, tol: Tolerances, pods: Sequence[Obj]
+) -> tuple[int, int]:
+    """``GetObjectMetricReplicas`` once the object's value is read: (replicas, usage)."""
+    return usage_ratio_replica_count(current, float(usage) / float(target_usage), tol, pods), usage
+
+
+def tolerances_for_hpa(spec: Mapping[str, Any], default: float = DEFAULT_TOLERANCE) -> Tolerances:
+    """``tolerancesForHpa``: ``behavior.scale{Up,Down}.tolerance`` over the controller's
+    flag (HPAConfigurableTolerance is GA and locked on in 1.37)."""
+    behavior = spec.get("behavior") or {}
+    down = (behavior.get("scaleDown") or {}).get("tolerance")
+    up = (behavior.get("scaleUp") or {}).get("tolerance")
+    return Tolerances(
+        float(parse_quantity(down)) if down is not None else default,
+        float(parse_quantity(up)) if up is not None else default,
+    )
 
 
 def _ann(obj: Mapping[str, Any], key: str) -> str | None:
@@ -63,209 +172,170 @@ def _ann(obj: Mapping[str, Any], key: str) -> str | None:
     return str(value) if value is not None else None
 
 
-def _milli(value: object) -> int:
-    # Quantity.MilliValue rounds up.
-    return math.ceil((value if isinstance(value, Decimal) else parse_quantity(value)) * 1000)
-
-
-def _milli_str(milli: int) -> str:
-    # resource.NewMilliQuantity(v, DecimalSI).String() for the values metrics carry.
-    return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
-
-
-def _usage_ratio(metrics: Mapping[str, int], target: int) -> tuple[float, int]:
-    """``GetMetricUsageRatio``: integer average over the pods, and its ratio to the target."""
-    usage = sum(metrics.values()) // len(metrics)
-    return usage / target, usage
-
-
-def _quantity_str(value: float) -> str:
-    return _milli_str(round(value * 1000))
-
-
 class ReplicaCalculator:
-    """Turns one ``MetricSpec`` plus the current pods into a replica proposal."""
+    """Turns one ``MetricSpec`` plus the target's pods into a replica proposal."""
 
     def __init__(
         self, external: ExternalMetrics, tolerance: float = DEFAULT_TOLERANCE,
-        pod_metrics: PodMetrics | None = None,
+        pod_metrics: PodMetrics | None = None, delays: Delays = _DELAYS,
     ) -> None:
         self._external = external
         self._pod_metrics: PodMetrics = pod_metrics if pod_metrics is not None else {}
         self.tolerance = tolerance
+        self.delays = delays  # the CPU initialization period, the initial readiness delay
 
-    def _within(self, ratio: float) -> bool:
-        return abs(1.0 - ratio) <= self.tolerance
+    # -- sources --------------------------------------------------------------------------
 
-    def usage_ratio_replicas(self, current: int, ratio: float, ready: int) -> int:
-        """``getUsageRatioReplicaCount``: from zero, ``ceil(ratio)``; else scale ready pods."""
-        if current == 0:
-            return math.ceil(ratio)
-        if self._within(ratio):
-            return current
-        return math.ceil(ratio * ready)
-
-    def per_pod_replicas(self, current: int, total: float, per_pod_target: float) -> int:
-        """``GetExternalPerPodMetricReplicas``: ``ceil(total / target)`` outside tolerance."""
-        replicas = math.ceil(total / per_pod_target) if per_pod_target > 0 else current
-        if current and self._within(total / (per_pod_target * current)):
-            return current
-        return replicas
-
-    def external_value(self, metric: Mapping[str, Any]) -> float | None:
-        """The sum of the matching external series, or None when none is served."""
+    def external_values(self, metric: Mapping[str, Any]) -> list[int]:
+        """The milli-values of the matching external series (``GetExternalMetric``)."""
         sel = metric.get("selector")
         selector = selector_from_label_selector(sel if sel is not None else {})
-        values = [
-            v
+        return [
+            milli_value(repr(v))
             for (name, labels), v in sorted(self._external.items())
             if name == metric.get("name") and selector.matches(dict(labels))
         ]
-        return sum(values) if values else None
 
-    def external(self, spec: Mapping[str, Any], current: int, ready: int) -> MetricResult | None:
-        """An External metric's proposal (Value or AverageValue target)."""
+    def pod_resource_items(self, pods: Sequence[Obj], resource: str, now: Instant) -> list[Obj]:
+        """What metrics-server would list for ``pods``: one item per pod with a usage."""
+        items = []
+        for p in pods:
+            total = _ann(p, ANN_USAGE_PREFIX + resource)
+            containers = []
+            for c in (p.get("spec") or {}).get("containers") or []:
+                own = _ann(p, f"{ANN_USAGE_PREFIX}{resource}.{c.get('name')}")
+                if own is not None:
+                    containers.append((str(c.get("name")), {resource: own}))
+            if total is not None and not containers:
+                containers = [("", {resource: total})]
+            if containers:
+                items.append(pod_metric_item(str(p["metadata"]["name"]), containers, rfc3339(now)))
+        return items
+
+    def _pod_values(self, pods: Sequence[Obj], metric: str, now: Instant) -> dict[str, PodMetric]:
+        out: dict[str, PodMetric] = {}
+        for p in pods:
+            meta = p["metadata"]
+            served = self._pod_metrics.get((str(meta.get("namespace")), str(meta["name"]), metric))
+            raw = repr(served) if served is not None else _ann(p, ANN_METRIC_PREFIX + metric)
+            if raw is not None:
+                out[str(meta["name"])] = PodMetric(milli_value(raw), now)
+        return out
+
+    # -- computeStatusFor*Metric -----------------------------------------------------------
+
+    def external(
+        self, spec: Mapping[str, Any], spec_replicas: int, status_replicas: int,
+        pods: Sequence[Obj], tol: Tolerances, namespace: str,
+    ) -> MetricResult | MetricFailure:
+        """``computeStatusForExternalMetric``."""
         metric, target = spec.get("metric") or {}, spec.get("target") or {}
-        value = self.external_value(metric)
-        if value is None:
-            return None
-        return self._value_or_average("External", "external", metric, target, value, current, ready)
+        values = self.external_values(metric)
+        if not values:
+            return MetricFailure("FailedGetExternalMetric", (
+                f"unable to get external metric {namespace}/{metric.get('name')}/"
+                f"{go_selector(metric.get('selector'))}: no metrics returned from external metrics API"))
+        ident = {"name": metric.get("name"), **({"selector": metric["selector"]} if metric.get("selector") else {})}
+        if target.get("averageValue") is not None:
+            replicas, usage = external_per_pod_replicas(
+                status_replicas, milli_value(target["averageValue"]), values, tol)
+            cur: Obj = {"averageValue": milli_str(usage)}
+        elif target.get("value") is not None:
+            try:
+                replicas, usage = external_replicas(spec_replicas, milli_value(target["value"]), values, tol, pods)
+            except ReplicaCalcError as e:
+                return MetricFailure("FailedGetExternalMetric", str(e))
+            cur = {"value": milli_str(usage)}
+        else:
+            return MetricFailure("FailedGetExternalMetric",
+                                 "invalid external metric source: neither a value target nor an average value target was set")
+        return MetricResult(replicas, usage / 1000, {"type": "External", "external": {"metric": ident, "current": cur}})
 
     def object(
-        self, spec: Mapping[str, Any], described: Obj | None, current: int, ready: int
-    ) -> MetricResult | None:
-        """An Object metric's proposal, read from the described object's annotation."""
+        self, spec: Mapping[str, Any], described: Obj | None, spec_replicas: int, status_replicas: int,
+        pods: Sequence[Obj], tol: Tolerances, namespace: str,
+    ) -> MetricResult | MetricFailure:
+        """``computeStatusForObjectMetric``, the value read from the described object."""
         metric, target = spec.get("metric") or {}, spec.get("target") or {}
+        ref = spec.get("describedObject") or {}
         raw = _ann(described, ANN_METRIC_PREFIX + str(metric.get("name"))) if described else None
         if raw is None:
-            return None
-        value = float(parse_quantity(raw))
-        res = self._value_or_average("Object", "object", metric, target, value, current, ready)
-        res.status["object"]["describedObject"] = spec.get("describedObject")
-        return res
-
-    def _value_or_average(
-        self,
-        mtype: str,
-        field: str,
-        metric: Mapping[str, Any],
-        target: Mapping[str, Any],
-        value: float,
-        current: int,
-        ready: int,
-    ) -> MetricResult:
-        cur: Obj = {}
-        if target.get("type") == "AverageValue":
-            per_pod = _target_value(target, "averageValue")
-            replicas = self.per_pod_replicas(current, value, per_pod)
-            cur["averageValue"] = _quantity_str(value / max(replicas, 1))
+            return MetricFailure("FailedGetObjectMetric", (
+                f"unable to get metric {metric.get('name')} on {ref.get('kind')} {namespace}/{ref.get('name')}: "
+                "unable to fetch metrics from custom metrics API: no metric value"))
+        usage = milli_value(raw)
+        ident = {"name": metric.get("name"), **({"selector": metric["selector"]} if metric.get("selector") else {})}
+        status: Obj = {"type": "Object", "object": {"describedObject": ref, "metric": ident}}
+        if target.get("type") == "Value" and target.get("value") is not None:
+            try:
+                replicas, _ = get_object_metric_replicas(spec_replicas, milli_value(target["value"]), usage, tol, pods)
+            except ReplicaCalcError as e:
+                return MetricFailure("FailedGetObjectMetric", str(e))
+            status["object"]["current"] = {"value": milli_str(usage)}
+        elif target.get("type") == "AverageValue" and target.get("averageValue") is not None:
+            replicas, per_pod = object_per_pod_replicas(status_replicas, milli_value(target["averageValue"]), usage, tol)
+            status["object"]["current"] = {"averageValue": milli_str(per_pod)}
         else:
-            goal = _target_value(target, "value")
-            ratio = value / goal if goal > 0 else 0.0
-            replicas = self.usage_ratio_replicas(current, ratio, ready)
-            cur["value"] = _quantity_str(value)
-        status = {"type": mtype, field: {"metric": dict(metric), "current": cur}}
-        return MetricResult(replicas, value, status)
-
-    def pods(
-        self, spec: Mapping[str, Any], pods: Sequence[Obj], current: int
-    ) -> MetricResult | None:
-        """A Pods metric (``GetMetricReplicas``): the pods' average against the target."""
-        metric, target = spec.get("metric") or {}, spec.get("target") or {}
-        name = str(metric.get("name"))
-        values = {
-            str(p["metadata"]["name"]): _milli(v) for p in pods if (v := self._pod_value(p, name)) is not None
-        }
-        if not values:  # upstream: "no metrics returned from custom metrics API"
-            return None
-        planned = self._plain_replicas(values, pods, current, _milli(target.get("averageValue", 0)))
-        if planned is None:
-            return None
-        replicas, usage = planned
-        status = {
-            "type": "Pods",
-            "pods": {"metric": dict(metric), "current": {"averageValue": _milli_str(usage)}},
-        }
+            return MetricFailure("FailedGetObjectMetric",
+                                 "invalid object metric source: neither a value target nor an average value target was set")
         return MetricResult(replicas, usage / 1000, status)
 
-    def _pod_value(self, pod: Obj, metric: str) -> Decimal | None:
-        meta = pod["metadata"]
-        served = self._pod_metrics.get((str(meta.get("namespace")), str(meta["name"]), metric))
-        if served is not None:
-            return Decimal(str(served))
-        raw = _ann(pod, ANN_METRIC_PREFIX + metric)
-        return parse_quantity(raw) if raw is not None else None
-
-    def _plain_replicas(
-        self, values: dict[str, int], pods: Sequence[Obj], current: int, target: int
-    ) -> tuple[int, int] | None:
-        """``calcPlainMetricReplicas`` on milli-values: (replicas, average usage), None when
-        every pod with a value is unready or ignored."""
-        metrics, unready, missing, ready = dict(values), set(), set(), 0
-        for p in pods:
-            pod_name = str(p["metadata"]["name"])
-            if p["metadata"].get("deletionTimestamp") or (p.get("status") or {}).get("phase") == "Failed":
-                metrics.pop(pod_name, None)
-            elif (p.get("status") or {}).get("phase") == "Pending":
-                unready.add(pod_name)
-                metrics.pop(pod_name, None)
-            elif pod_name not in metrics:
-                missing.add(pod_name)
-            else:
-                ready += 1
-        if not metrics or target <= 0:
-            return None
-        ratio, usage = _usage_ratio(metrics, target)
-        scale_up_with_unready = bool(unready) and ratio > 1.0
-        if not scale_up_with_unready and not missing:
-            return (current if self._within(ratio) else math.ceil(ratio * ready)), usage
-        # Missing pods count as the target on a scale-down, as 0 on a scale-up; unready
-        # pods as 0 on a scale-up.
-        if ratio != 1.0:
-            metrics.update(dict.fromkeys(missing, target if ratio < 1.0 else 0))
-        if scale_up_with_unready:
-            metrics.update(dict.fromkeys(unready, 0))
-        new_ratio, _ = _usage_ratio(metrics, target)
-        if self._within(new_ratio) or (ratio < 1.0 < new_ratio) or (ratio > 1.0 > new_ratio):
-            return current, usage
-        replicas = math.ceil(new_ratio * len(metrics))
-        if (new_ratio < 1.0 and replicas > current) or (new_ratio > 1.0 and replicas < current):
-            return current, usage
-        return replicas, usage
+    def pods(
+        self, spec: Mapping[str, Any], pods: Sequence[Obj], current: int, tol: Tolerances, now: Instant,
+    ) -> MetricResult | MetricFailure:
+        """``computeStatusForPodsMetric`` (``GetMetricReplicas``)."""
+        metric, target = spec.get("metric") or {}, spec.get("target") or {}
+        name = str(metric.get("name"))
+        values = self._pod_values(pods, name, now)
+        try:
+            replicas, usage = get_metric_replicas(values, current, milli_value(target.get("averageValue", 0)),
+                                                  name, tol, pods, now)
+        except ReplicaCalcError as e:
+            return MetricFailure("FailedGetPodsMetric", str(e))
+        ident = {"name": name, **({"selector": metric["selector"]} if metric.get("selector") else {})}
+        status = {"type": "Pods", "pods": {"metric": ident, "current": {"averageValue": milli_str(usage)}}}
+        return MetricResult(replicas, usage / 1000, status)
 
     def resource(
-        self, spec: Mapping[str, Any], pods: Sequence[Obj], current: int
-    ) -> MetricResult | None:
-        """A Resource metric: usage annotations against requests (Utilization) or an average."""
+        self, spec: Mapping[str, Any], pods: Sequence[Obj], current: int, tol: Tolerances, now: Instant,
+        container: str = "",
+    ) -> MetricResult | MetricFailure:
+        """``computeStatusForResourceMetricGeneric`` for a Resource (or, with
+        ``container``, a ContainerResource) metric."""
         name, target = str(spec.get("name")), spec.get("target") or {}
-        usage: list[Decimal] = []
-        requests: list[Decimal] = []
-        for p in pods:
-            raw = _ann(p, ANN_USAGE_PREFIX + name)
-            if raw is None:
-                continue
-            usage.append(parse_quantity(raw))
-            requests.append(_pod_request(p, name))
-        if not usage:
-            return None
-        cur: Obj = {"averageValue": _quantity_str(float(sum(usage)) / len(usage))}
-        if target.get("type") == "Utilization":
-            if sum(requests) <= 0:
-                return None  # upstream: "missing request for <resource>"
-            util = float(sum(usage) / sum(requests)) * 100
-            ratio = util / float(target.get("averageUtilization") or 1)
-            cur["averageUtilization"] = round(util)
+        reason = "FailedGetContainerResourceMetric" if container else "FailedGetResourceMetric"
+        cur: Obj = {}
+        items = self.pod_resource_items(pods, name, now)
+        try:
+            if target.get("averageValue") is not None:
+                try:
+                    replicas, raw = get_raw_resource_replicas(items, current, milli_value(target["averageValue"]),
+                                                              name, tol, pods, now, container, self.delays)
+                except ReplicaCalcError as e:
+                    raise ReplicaCalcError(f"failed to get {name} usage: {e}") from e
+            elif target.get("averageUtilization") is not None:
+                try:
+                    replicas, util, raw = get_resource_replicas(items, current, int(target["averageUtilization"]),
+                                                                name, tol, pods, now, container, self.delays)
+                except ReplicaCalcError as e:
+                    raise ReplicaCalcError(f"failed to get {name} utilization: {e}") from e
+                cur["averageUtilization"] = util
+            else:
+                raise ReplicaCalcError("invalid resource metric source: neither an average utilization target "
+                                       "nor an average value (usage) target was set")
+        except ReplicaCalcError as e:
+            return MetricFailure(reason, str(e))
+        cur["averageValue"] = build_quantity(name, raw)
+        if container:
+            status = {"type": "ContainerResource",
+                      "containerResource": {"name": name, "container": container, "current": cur}}
         else:
-            ratio = float(sum(usage)) / len(usage) / _target_value(target, "averageValue")
-        replicas = current if self._within(ratio) else math.ceil(ratio * len(usage))
-        status = {"type": "Resource", "resource": {"name": name, "current": cur}}
-        return MetricResult(replicas, float(sum(usage)), status)
+            status = {"type": "Resource", "resource": {"name": name, "current": cur}}
+        return MetricResult(replicas, raw / 1000, status)
 
 
-def _pod_request(pod: Mapping[str, Any], resource: str) -> Decimal:
-    total = Decimal(0)
-    for c in (pod.get("spec") or {}).get("containers") or []:
-        req = ((c.get("resources") or {}).get("requests") or {}).get(resource)
-        if req is not None:
-            total += parse_quantity(req)
-    return total
+def build_quantity(resource: str, milli: int) -> str:
+    """``buildQuantity``: ``NewMilliQuantity(v, BinarySI)`` for memory (as metrics-server
+    formats it), else DecimalSI; returned as its ``String()``."""
+    fmt = "BinarySI" if resource == "memory" else "DecimalSI"
+    return format_quantity(Decimal(milli).scaleb(-3), fmt)

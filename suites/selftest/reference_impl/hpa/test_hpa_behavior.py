@@ -5,6 +5,11 @@ from __future__ import annotations
 from reference_impl.clock import Instant, seconds
 from reference_impl.controllers.hpa.behavior import Stabilizer
 from reference_impl.controllers.hpa.replica_calculator import ReplicaCalculator
+from reference_impl.controllers.hpa.replica_rules import (
+    Tolerances,
+    external_per_pod_replicas,
+    usage_ratio_replica_count,
+)
 
 
 def _at(s: float) -> Instant:
@@ -12,22 +17,22 @@ def _at(s: float) -> Instant:
 
 
 def test_from_zero_a_value_target_scales_to_the_ceiling_of_the_ratio() -> None:
-    calc = ReplicaCalculator({})
-    assert calc.usage_ratio_replicas(0, 2.5, 0) == 3
-    assert calc.usage_ratio_replicas(0, 0.0, 0) == 0
+    tol = Tolerances()
+    assert usage_ratio_replica_count(0, 2.5, tol, []) == 3
+    assert usage_ratio_replica_count(0, 0.0, tol, []) == 0
 
 
 def test_within_tolerance_the_replica_count_is_kept() -> None:
-    calc = ReplicaCalculator({})
-    assert calc.per_pod_replicas(4, 41.0, 10.0) == 4
-    assert calc.per_pod_replicas(4, 80.0, 10.0) == 8
+    tol = Tolerances()
+    assert external_per_pod_replicas(4, 10_000, [41_000], tol) == (4, 10_250)
+    assert external_per_pod_replicas(4, 10_000, [80_000], tol) == (8, 20_000)
 
 
 def test_external_series_are_summed_over_matching_labels() -> None:
     calc = ReplicaCalculator({("q", (("a", "1"),)): 3.0, ("q", (("a", "2"),)): 4.0})
-    assert calc.external_value({"name": "q", "selector": {"matchLabels": {"a": "1"}}}) == 3.0
-    assert calc.external_value({"name": "q"}) == 7.0
-    assert calc.external_value({"name": "missing"}) is None
+    assert calc.external_values({"name": "q", "selector": {"matchLabels": {"a": "1"}}}) == [3000]
+    assert calc.external_values({"name": "q"}) == [3000, 4000]
+    assert calc.external_values({"name": "missing"}) == []
 
 
 def test_scale_down_waits_for_the_stabilization_window() -> None:
