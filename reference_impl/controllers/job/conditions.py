@@ -28,14 +28,12 @@ def failed(reason: str, message: str) -> FinishedCondition:
     return FinishedCondition("FailureTarget", "Failed", reason, message)
 
 
-def succeeded() -> FinishedCondition:
-    """SuccessCriteriaMet now, Complete once every pod has terminated."""
-    return FinishedCondition(
-        "SuccessCriteriaMet",
-        "Complete",
-        COMPLETIONS_REACHED,
-        "Reached expected number of succeeded pods",
-    )
+def succeeded(
+    reason: str = COMPLETIONS_REACHED, message: str = "Reached expected number of succeeded pods"
+) -> FinishedCondition:
+    """SuccessCriteriaMet now, Complete once every pod has terminated (``newSuccessCondition``;
+    a success policy passes its own reason and message)."""
+    return FinishedCondition("SuccessCriteriaMet", "Complete", reason, message)
 
 
 def find(status: Obj, ctype: str) -> Obj | None:
@@ -53,12 +51,11 @@ def is_finished(status: Obj) -> bool:
 
 
 def interim_of(status: Obj) -> FinishedCondition | None:
-    """An already-recorded FailureTarget or SuccessCriteriaMet, as a FinishedCondition."""
-    for ctype, make in (("FailureTarget", failed), ("SuccessCriteriaMet", None)):
+    """An already-recorded SuccessCriteriaMet, else FailureTarget, as a FinishedCondition
+    keeping its reason and message (``syncJob`` checks them in that order)."""
+    for ctype, make in (("SuccessCriteriaMet", succeeded), ("FailureTarget", failed)):
         c = find(status, ctype)
         if c is not None and c.get("status") == "True":
-            if make is None:
-                return succeeded()
             return make(str(c.get("reason", "")), str(c.get("message", "")))
     return None
 
@@ -68,7 +65,6 @@ def ensure_condition(
 ) -> bool:
     """``ensureJobConditionStatus``: add or replace; a new False condition is not added."""
     conds: list[Obj] = [dict(c) for c in status.get("conditions") or []]
-    status["conditions"] = conds
     new = {
         "type": ctype,
         "status": cstatus,
@@ -82,8 +78,9 @@ def ensure_condition(
             if (c.get("status"), c.get("reason"), c.get("message")) == (cstatus, reason, message):
                 return False
             conds[i] = new
+            status["conditions"] = conds
             return True
     if cstatus == "False":
         return False
-    conds.append(new)
+    status["conditions"] = [*conds, new]
     return True

@@ -1,17 +1,17 @@
 """The Job controller (``pkg/controller/job/job_controller.go``).
 
-Each sync counts finished pods through the tracking finalizer, decides whether the Job
-has met its success criteria or a failure target (backoffLimit, activeDeadlineSeconds),
-creates or deletes pods to match parallelism (NonIndexed or Indexed), honours
-``suspend`` and writes status. Terminal conditions (Complete, Failed) follow their
-interim ones (SuccessCriteriaMet, FailureTarget) once no pod is still terminating.
-Status writing lives in ``status.py``; the Workload integration in ``../job_workload.py``.
+Each sync (``syncJob``) counts the pods as listed at its start, decides whether the Job
+has met its success criteria (completions or, for Indexed Jobs, ``successPolicy``) or a
+failure target (backoffLimit, activeDeadlineSeconds), and otherwise creates or deletes
+pods to match parallelism (``manageJob``: NonIndexed or Indexed) and honours
+``suspend``. Terminal conditions (Complete, Failed) follow their interim ones
+(SuccessCriteriaMet, FailureTarget) once no pod is still terminating. Status writing
+lives in ``status.py``; the Workload integration in ``../job_workload.py``.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference_impl.apiserver.component import ComponentContext
@@ -23,30 +23,32 @@ from reference_impl.controllers.controller_utils import (
     controller_ref,
     deletion_rank,
     is_pod_active,
+    is_pod_ready,
 )
 from reference_impl.controllers.job import conditions as jc
-from reference_impl.controllers.job import tracking
-from reference_impl.controllers.job.indexed_job_utils import index_of, parse_indexes
-from reference_impl.controllers.job.pods import new_pod, pending_indexes, wanted_active
-from reference_impl.controllers.job.status import JobStatusWriter
+from reference_impl.controllers.job import per_index, tracking
+from reference_impl.controllers.job import pod_failure_policy as pfp
+from reference_impl.controllers.job.backoff import BackoffRecord, new_backoff_record
+from reference_impl.controllers.job.indexed_job_utils import (
+    append_duplicated_index_pods_for_removal,
+    calculate_succeeded_indexes,
+    first_pending_indexes,
+    index_of,
+    total,
+)
+from reference_impl.controllers.job.pods import new_pod
+from reference_impl.controllers.job.status import JobStatusWriter, count_terminating
+from reference_impl.controllers.job.success_policy import SUCCESS_POLICY, match_success_policy
+from reference_impl.controllers.job.sync_ctx import SyncCtx
 from reference_impl.controllers.job_workload import ensure_job_workload
-from reference_impl.errors import Conflict, Forbidden, NotFound
+from reference_impl.controllers.serviceaccounts import terminating
+from reference_impl.errors import ApiError, Forbidden, NotFound
 
 __all__ = ["JobController"]
 
 Obj = dict[str, Any]
-# backoff_utils.go: DefaultJobPodFailureBackOff and MaxJobPodFailureBackOff.
-DEFAULT_BACKOFF: Final = seconds(10)
-MAX_BACKOFF: Final = seconds(360)
-
-
-@dataclass(slots=True)
-class _Backoff:
-    """Failures since the last success, and when the last one happened (``backoffRecord``)."""
-
-    failures: int = 0
-    last_failure: Instant = Instant(0)
-    seen: set[str] = field(default_factory=set)
+MAX_POD_CREATE_DELETE_PER_SYNC: Final = 500  # MaxPodCreateDeletePerSync
+SLOW_START_INITIAL_BATCH_SIZE: Final = 1  # controller.SlowStartInitialBatchSize
 
 
 class JobController:
@@ -60,11 +62,11 @@ class JobController:
         self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
         self._orphans = WorkQueue(ctx.clock, self._release_orphan, name="job-orphan-pods")
         self._expectations = ControllerExpectations()
-        self._backoff: dict[str, _Backoff] = {}
+        self._backoff: dict[str, BackoffRecord] = {}
         self._jobs: SharedInformer | None = None
         self._pods: SharedInformer | None = None
         self._groups: dict[str, str] = {}  # Job key -> its PodGroup (WorkloadWithJob)
-        self._status = JobStatusWriter(ctx.server, self._newly_finished, self._completed)
+        self._status = JobStatusWriter(ctx.server)
 
     def start(self) -> None:
         """Register Job and Pod informers; queue every Job."""
@@ -91,6 +93,8 @@ class JobController:
         key = f"{ev.obj['metadata'].get('namespace')}/{ref['name']}"
         if ev.type == "ADDED":
             self._expectations.creation_observed(key)
+        elif ev.type == "DELETED" or ev.obj["metadata"].get("deletionTimestamp"):
+            self._expectations.deletion_observed(key)  # updatePod treats a marked pod as deleted
         job = self._jobs.get(key)
         if job is None or job["metadata"].get("uid") != ref.get("uid"):
             if ev.type != "DELETED" and tracking.has_tracking_finalizer(ev.obj):
@@ -117,30 +121,100 @@ class JobController:
             self._groups[object_key(job)] = group
         return group
 
-    # -- sync -------------------------------------------------------------------------
+    # -- syncJob ----------------------------------------------------------------------
 
     def _sync(self, key: str) -> None:
         assert self._jobs is not None
         cached = self._jobs.get(key)
         if cached is None:
+            self._expectations.forget(key)
+            self._backoff.pop(key, None)
             return
         job = copy.deepcopy(cached)
-        status: Obj = copy.deepcopy(job.get("status") or {})
         managed_by = job["spec"].get("managedBy")
         if managed_by not in (None, "kubernetes.io/job-controller"):
             return  # another controller owns this Job (JobManagedBy)
-        pods = self._owned_pods(job)
+        status: Obj = copy.deepcopy(job.get("status") or {})
         if jc.is_finished(status):
+            self._backoff.pop(key, None)
+            pods = self._owned_pods(job)
             self._status.remove_finalizers([p for p in pods if tracking.has_tracking_finalizer(p)])
             return
+        # Expectations are read before the pods are listed, so a pod arriving in between
+        # only defers the work to the next sync.
+        satisfied = self._expectations.satisfied(key)
+        pods = self._owned_pods(job)
         self.ensure_workload(job, pods)  # also carries a minCount change to the PodGroup
         now = self._ctx.clock.now()
-        new_s, new_f = self._newly_finished(job, status, pods)
-        self._note_backoff(key, pods, new_s, new_f, job)
-        finished = self._finished_condition(job, status, pods, new_s, new_f, now)
-        self._manage(key, job, status, pods, finished, now)
-        pods = self._owned_pods(job)
-        self._status.flush(job, status, pods, finished, now)
+        ctx = self._new_ctx(job, status, pods)
+        new_s, new_f = self.newly_finished(ctx)
+        us, uf = tracking.uncounted(status)
+        ctx.succeeded = int(status.get("succeeded", 0)) + len(new_s) + len(us)
+        # nonIgnoredFailedPodsCount: failures an Ignore rule matched do not count
+        counted_f = sum(1 for p in new_f if pfp.counts_failure(job, p))
+        ctx.failed = int(status.get("failed", 0)) + counted_f + len(uf)
+        if not status.get("startTime") and not job["spec"].get("suspend"):
+            status["startTime"] = rfc3339(now)
+        ctx.backoff = new_backoff_record(self._backoff.get(key), new_s, new_f)
+        ctx.finished = self._finished_condition(key, ctx, now)
+        if ctx.indexed:
+            ctx.prev_succeeded_indexes, ctx.succeeded_indexes = calculate_succeeded_indexes(
+                {**job, "status": status}, pods
+            )
+            ctx.succeeded = total(ctx.succeeded_indexes)
+            per_index.evaluate(ctx)  # backoffLimitPerIndex: failedIndexes, held pods
+            if ctx.finished is None:
+                msg, met = match_success_policy(
+                    job["spec"].get("successPolicy"),
+                    int(job["spec"].get("completions") or 0),
+                    ctx.succeeded_indexes,
+                )
+                if met:
+                    ctx.finished = jc.succeeded(SUCCESS_POLICY, msg)
+        stamp = rfc3339(now)
+        if ctx.finished is not None:
+            # A finished Job keeps no pod running; their finalizers go in the tracking step.
+            deleted, deleted_ready = self._delete_pods(key, ctx.active_pods, False, ctx.errors)
+            if deleted != ctx.active or not satisfied:
+                ctx.finished = None  # pods may remain that the informer has not shown yet
+            ctx.active -= deleted
+            ctx.terminating += deleted
+            ctx.ready -= deleted_ready
+        else:
+            managed = False
+            if satisfied and not job["metadata"].get("deletionTimestamp"):
+                self._manage(key, ctx, now)
+                managed = True
+            completions = job["spec"].get("completions")
+            if completions is None:
+                # A work-queue Job is done once any pod succeeded and none is left.
+                complete = ctx.succeeded > 0 and ctx.active == 0
+            else:
+                complete = ctx.succeeded >= int(completions) and ctx.active == 0
+            if complete:
+                ctx.finished = jc.succeeded()
+            elif managed:
+                self._suspend_condition(job, status, stamp)
+        status["active"] = ctx.active
+        status["ready"] = ctx.ready
+        status["terminating"] = ctx.terminating
+        self._status.track(ctx, now)
+        self._backoff[key] = ctx.backoff
+        if ctx.errors:
+            raise ctx.errors[0]  # the queue retries the Job with back-off
+
+    def _new_ctx(self, job: Obj, status: Obj, pods: list[Obj]) -> SyncCtx:
+        active = [p for p in pods if is_pod_active(p)]
+        return SyncCtx(
+            job=job,
+            status=status,
+            pods=pods,
+            active_pods=active,
+            active=len(active),
+            ready=sum(1 for p in active if is_pod_ready(p)),
+            terminating=count_terminating(pods),
+            indexed=job["spec"].get("completionMode") == "Indexed",
+        )
 
     def _owned_pods(self, job: Obj) -> list[Obj]:
         assert self._pods is not None
@@ -151,189 +225,212 @@ class JobController:
             if p["metadata"].get("namespace") == ns and (controller_ref(p) or {}).get("uid") == uid
         ]
 
-    def _newly_finished(
-        self, job: Obj, status: Obj, pods: list[Obj]
-    ) -> tuple[list[Obj], list[Obj]]:
-        us, uf = tracking.uncounted(status)
-        seen = set(us) | set(uf)
-        completions = int(job["spec"].get("completions") or 0)
-        indexed = job["spec"].get("completionMode") == "Indexed"
+    def newly_finished(self, ctx: SyncCtx) -> tuple[list[Obj], list[Obj]]:
+        """``getNewFinishedPods``: succeeded and failed pods still holding the tracking
+        finalizer and not yet in ``uncountedTerminatedPods`` (Indexed: valid index only)."""
+        us, uf = (set(u) for u in tracking.uncounted(ctx.status))
+        completions = int(ctx.job["spec"].get("completions") or 0)
         new_s, new_f = [], []
-        for p in pods:
+        for p in ctx.pods:
             uid = p["metadata"]["uid"]
-            if not tracking.has_tracking_finalizer(p) or uid in seen:
+            if not tracking.has_tracking_finalizer(p):
                 continue
-            ix = index_of(p)
-            if indexed and (ix is None or ix >= completions):
+            if ctx.indexed and ((ix := index_of(p)) is None or ix >= completions):
                 continue
-            if tracking.phase(p) == "Succeeded":
+            if tracking.phase(p) == "Succeeded" and uid not in us:
                 new_s.append(p)
-            elif tracking.is_pod_failed(p, job):
+            if tracking.is_pod_failed(p, ctx.job) and uid not in uf:
                 new_f.append(p)
         return new_s, new_f
 
-    def _note_backoff(
-        self, key: str, pods: list[Obj], new_s: list[Obj], new_f: list[Obj], job: Obj
-    ) -> None:
-        rec = self._backoff.setdefault(key, _Backoff())
-        if any(p["metadata"]["uid"] not in rec.seen for p in new_s):
-            rec.failures = 0
-        for p in new_f:
-            if p["metadata"]["uid"] not in rec.seen:
-                rec.failures += 1
-                rec.last_failure = self._ctx.clock.now()
-        rec.seen.update(p["metadata"]["uid"] for p in new_s + new_f)
-
-    def _counts(self, job: Obj, status: Obj, new_s: list[Obj], new_f: list[Obj]) -> tuple[int, int]:
-        us, uf = tracking.uncounted(status)
-        succeeded = int(status.get("succeeded", 0)) + len(us) + len(new_s)
-        failed = int(status.get("failed", 0)) + len(uf) + len(new_f)
-        return succeeded, failed
-
-    def _completed(self, job: Obj, status: Obj, pods: list[Obj]) -> set[int]:
-        completions = int(job["spec"].get("completions") or 0)
-        done = parse_indexes(status.get("completedIndexes"), completions)
-        for p in pods:
-            ix = index_of(p)
-            if tracking.phase(p) == "Succeeded" and ix is not None and ix < completions:
-                done.add(ix)
-        return done
-
     def _finished_condition(
-        self,
-        job: Obj,
-        status: Obj,
-        pods: list[Obj],
-        new_s: list[Obj],
-        new_f: list[Obj],
-        now: Instant,
+        self, key: str, ctx: SyncCtx, now: Instant
     ) -> jc.FinishedCondition | None:
-        prior = jc.interim_of(status)
+        prior = jc.interim_of(ctx.status)
         if prior is not None:
             return prior
-        succeeded, failed = self._counts(job, status, new_s, new_f)
-        spec = job["spec"]
-        if failed > int(spec.get("backoffLimit", 6)):
+        fail_job = pfp.fail_job_message(ctx.job, ctx.pods)  # a FailJob rule matched
+        if fail_job is not None:
+            return jc.failed(pfp.POD_FAILURE_POLICY, fail_job)
+        spec = ctx.job["spec"]
+        if ctx.failed > int(spec.get("backoffLimit", 6)) or past_backoff_limit_on_failure(
+            ctx.job, ctx.pods
+        ):
             return jc.failed(
                 jc.BACKOFF_LIMIT_EXCEEDED, "Job has reached the specified backoff limit"
             )
-        if self._past_deadline(job, status, now):
+        ads = spec.get("activeDeadlineSeconds")
+        start = ctx.status.get("startTime")
+        if ads is None or not start or spec.get("suspend"):
+            return None
+        end = parse_rfc3339(str(start)) + seconds(int(ads))
+        if now >= end:  # pastActiveDeadline
             return jc.failed(jc.DEADLINE_EXCEEDED, "Job was active longer than specified deadline")
-        active = [p for p in pods if is_pod_active(p)]
-        completions = spec.get("completions")
-        if spec.get("completionMode") == "Indexed":
-            done = len(self._completed(job, status, pods)) >= int(completions or 0)
-        elif completions is None:
-            done = succeeded > 0 and not active
-        else:
-            done = succeeded >= int(completions)
-        return jc.succeeded() if done else None
+        self._queue.add_after(key, Duration(end - now))
+        return None
 
-    def _past_deadline(self, job: Obj, status: Obj, now: Instant) -> bool:
-        ads = job["spec"].get("activeDeadlineSeconds")
-        if ads is None or not status.get("startTime") or job["spec"].get("suspend"):
-            return False
-        end = parse_rfc3339(str(status["startTime"])) + seconds(int(ads))
-        if now >= end:
-            return True
-        self._queue.add_after(object_key(job), Duration(end - now))
-        return False
-
-    # -- manageJob ------------------------------------------------------------------------
-
-    def _manage(
-        self,
-        key: str,
-        job: Obj,
-        status: Obj,
-        pods: list[Obj],
-        finished: jc.FinishedCondition | None,
-        now: Instant,
-    ) -> None:
-        active = [p for p in pods if is_pod_active(p)]
-        stamp = rfc3339(now)
-        if finished is not None:
-            self._delete_pods(key, active)  # a finished Job keeps no pod running
-            jc.ensure_condition(
-                status, finished.interim, "True", finished.reason, finished.message, stamp
-            )
-            return
+    def _suspend_condition(self, job: Obj, status: Obj, stamp: str) -> None:
         if job["spec"].get("suspend"):
-            self._delete_pods(key, active)
             if jc.ensure_condition(
                 status, "Suspended", "True", "JobSuspended", "Job suspended", stamp
             ):
                 status.pop("startTime", None)  # activeDeadlineSeconds restarts on resume
-            return
-        if (jc.find(status, "Suspended") or {}).get("status") == "True":
-            jc.ensure_condition(status, "Suspended", "False", "JobResumed", "Job resumed", stamp)
+        elif jc.ensure_condition(status, "Suspended", "False", "JobResumed", "Job resumed", stamp):
             status["startTime"] = stamp
-        status.setdefault("startTime", stamp)
-        if not self._expectations.satisfied(key):
-            return
-        self._reconcile_active(key, job, status, pods, active)
 
-    def _reconcile_active(
-        self, key: str, job: Obj, status: Obj, pods: list[Obj], active: list[Obj]
-    ) -> None:
-        new_s, _ = self._newly_finished(job, status, pods)
-        succeeded = (
-            int(status.get("succeeded", 0)) + len(tracking.uncounted(status)[0]) + len(new_s)
-        )
-        indexed = job["spec"].get("completionMode") == "Indexed"
-        if indexed:
-            done = self._completed(job, status, pods)
-            succeeded = len(done)
-        want = wanted_active(job, succeeded)
-        if len(active) > want:
-            self._delete_pods(key, sorted(active, key=deletion_rank)[: len(active) - want])
+    # -- manageJob ------------------------------------------------------------------------
+
+    def _manage(self, key: str, ctx: SyncCtx, now: Instant) -> None:
+        """``manageJob``: delete or (never in the same sync) create pods, updating the
+        counters in ``ctx``."""
+        job = ctx.job
+        spec = job["spec"]
+        if spec.get("suspend"):
+            self._delete_job_pods(key, ctx, active_pods_for_removal(job, ctx.active_pods, ctx.active))
             return
-        n = want - len(active)
-        if job["spec"].get("podReplacementPolicy") == "Failed":
-            n -= sum(
-                1
-                for p in pods
-                if p["metadata"].get("deletionTimestamp")
-                and tracking.phase(p) not in ("Succeeded", "Failed")
+        parallelism = int(spec.get("parallelism", 1))
+        completions = spec.get("completions")
+        if completions is None:
+            # A work-queue Job leaves whatever runs running once any pod succeeded.
+            want = ctx.active if ctx.succeeded > 0 else parallelism
+        else:
+            want = max(0, min(int(completions) - ctx.succeeded, parallelism))
+        rm = active_pods_for_removal(job, ctx.active_pods, max(0, ctx.active - want))
+        if rm:
+            self._delete_job_pods(key, ctx, rm[:MAX_POD_CREATE_DELETE_PER_SYNC])
+            return
+        terminating = ctx.terminating if spec.get("podReplacementPolicy") == "Failed" else 0
+        diff = want - terminating - ctx.active
+        if diff <= 0:
+            return
+        per_idx = per_index.has_backoff_limit_per_index(job)
+        # With backoffLimitPerIndex each index backs off on its own (below).
+        wait = Duration(0) if per_idx else ctx.backoff.remaining(now)
+        if wait > 0:
+            self._queue.add_after(key, wait)
+            return
+        diff = min(diff, MAX_POD_CREATE_DELETE_PER_SYNC)
+        indexes: list[int | None] = [None] * diff
+        if ctx.indexed:
+            indexes = list(
+                first_pending_indexes(
+                    ctx.succeeded_indexes,
+                    ctx.active_pods,
+                    diff,
+                    int(completions or 0),
+                    terminating=[p for p in ctx.pods if _terminating(p)] if terminating else (),
+                    failed=ctx.failed_indexes,
+                )
             )
-        if n <= 0 or self._in_backoff(key):
-            return
-        indexes: list[int | None] = (
-            list(pending_indexes(job, done, active)[:n]) if indexed else [None] * n
-        )
-        self._create_pods(key, job, indexes)
+            if per_idx:
+                pending = [i for i in indexes if i is not None]
+                ready, wait = per_index.creatable_indexes(now, pending, ctx.delayed)
+                if wait > 0:
+                    self._queue.add_after(key, wait)
+                    return
+                indexes = list(ready)
+        self._create_pods(key, ctx, indexes)
 
-    def _in_backoff(self, key: str) -> bool:
-        rec = self._backoff.get(key)
-        if rec is None or rec.failures == 0:
-            return False
-        delay = min(DEFAULT_BACKOFF * 2 ** (rec.failures - 1), MAX_BACKOFF)
-        due = rec.last_failure + delay
-        now = self._ctx.clock.now()
-        if now >= due:
-            return False
-        self._queue.add_after(key, Duration(due - now))
-        return True
-
-    def _create_pods(self, key: str, job: Obj, indexes: list[int | None]) -> None:
+    def _create_pods(self, key: str, ctx: SyncCtx, indexes: list[int | None]) -> None:
+        """Create in slow-start batches (1, 2, 4, ...); a batch with a failed create
+        ends the round, and the pods not tried are no longer expected."""
         self._expectations.expect(key, adds=len(indexes))
+        ctx.active += len(indexes)
         group = self._groups.get(key)
-        for ix in indexes:
-            manifest = new_pod(job, ix)
-            if group is not None:
-                manifest["spec"]["schedulingGroup"] = {"podGroupName": group}
-            try:
-                pod = self._server.create(manifest)
-            except Forbidden:
-                self._expectations.creation_observed(key)
-                continue
-            self._ctx.trace.record(self.name, "create-pod", object_key(pod), key)
+        batch = min(len(indexes), SLOW_START_INITIAL_BATCH_SIZE)
+        while indexes:
+            failures = len(ctx.errors)
+            for ix in indexes[:batch]:
+                manifest = new_pod(ctx.job, ix)
+                if ix is not None and per_index.has_backoff_limit_per_index(ctx.job):
+                    replaced = ctx.delayed.get(ix)
+                    per_index.add_index_failure_count_annotation(manifest, ctx.job, replaced)
+                if group is not None:
+                    manifest["spec"]["schedulingGroup"] = {"podGroupName": group}
+                try:
+                    pod = self._server.create(manifest)
+                except ApiError as err:
+                    self._expectations.creation_observed(key)
+                    if not (isinstance(err, Forbidden) and terminating(err)):
+                        # Upstream ignores only a terminating namespace, even in the count.
+                        ctx.active -= 1
+                        ctx.errors.append(err)
+                    continue
+                self._ctx.trace.record(self.name, "create-pod", object_key(pod), key)
+            indexes = indexes[batch:]
+            if len(ctx.errors) > failures and indexes:
+                ctx.active -= len(indexes)
+                for _ in indexes:
+                    self._expectations.creation_observed(key)
+                return
+            batch = min(2 * batch, len(indexes))
 
-    def _delete_pods(self, key: str, pods: list[Obj]) -> None:
+    def _delete_job_pods(self, key: str, ctx: SyncCtx, pods: list[Obj]) -> None:
+        """``deleteJobPods``: drop each pod's tracking finalizer, then delete it."""
+        self._expectations.expect(key, dels=len(pods))
+        deleted, deleted_ready = self._delete_pods(key, pods, True, ctx.errors)
+        ctx.active -= deleted
+        ctx.terminating += deleted
+        ctx.ready -= deleted_ready
+
+    def _delete_pods(
+        self, key: str, pods: list[Obj], expect: bool, errors: list[ApiError]
+    ) -> tuple[int, int]:
+        """Delete ``pods`` (with ``expect``, after removing their tracking finalizer, as
+        ``deleteJobPods``; else keeping it, as ``deleteActivePods``); returns how many
+        were deleted and how many of those were ready."""
+        deleted = ready = 0
         for p in pods:
             meta = p["metadata"]
             self._ctx.trace.record(self.name, "delete-pod", object_key(p), key)
             try:
+                if expect and tracking.has_tracking_finalizer(p):
+                    self._status.remove_finalizers([p], strict=True)
                 self._server.delete("v1", "Pod", meta["name"], meta["namespace"], uid=meta["uid"])
-            except (NotFound, Conflict):
-                pass
+            except NotFound:
+                if expect:
+                    self._expectations.deletion_observed(key)
+            except ApiError as err:
+                if expect:
+                    self._expectations.deletion_observed(key)
+                errors.append(err)
+                continue
+            deleted += 1
+            ready += 1 if is_pod_ready(p) else 0
+        return deleted, ready
+
+
+def _terminating(pod: Obj) -> bool:
+    return bool(pod["metadata"].get("deletionTimestamp")) and tracking.phase(pod) not in (
+        "Succeeded",
+        "Failed",
+    )
+
+
+def active_pods_for_removal(job: Obj, pods: list[Obj], rm_at_least: int) -> list[Obj]:
+    """``activePodsForRemoval``: Indexed Jobs first drop pods with a missing, invalid or
+    repeated index; then the best candidates in ``ActivePods`` order."""
+    rm: list[Obj] = []
+    left = pods
+    if job["spec"].get("completionMode") == "Indexed":
+        rm, left = append_duplicated_index_pods_for_removal(
+            [], [], pods, int(job["spec"].get("completions") or 0)
+        )
+    if len(rm) < rm_at_least:
+        rm += sorted(left, key=deletion_rank)[: rm_at_least - len(rm)]
+    return rm
+
+
+def past_backoff_limit_on_failure(job: Obj, pods: list[Obj]) -> bool:
+    """``pastBackoffLimitOnFailure``: with restartPolicy OnFailure, the restarts of
+    running and pending pods' containers reach backoffLimit (exceed it when 0)."""
+    if job["spec"]["template"]["spec"].get("restartPolicy") != "OnFailure":
+        return False
+    restarts = 0
+    for p in pods:
+        if tracking.phase(p) in ("Running", "Pending"):
+            st = p.get("status") or {}
+            for cs in [*(st.get("initContainerStatuses") or []), *(st.get("containerStatuses") or [])]:
+                restarts += int(cs.get("restartCount", 0))
+    limit = int(job["spec"].get("backoffLimit", 6))
+    return restarts > 0 if limit == 0 else restarts >= limit

@@ -1,119 +1,196 @@
 """Writing a Job's status (``job_controller.go`` ``trackJobStatusAndRemoveFinalizers``).
 
 The sync loop decides; this module records. Newly finished pods are first listed in
-``uncountedTerminatedPods`` (one status write), their tracking finalizers removed, and only
-then moved into ``succeeded``/``failed`` with the active/ready/terminating counters and,
-once nothing is terminating, the terminal condition (a second write).
+``uncountedTerminatedPods`` (Indexed Jobs: ``completedIndexes``) together with any new
+interim condition (one status write), their tracking finalizers removed, and only then
+moved into ``succeeded``/``failed`` and, once nothing is uncounted or terminating, the
+terminal condition added (a second write).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Final
 
 from reference_impl.apiserver.server import APIServer
 from reference_impl.clock import Instant, rfc3339
-from reference_impl.controllers.controller_utils import is_pod_active, is_pod_ready
 from reference_impl.controllers.job import conditions as jc
+from reference_impl.controllers.job import pod_failure_policy as pfp
 from reference_impl.controllers.job import tracking
-from reference_impl.controllers.job.indexed_job_utils import format_indexes
-from reference_impl.errors import NotFound
+from reference_impl.controllers.job.indexed_job_utils import (
+    format_intervals,
+    has_index,
+    index_of,
+    total,
+    with_ordered_indexes,
+)
+from reference_impl.controllers.job.sync_ctx import SyncCtx
+from reference_impl.errors import ApiError, NotFound
 
-__all__ = ["JobStatusWriter"]
+__all__ = ["JobStatusWriter", "count_terminating"]
 
 Obj = dict[str, Any]
-# (job, status, pods) -> the pods that newly succeeded and newly failed
-NewlyFinished = Callable[[Obj, Obj, list[Obj]], tuple[list[Obj], list[Obj]]]
-# (job, status, pods) -> completed indexes
-Completed = Callable[[Obj, Obj, list[Obj]], set[int]]
+MAX_UNCOUNTED_PODS: Final = 500  # MaxUncountedPods
 
 
 class JobStatusWriter:
     """Counts finished pods, releases their finalizers and writes ``/status``."""
 
-    def __init__(
-        self, server: APIServer, newly_finished: NewlyFinished, completed: Completed
-    ) -> None:
+    def __init__(self, server: APIServer) -> None:
         self._server = server
-        self._newly_finished = newly_finished
-        self._completed = completed
 
-    def flush(
-        self,
-        job: Obj,
-        status: Obj,
-        pods: list[Obj],
-        finished: jc.FinishedCondition | None,
-        now: Instant,
-    ) -> None:
-        """Record this sync's outcome in ``job``'s status (updating ``job`` in place)."""
-        new_s, new_f = self._newly_finished(job, status, pods)
-        if finished is not None and finished.interim == "FailureTarget":
-            # Once failing, every unfinished pod that is left counts as failed.
-            new_f += [
-                p
-                for p in pods
-                if tracking.has_tracking_finalizer(p)
-                and p not in new_s
-                and p not in new_f
-                and tracking.phase(p) != "Succeeded"
-                and p["metadata"].get("deletionTimestamp")
-            ]
-        set_counters(status, pods)
-        if new_s or new_f:
-            us, uf = tracking.uncounted(status)
-            tracking.set_uncounted(
-                status,
-                us + [p["metadata"]["uid"] for p in new_s],
-                uf + [p["metadata"]["uid"] for p in new_f],
-            )
-            self.write(job, status)
-            self.remove_finalizers(new_s + new_f)
+    def track(self, ctx: SyncCtx, now: Instant) -> None:
+        """``trackJobStatusAndRemoveFinalizers`` and ``flushUncountedAndRemoveFinalizers``:
+        record this sync's outcome in the Job's status (updating ``ctx.job`` in place)."""
+        job, status = ctx.job, ctx.status
+        completions = int(job["spec"].get("completions") or 0)
+        pods = ctx.pods
+        if ctx.indexed:  # new indexes are then found in order
+            pods = sorted(pods, key=lambda p: -1 if (i := index_of(p)) is None else i)
+        with_finalizer = {p["metadata"]["uid"] for p in pods if tracking.has_tracking_finalizer(p)}
+        old_s, old_f = (set(u) for u in tracking.uncounted(status))
+        clean_uncounted(status, with_finalizer)
         us, uf = tracking.uncounted(status)
-        status["succeeded"] = int(status.get("succeeded", 0)) + len(us)
-        status["failed"] = int(status.get("failed", 0)) + len(uf)
-        tracking.set_uncounted(status, [], [])
-        if job["spec"].get("completionMode") == "Indexed":
-            status["completedIndexes"] = format_indexes(self._completed(job, status, pods))
-        if finished is not None and not status.get("active") and not status.get("terminating"):
+        finishing_failed = ctx.finished is not None and ctx.finished.interim != "SuccessCriteriaMet"
+        remove: list[Obj] = []
+        new_indexes: list[int] = []
+        reached_max = False
+        for p in pods:
+            if not tracking.has_tracking_finalizer(p):
+                continue  # counted in an earlier sync
+            considered_failed = tracking.is_pod_failed(p, job)
+            if not can_remove_finalizer(ctx, p, considered_failed):
+                continue
+            remove.append(p)
+            uid = p["metadata"]["uid"]
+            ix = index_of(p)
+            if tracking.phase(p) == "Succeeded" and uid not in old_f:
+                if ctx.indexed:
+                    # The index is enough to avoid counting a success twice.
+                    if ix is not None and ix < completions and not has_index(ctx.prev_succeeded_indexes, ix):
+                        new_indexes.append(ix)
+                elif uid not in old_s:
+                    us.append(uid)
+            elif considered_failed or finishing_failed:
+                # Once the Job is failing, every unfinished pod counts as failed.
+                if uid not in old_f and (not ctx.indexed or (ix is not None and ix < completions)):
+                    if pfp.counts_failure(job, p):  # an Ignore rule keeps it uncounted
+                        uf.append(uid)
+            if len(new_indexes) + len(us) + len(uf) >= MAX_UNCOUNTED_PODS:
+                # Keeps the uid lists small and one big Job from starving the others; the
+                # status and pod updates bring the Job back for the rest.
+                reached_max = True
+                break
+        tracking.set_uncounted(status, us, uf)
+        if ctx.indexed:
+            ctx.succeeded_indexes = with_ordered_indexes(ctx.succeeded_indexes, sorted(set(new_indexes)))
+            status["succeeded"] = total(ctx.succeeded_indexes)
+            text = format_intervals(ctx.succeeded_indexes)
+            if text:
+                status["completedIndexes"] = text
+            else:
+                status.pop("completedIndexes", None)
+            if ctx.failed_indexes is not None:
+                status["failedIndexes"] = format_intervals(ctx.failed_indexes)
+            else:
+                status.pop("failedIndexes", None)
+        status.setdefault("succeeded", 0)
+        status.setdefault("failed", 0)
+        fin = ctx.finished
+        if fin is not None:
+            # The interim condition is written before any finalizer is removed.
             stamp = rfc3339(now)
-            jc.ensure_condition(
-                status, finished.terminal, "True", finished.reason, finished.message, stamp
-            )
-            if finished.terminal == "Complete":
+            prior = jc.find(status, fin.interim)
+            if prior is None or prior.get("status") != "True":
+                jc.ensure_condition(status, fin.interim, "True", fin.reason, fin.message, stamp)
+        self.write(job, status)
+        with_finalizer -= self.remove_finalizers(remove, ctx.errors)
+        clean_uncounted(status, with_finalizer)
+        us, uf = tracking.uncounted(status)
+        if fin is not None and not reached_max and not us and not uf and ctx.terminating == 0:
+            # enactJobFinished
+            stamp = rfc3339(now)
+            jc.ensure_condition(status, fin.terminal, "True", fin.reason, fin.message, stamp)
+            if fin.terminal == "Complete":
                 status["completionTime"] = stamp
         self.write(job, status)
 
-    def remove_finalizers(self, pods: list[Obj]) -> None:
-        """Drop the job-tracking finalizer from each pod that still exists."""
+    def remove_finalizers(
+        self, pods: Iterable[Obj], errors: list[ApiError] | None = None, strict: bool = False
+    ) -> set[str]:
+        """Drop the job-tracking finalizer from each pod; the uids done (or gone). A
+        failed removal is added to ``errors`` (raised, with ``strict``)."""
+        done: set[str] = set()
         for p in pods:
             meta = p["metadata"]
             try:
                 latest = self._server.get("v1", "Pod", meta["name"], meta["namespace"])
-                self._server.update(tracking.remove_finalizer(latest))
+                if tracking.has_tracking_finalizer(latest):
+                    self._server.update(tracking.remove_finalizer(latest))
             except NotFound:
                 pass
+            except ApiError as err:
+                if strict:
+                    raise
+                if errors is not None:
+                    errors.append(err)
+                continue
+            done.add(meta["uid"])
+        return done
 
     def write(self, job: Obj, status: Obj) -> None:
-        """Write ``status`` when it changed; ``job`` becomes the stored object."""
-        if status == (job.get("status") or {}):
+        """Write ``status`` when it changed; ``job`` becomes the stored object. Zero
+        counters and an empty ``uncountedTerminatedPods`` alone are no change: upstream
+        omits them and writes only when it has something to flush."""
+        if _significant(status) == _significant(job.get("status") or {}):
             return
         out = self._server.update_status({**job, "status": copy.deepcopy(status)})
         job.clear()
         job.update(out)
 
 
-def set_counters(status: Obj, pods: list[Obj]) -> None:
-    """``active``, ``ready`` and ``terminating`` from the pods; zero counts made explicit."""
-    active = [p for p in pods if is_pod_active(p)]
-    status["active"] = len(active)
-    status["ready"] = sum(1 for p in active if is_pod_ready(p))
-    status["terminating"] = sum(
+def _significant(status: Obj) -> Obj:
+    out = {k: v for k, v in status.items() if not (k in ("succeeded", "failed") and v == 0)}
+    if not any((out.get("uncountedTerminatedPods") or {}).values()):
+        out.pop("uncountedTerminatedPods", None)
+    return out
+
+
+def can_remove_finalizer(ctx: SyncCtx, pod: Obj, considered_failed: bool) -> bool:
+    """``canRemoveFinalizer``: the Job is being deleted or has finished, or the pod
+    succeeded or is considered failed and not held for its replacement."""
+    if ctx.job["metadata"].get("deletionTimestamp") or ctx.finished is not None:
+        return True
+    if tracking.phase(pod) == "Succeeded":
+        return True
+    if not considered_failed:
+        return False
+    # backoffLimitPerIndex: the index's last failed pod waits for its replacement.
+    ix = index_of(pod)
+    held = None if ix is None else ctx.delayed.get(ix)
+    return held is None or held["metadata"]["uid"] != pod["metadata"]["uid"]
+
+
+def clean_uncounted(status: Obj, with_finalizer: set[str]) -> bool:
+    """``cleanUncountedPodsWithoutFinalizers``: move uids whose pods lost the finalizer
+    into the counters; whether anything moved."""
+    us, uf = tracking.uncounted(status)
+    keep_s = [u for u in us if u in with_finalizer]
+    keep_f = [u for u in uf if u in with_finalizer]
+    if len(keep_s) == len(us) and len(keep_f) == len(uf):
+        return False
+    status["succeeded"] = int(status.get("succeeded", 0)) + len(us) - len(keep_s)
+    status["failed"] = int(status.get("failed", 0)) + len(uf) - len(keep_f)
+    tracking.set_uncounted(status, keep_s, keep_f)
+    return True
+
+
+def count_terminating(pods: Iterable[Obj]) -> int:
+    """``controller.CountTerminatingPods``: marked for deletion and not yet finished."""
+    return sum(
         1
         for p in pods
         if p["metadata"].get("deletionTimestamp")
         and tracking.phase(p) not in ("Succeeded", "Failed")
     )
-    status.setdefault("succeeded", 0)
-    status.setdefault("failed", 0)
