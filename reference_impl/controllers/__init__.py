@@ -23,6 +23,7 @@ from reference_impl.controllers.pod_gc import PodGCController
 from reference_impl.controllers.podcertificate import PodCertificateSignerController
 from reference_impl.controllers.podcertificate_cleaner import PodCertificateRequestCleaner
 from reference_impl.controllers.podgroup_protection import PodGroupProtectionController
+from reference_impl.controllers.pv_binder import PVBinderController
 from reference_impl.controllers.pv_protection import PVProtectionController
 from reference_impl.controllers.pvc_protection import PVCProtectionController
 from reference_impl.controllers.replicaset import ReplicaSetController
@@ -47,6 +48,7 @@ __all__ = [
     "PodCertificateSignerController",
     "PodGroupProtectionController",
     "PVCProtectionController",
+    "PVBinderController",
     "PVProtectionController",
     "ReplicaSetController",
     "ResourceClaimController",
@@ -100,6 +102,7 @@ def start_controllers(
         DeviceTaintEvictionController(ctx),
         HorizontalController(ctx, external_metrics, pod_metrics=pod_metrics),
         FakeProvisioner(ctx),
+        PVBinderController(ctx),
         PodCertificateSignerController(ctx),
         PodCertificateRequestCleaner(ctx),
         PodGroupProtectionController(ctx),

@@ -4,7 +4,8 @@ WaitForFirstConsumer claims); it does not exist upstream as one component.
 
 When the scheduler annotates an unbound claim ``volume.kubernetes.io/selected-node``, the
 provisioner creates a PersistentVolume of the claim's size pinned to that node, binds the
-claim to it (``spec.volumeName``, phase Bound) and subtracts the size from the
+claim to it (``spec.volumeName``, ``pv.kubernetes.io/bind-completed``, phase Bound; the
+volume's own phase is left to ``pv_binder``) and subtracts the size from the
 CSIStorageCapacity the scheduler would have used (the first by namespace/name of the class
 whose ``nodeTopology`` selects the node and whose capacity suffices), as a CSI driver's
 GetCapacity would report afterwards.
@@ -24,6 +25,8 @@ __all__ = ["SELECTED_NODE", "FakeProvisioner", "capacity_to_take", "provisioned_
 
 Obj = dict[str, Any]
 SELECTED_NODE: Final = "volume.kubernetes.io/selected-node"
+BIND_COMPLETED: Final = "pv.kubernetes.io/bind-completed"
+BOUND_BY_CONTROLLER: Final = "pv.kubernetes.io/bound-by-controller"
 
 
 class FakeProvisioner:
@@ -67,7 +70,10 @@ class FakeProvisioner:
         except AlreadyExists:
             pass  # provisioned on an earlier attempt; only the binding is left
         try:
-            server.update({**pvc, "spec": {**pvc["spec"], "volumeName": pv_name}})
+            # The PV controller's bind: the volume name and its bind-completed mark.
+            anns = {**(pvc["metadata"].get("annotations") or {}), BIND_COMPLETED: "yes", BOUND_BY_CONTROLLER: "yes"}
+            server.update({**pvc, "metadata": {**pvc["metadata"], "annotations": anns},
+                           "spec": {**pvc["spec"], "volumeName": pv_name}})
             bound = server.get(
                 "v1", "PersistentVolumeClaim", pvc["metadata"]["name"], pvc["metadata"]["namespace"]
             )

@@ -1,11 +1,14 @@
 """Models pkg/scheduler/backend/queue/scheduling_queue.go (the PriorityQueue).
 
 Three places a pending pod can be: activeQ (a heap by the profile's QueueSort), backoffQ
-(by backoff expiry, 1s doubling to 10s of simulated time) and the unschedulable pool.
+(by backoff expiry, 1s doubling to 10s of simulated time, truncated to upstream's 1-second
+ordering windows; pods of one window in QueueSort order) and the unschedulable pool.
 PreEnqueue plugins gate entry to activeQ. Cluster events move pods out of the pool only
 when a queueing hint of a plugin that rejected them says QUEUE; pods left in the pool for
-5 minutes are flushed back. As upstream's SchedulerPopFromBackoffQ, a pod backing off after
-an unschedulable verdict may be popped early when activeQ is empty.
+5 minutes are flushed back. As upstream's SchedulerPopFromBackoffQ (on by default; the
+reference models only that state), a pod backing off after an unschedulable verdict may be
+popped early when activeQ is empty, and a pod's backoff completes only once the current
+window is past its (truncated) expiry; backoffQ is flushed at window boundaries.
 """
 
 from __future__ import annotations
@@ -26,12 +29,13 @@ from reference_impl.scheduler.framework.interface import (
 from reference_impl.scheduler.framework.queue_index import QueueIndex, UnschedulablePool
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
 
-__all__ = ["QueueFramework", "SchedulingQueue", "backoff_duration"]
+__all__ = ["ORDERING_WINDOW", "QueueFramework", "SchedulingQueue", "align_to_window", "backoff_duration"]
 
 Obj = dict[str, Any]
 INITIAL_BACKOFF: Final = seconds(1)
 MAX_BACKOFF: Final = seconds(10)
 MAX_IN_UNSCHEDULABLE_PODS: Final = seconds(300)
+ORDERING_WINDOW: Final = seconds(1)  # backoffQOrderingWindowDuration
 
 
 class QueueFramework(Protocol):
@@ -79,7 +83,9 @@ class SchedulingQueue:
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
         self._active: KeyedHeap[QueuedPodInfo] = KeyedHeap(framework.queue_sort_less)
+        # backoffQ is upstream's two heaps: pods rejected by plugins, and pods that errored.
         self._backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(self._backoff_less)
+        self._error_backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(self._backoff_less)
         self._unschedulable = UnschedulablePool()
         self.last_examined = 0  # pods whose hints the last cluster event ran
         self.examined_total = 0
@@ -98,14 +104,14 @@ class SchedulingQueue:
     # -- sizes and lookups ------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self._active) + len(self._backoff) + len(self._unschedulable)
+        return len(self._active) + len(self._backoff) + len(self._error_backoff) + len(self._unschedulable)
 
     def counts(self) -> dict[str, int]:
         """Pods per sub-queue, like the scheduler_pending_pods metric."""
         gated = sum(1 for p in self._unschedulable.values() if p.gated)
         return {
             "active": len(self._active),
-            "backoff": len(self._backoff),
+            "backoff": len(self._backoff) + len(self._error_backoff),
             "unschedulable": len(self._unschedulable) - gated,
             "gated": gated,
         }
@@ -118,7 +124,7 @@ class SchedulingQueue:
         """Which sub-queue holds ``key`` ("active", "backoff", "unschedulable", "" if none)."""
         if key in self._active:
             return "active"
-        if key in self._backoff:
+        if key in self._backoff or key in self._error_backoff:
             return "backoff"
         if key in self._unschedulable:
             return "gated" if self._unschedulable[key].gated else "unschedulable"
@@ -156,7 +162,7 @@ class SchedulingQueue:
         """A pending pod went away (deleted, or bound by someone else)."""
         key = pod_key(pod)
         self._active.delete(key)
-        self._backoff.delete(key)
+        self._backoff_delete(key)
         self._unschedulable.pop(key, None)
         self._in_flight.pop(key, None)
         self._errored.discard(key)
@@ -197,11 +203,11 @@ class SchedulingQueue:
     def pop_member(self, key: str) -> QueuedPodInfo | None:
         """Take one more pod of a pod group into the current cycle (``popGroupMembers``):
         from activeQ, backoffQ or the pool, but never a pod PreEnqueue still holds."""
-        pinfo = self._active.get(key) or self._backoff.get(key) or self._unschedulable.get(key)
+        pinfo = self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
         if pinfo is None or pinfo.gated:
             return None
         self._active.delete(key)
-        self._backoff.delete(key)
+        self._backoff_delete(key)
         self._unschedulable.pop(key, None)
         pinfo.attempts += 1
         if pinfo.initial_attempt_timestamp is None:
@@ -228,6 +234,7 @@ class SchedulingQueue:
             return
         pinfo.unschedulable_count += 1
         pinfo.consecutive_errors = 0  # the error is gone
+        self._errored.discard(pinfo.key)
         if self._move_request_cycle >= entry[1]:
             self._requeue(pinfo, immediate=False)
         else:
@@ -237,7 +244,7 @@ class SchedulingQueue:
     # -- internals --------------------------------------------------------------------
 
     def _find(self, key: str) -> QueuedPodInfo | None:
-        found = self._active.get(key) or self._backoff.get(key) or self._unschedulable.get(key)
+        found = self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
         if found is None and key in self._in_flight:
             return self._in_flight[key][0]
         return found
@@ -257,7 +264,7 @@ class SchedulingQueue:
     def _move_to_active(self, pinfo: QueuedPodInfo) -> None:
         if not self._pre_enqueue(pinfo):
             return
-        self._backoff.delete(pinfo.key)
+        self._backoff_delete(pinfo.key)
         self._unschedulable.pop(pinfo.key, None)
         self._active.push(pinfo.key, pinfo)
         self._on_ready()
@@ -268,7 +275,7 @@ class SchedulingQueue:
         upstream runs PreEnqueue on entering backoffQ, not on leaving it), even if it was
         gated before."""
         self._unschedulable.pop(pinfo.key, None)
-        if immediate or self._backoff_expiry(pinfo) <= self._clock.now():
+        if immediate or not self._backing_off(pinfo):
             self._move_to_active(pinfo)
         elif self._pre_enqueue(pinfo):
             self._push_backoff(pinfo)
@@ -308,46 +315,79 @@ class SchedulingQueue:
         except Exception:  # noqa: BLE001 - upstream queues the pod when a hint fails
             return True
 
-    def _backoff_expiry(self, pinfo: QueuedPodInfo) -> Instant:
+    def _backoff_expiry(self, pinfo: QueuedPodInfo) -> Instant | None:
         """``getBackoffTime``: by the consecutive errors if the last attempts errored, else
-        by the rejections."""
+        by the rejections, truncated to the ordering window; None (upstream's zero time)
+        before any attempt or without a maximum backoff."""
         count = pinfo.consecutive_errors or pinfo.unschedulable_count
-        return Instant(pinfo.timestamp + backoff_duration(count, self._initial_backoff, self._max_backoff))
+        if self._max_backoff == 0 or count == 0:
+            return None
+        return align_to_window(Instant(pinfo.timestamp + backoff_duration(count, self._initial_backoff,
+                                                                          self._max_backoff)))
+
+    def _backing_off(self, pinfo: QueuedPodInfo) -> bool:
+        """``isEntityBackingoff``: the expiry is not before the current window."""
+        expiry = self._backoff_expiry(pinfo)
+        return expiry is not None and expiry >= align_to_window(self._clock.now())
 
     def _backoff_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        return self._backoff_expiry(a) < self._backoff_expiry(b)
+        """``lessBackoffCompletedWithPriority``: by expiry, then in activeQ's order."""
+        ea, eb = self._backoff_expiry(a), self._backoff_expiry(b)
+        if ea != eb:
+            return (ea if ea is not None else _NO_BACKOFF) < (eb if eb is not None else _NO_BACKOFF)
+        return self._fw.queue_sort_less(a, b)
+
+    def _backoff_get(self, key: str) -> QueuedPodInfo | None:
+        return self._backoff.get(key) or self._error_backoff.get(key)
+
+    def _backoff_delete(self, key: str) -> None:
+        self._backoff.delete(key)
+        self._error_backoff.delete(key)
 
     def _push_backoff(self, pinfo: QueuedPodInfo) -> None:
-        self._backoff.push(pinfo.key, pinfo)
+        """``backoffQueue.add``: the error heap after an error, else the rejected one."""
+        errored = pinfo.key in self._errored
+        (self._backoff if errored else self._error_backoff).delete(pinfo.key)
+        (self._error_backoff if errored else self._backoff).push(pinfo.key, pinfo)
         self._arm_backoff_timer()
-        if not self._active and pinfo.key not in self._errored:
+        if not self._active and not errored:
             self._on_ready()
 
     def _poppable_backoff(self) -> QueuedPodInfo | None:
-        head = self._backoff.peek(_key)
-        if head is None or head.key in self._errored:
-            return None
-        return head
+        """PopFromBackoffQ: the head of the rejected pods' heap (never an errored pod)."""
+        return self._backoff.peek(_key)
 
     def _arm_backoff_timer(self) -> None:
-        head = self._backoff.peek(_key)
-        if head is None:
+        """The flush at the first window boundary where a head's backoff is complete
+        (upstream flushes at every boundary: only that one can move anything)."""
+        expiries = [self._backoff_expiry(h) for h in (self._backoff.peek(_key), self._error_backoff.peek(_key))
+                    if h is not None]
+        if not expiries:
             return
-        when = self._backoff_expiry(head)
+        expiry = min((e if e is not None else _NO_BACKOFF) for e in expiries)
+        when = Instant(max(expiry + ORDERING_WINDOW, align_to_window(self._clock.now()) + ORDERING_WINDOW))
         if self._backoff_timer is None or when < self._backoff_timer:
             self._backoff_timer = when
             self._clock.call_at(when, self._flush_backoff)
 
+    def pop_all_backoff_completed(self) -> list[QueuedPodInfo]:
+        """``popAllBackoffCompleted``: take the pods whose backoff is complete, those
+        rejected first and then those that errored (upstream's two heaps), each in order."""
+        done: list[QueuedPodInfo] = []
+        for heap in (self._backoff, self._error_backoff):
+            while (head := heap.peek(_key)) is not None and not self._backing_off(head):
+                heap.delete(head.key)
+                done.append(head)
+        return done
+
     def _flush_backoff(self) -> None:
-        """``flushBackoffQCompleted``: pods whose backoff expired go to activeQ."""
+        """``flushBackoffQCompleted``: pods whose backoff completed go to activeQ."""
         if self._backoff_timer is not None and self._backoff_timer > self._clock.now():
             return  # a stale timer; a newer one is armed
         self._backoff_timer = None
-        now = self._clock.now()
-        while (head := self._backoff.peek(_key)) is not None and self._backoff_expiry(head) <= now:
-            self._backoff.delete(head.key)
-            self._errored.discard(head.key)
-            self._move_to_active(head)
+        for pinfo in self.pop_all_backoff_completed():
+            self._errored.discard(pinfo.key)
+            self._move_to_active(pinfo)
         self._arm_backoff_timer()
 
     def _arm_leftover_timer(self, earliest: Instant | None = None) -> None:
@@ -373,6 +413,14 @@ class SchedulingQueue:
         waiting = [p.timestamp for p in self._unschedulable.values() if not p.gated]
         if waiting:
             self._arm_leftover_timer(min(waiting))
+
+
+_NO_BACKOFF: Final = Instant(-(1 << 62))  # upstream's zero time: before any window
+
+
+def align_to_window(t: Instant) -> Instant:
+    """``alignToWindow``: ``t`` truncated to the 1-second ordering window."""
+    return Instant(t - t % ORDERING_WINDOW)
 
 
 def backoff_duration(

@@ -1,29 +1,31 @@
-"""Models pkg/scheduler/framework/plugins/volumebinding (volume_binding.go, binder.go,
-scorer.go) for dynamically provisioned claims, with KEP-4049 storage capacity scoring.
+"""Models pkg/scheduler/framework/plugins/volumebinding (volume_binding.go, scorer.go); the
+binder itself is ``volume_binder`` (binder.go) with ``volume_pv_helpers`` (PV matching).
 
-* PreFilter: the pod's PersistentVolumeClaims. A missing claim is unresolvable; a bound
-  claim needs nothing here; an unbound claim of a ``WaitForFirstConsumer`` class is to be
-  provisioned; an unbound ``Immediate`` claim waits for the PV controller. No claims: SKIP.
-* Filter: when the class's CSIDriver has ``storageCapacity: true``, some CSIStorageCapacity
-  of the class whose ``nodeTopology`` selects the node must have ``maximumVolumeSize`` (else
-  ``capacity``) at least the claim's size ("node(s) did not have enough free storage").
+* PreFilter (``podHasPVCs``, ``GetPodVolumeClaims``): a missing, lost or deleting claim is
+  unresolvable; an unbound ``Immediate`` (or pre-bound, not yet fully bound) claim waits for
+  the PV controller. No claims: SKIP.
+* Filter (``FindPodVolumes``): bound claims' PV node affinity, delayed claims matched to
+  available static PVs, the rest provisioned when the class has a real provisioner whose
+  allowedTopologies and CSIStorageCapacity admit the node.
 * Score (gate StorageCapacityScoring): upstream's default shape ``{0: 10, 100: 0}`` over
-  each class's utilisation requested/capacity, scaled to 0..100 and averaged over classes,
-  so nodes with more free capacity score higher.
-* PreBind: annotate each claim ``volume.kubernetes.io/selected-node``. Deviation: upstream
-  then waits in PreBind until the claim is bound; here binding continues at once and the
-  (fake) provisioner binds the claim afterwards.
+  each class's utilisation requested/capacity (static bindings: the chosen PVs' sizes;
+  otherwise the provisions' capacities), scaled to 0..100 and averaged over classes.
+* Reserve/Unreserve: ``AssumePodVolumes`` / ``RevertAssumedPodVolumes`` in the binder's
+  assume caches. PreBind (``BindPodVolumes``): write the pre-bound PVs and the claims'
+  ``volume.kubernetes.io/selected-node``, then wait (checking every second, at most
+  ``bindTimeoutSeconds``) until every claim is fully bound.
 
-Deviation: PV node affinity of already-bound claims is not checked.
+Deviation: for a pod without claims PreScore answers SKIP (upstream: success and a zero
+score on every node), which sums to the same scores without per-node work.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, Self, final
 
-from reference_impl.api.meta import selector_from_label_selector
+from reference_impl.clock import Instant, seconds
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
@@ -41,6 +43,7 @@ from reference_impl.scheduler.framework.interface import (
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
+    ReservePlugin,
     ScoreExtensions,
     ScorePlugin,
     Status,
@@ -49,36 +52,43 @@ from reference_impl.scheduler.framework.pod_resources import is_pod_resize_defer
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.volume_binder import (
+    BIND_CONFLICT,
+    NODE_CONFLICT,
+    NOT_ENOUGH_SPACE,
+    PV_NOT_EXIST,
+    BinderError,
+    PodVolumeClaims,
+    PodVolumes,
+    VolumeBinder,
+    controlled_by,
+    pod_claim_names,
+)
+from reference_impl.scheduler.plugins.volume_pv_helpers import SELECTED_NODE
 
-__all__ = ["NAME", "SELECTED_NODE", "VolumeBinding", "new"]
+__all__ = [
+    "BIND_CONFLICT", "NAME", "NODE_CONFLICT", "NOT_ENOUGH_SPACE", "PV_NOT_EXIST", "SELECTED_NODE",
+    "UNBOUND_IMMEDIATE", "VolumeBinding", "new",
+]
 
 Obj = dict[str, Any]
 NAME: Final = names.VOLUME_BINDING
-SELECTED_NODE: Final = "volume.kubernetes.io/selected-node"
-NOT_ENOUGH_SPACE: Final = "node(s) did not have enough free storage"
 UNBOUND_IMMEDIATE: Final = "pod has unbound immediate PersistentVolumeClaims"
-BIND_CONFLICT: Final = "node(s) didn't find available persistent volumes to bind"
-PV_NOT_EXIST: Final = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 # Upstream's default shape with StorageCapacityScoring: utilisation 0% -> 10, 100% -> 0.
 SHAPE: Final = ((0, 10), (100, 0))
 _MAX_CUSTOM_SCORE: Final = 10
+BIND_TIMEOUT: Final = seconds(600)  # VolumeBindingArgs.bindTimeoutSeconds default
+POLL_INTERVAL: Final = seconds(1)
 
 
-@dataclass(frozen=True, slots=True)
-class _Provision:
-    """One claim to provision: its key, class, driver and size in bytes."""
-
-    claim: str
-    storage_class: str
-    driver: str
-    size: int
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _State:
-    provisions: tuple[_Provision, ...]
-    unprovisionable: bool = False  # a delayed claim's class names no provisioner
-    missing_pv: bool = False  # a bound claim's PersistentVolume does not exist
+    """``stateData``: shared by clones, as upstream's (Clone returns itself)."""
+
+    claims: PodVolumeClaims | None  # None: the pod has no claims
+    by_node: dict[str, PodVolumes] = field(default_factory=dict)
+    has_static: bool = False
+    all_bound: bool = False
 
     def clone(self) -> Self:
         return self
@@ -100,24 +110,45 @@ def _shape_score(utilization: int) -> int:
     return y0 + (abs(num) // den) * (1 if num >= 0 else -1)
 
 
+def _error(msg: str) -> Status:
+    return Status(Code.ERROR, (msg,), NAME)
+
+
 @final
 class VolumeBinding:
-    """PreFilter/Filter/Score/PreBind for WaitForFirstConsumer dynamic provisioning."""
+    """PreFilter/Filter/Score/Reserve/PreBind over the volume binder."""
 
     def __init__(self, handle: Handle, scoring: bool, resize_preemption: bool = False) -> None:
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes skip this plugin.
         self._resize_preemption = resize_preemption
         self._h = handle
         self._scoring = scoring
+        self.binder = VolumeBinder(lambda gv, kind: handle.ctx.informers.informer(gv, kind))
 
     def name(self) -> str:
         """The plugin name."""
         return NAME
 
-    def _informer(self, api_version: str, kind: str) -> Any:
-        return self._h.ctx.informers.informer(api_version, kind)
-
     # -- PreFilter / Filter -------------------------------------------------------------
+
+    def _claims_problem(self, pod: Obj) -> str | None:
+        """``podHasPVCs``: why a claim of the pod cannot be used at all."""
+        ns = pod["metadata"].get("namespace", "default")
+        pvcs = self._h.ctx.informers.informer("v1", "PersistentVolumeClaim")
+        for name, ephemeral in pod_claim_names(pod):
+            pvc = pvcs.get(f"{ns}/{name}")
+            if pvc is None:
+                if ephemeral:
+                    return f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{name}"'
+                return f'persistentvolumeclaim "{name}" not found'
+            if (pvc.get("status") or {}).get("phase") == "Lost":
+                pv_name = pvc["spec"].get("volumeName") or ""
+                return f'persistentvolumeclaim "{name}" bound to non-existent persistentvolume "{pv_name}"'
+            if pvc["metadata"].get("deletionTimestamp"):
+                return f'persistentvolumeclaim "{name}" is being deleted'
+            if ephemeral and not controlled_by(pvc, pod):
+                return f"PVC {ns}/{name} was not created for pod {ns}/{pod['metadata'].get('name', '')} (pod is not owner)"
+        return None
 
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
@@ -125,99 +156,68 @@ class VolumeBinding:
         """Classify the pod's claims; SKIP when it has none."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
             return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
-        ns = pod["metadata"].get("namespace", "default")
-        claims = [
-            str(v["persistentVolumeClaim"]["claimName"])
-            for v in pod["spec"].get("volumes") or ()
-            if v.get("persistentVolumeClaim")
-        ]
-        if not claims:
+        if not pod_claim_names(pod):
+            state.write(_KEY, _State(None))
             return None, Status(Code.SKIP)
-        provisions: list[_Provision] = []
-        unprovisionable = missing_pv = False
-        for name in claims:
-            pvc = self._informer("v1", "PersistentVolumeClaim").get(f"{ns}/{name}")
-            if pvc is None:
-                msg = f'persistentvolumeclaim "{name}" not found'
-                return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), NAME)
-            if pv_name := pvc["spec"].get("volumeName"):
-                if (pvc.get("status") or {}).get("phase") == "Lost":  # GetPodVolumeClaims
-                    msg = f'persistentvolumeclaim "{name}" bound to non-existent persistentvolume "{pv_name}"'
-                    return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), NAME)
-                # checkBoundClaims: Filter reports a missing PV on every node.
-                missing_pv = missing_pv or self._informer("v1", "PersistentVolume").get(pv_name) is None
-                continue
-            cls_name = pvc["spec"].get("storageClassName") or ""
-            sc = self._informer("storage.k8s.io/v1", "StorageClass").get(cls_name)
-            if sc is None or sc.get("volumeBindingMode") != "WaitForFirstConsumer":
-                return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (UNBOUND_IMMEDIATE,), NAME)
-            if not sc.get("provisioner"):
-                # checkVolumeProvisions: no provisioner, no dynamic provisioning (static
-                # PV matching is not modelled, so nothing else can satisfy the claim).
-                unprovisionable = True
-                continue
-            size = ((pvc["spec"].get("resources") or {}).get("requests") or {}).get("storage", 0)
-            provisions.append(
-                _Provision(
-                    f"{ns}/{name}", cls_name, str(sc["provisioner"]), to_int("storage", size)
-                )
-            )
-        state.write(_KEY, _State(tuple(provisions), unprovisionable, missing_pv))
+        if (problem := self._claims_problem(pod)) is not None:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (problem,), NAME)
+        try:
+            claims = self.binder.pod_volume_claims(pod)
+        except BinderError as e:
+            return None, _error(str(e))
+        if claims.unbound_immediate:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (UNBOUND_IMMEDIATE,), NAME)
+        state.write(_KEY, _State(claims))
         return None, OK
 
-    def _tracks_capacity(self, driver: str) -> bool:
-        d = self._informer("storage.k8s.io/v1", "CSIDriver").get(driver)
-        return d is not None and bool((d.get("spec") or {}).get("storageCapacity"))
-
-    def _capacity_for(self, p: _Provision, node: NodeInfo) -> Obj | None:
-        """``hasEnoughCapacity``: the first (by namespace/name) sufficient CSIStorageCapacity."""
-        caps = self._informer("storage.k8s.io/v1", "CSIStorageCapacity").items()
-        for cap in sorted(caps, key=lambda c: (c["metadata"]["namespace"], c["metadata"]["name"])):
-            if cap.get("storageClassName") != p.storage_class:
-                continue
-            if not selector_from_label_selector(cap.get("nodeTopology")).matches(node.labels):
-                continue
-            limit = cap.get("maximumVolumeSize", cap.get("capacity"))
-            if limit is not None and to_int("storage", limit) >= p.size:
-                found: Obj = cap
-                return found
-        return None
-
     def filter(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> Status:
-        """UNSCHEDULABLE_AND_UNRESOLVABLE (as for every FindPodVolumes reason: preemption
-        frees no storage) when a claim to provision has no capacity reachable from the node."""
+        """UNSCHEDULABLE_AND_UNRESOLVABLE with FindPodVolumes' reasons (preemption frees no
+        storage); the volumes found are kept per node for Score and Reserve."""
         s = state.try_read(_KEY)
         if s is None and self._resize_preemption and is_pod_resize_deferred(pod):
             return OK  # upstream's Filter also passes a deferred resize (no state then)
         s = s if s is not None else state.read(_KEY)
-        reasons: list[str] = []
-        if s.unprovisionable:
-            reasons.append(BIND_CONFLICT)
-        elif any(self._tracks_capacity(p.driver) and self._capacity_for(p, node_info) is None
-                 for p in s.provisions):
-            reasons.append(NOT_ENOUGH_SPACE)
-        if s.missing_pv:
-            reasons.append(PV_NOT_EXIST)  # FindPodVolumes' reason order
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, tuple(reasons), NAME) if reasons else OK
+        if s.claims is None:
+            return OK
+        try:
+            found, reasons = self.binder.find_pod_volumes(pod, s.claims, node_info.name, node_info.labels)
+        except BinderError as e:
+            return _error(str(e))
+        if reasons:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, tuple(reasons), NAME)
+        s.by_node[node_info.name] = found
+        s.has_static = s.has_static or bool(found.static_bindings)
+        return OK
 
     # -- Score --------------------------------------------------------------------------
 
     def pre_score(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
-        """SKIP unless scoring is on and something is provisioned."""
+        """SKIP unless scoring is on (and, here, the pod has claims)."""
         st = state.try_read(_KEY)
-        if not self._scoring or st is None or not st.provisions:
+        if not self._scoring or st is None or st.claims is None:
             return Status(Code.SKIP)
         return OK
 
     def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
         """The average over classes of the shape at requested*100/capacity."""
+        found = state.read(_KEY).by_node.get(node_info.name)
+        if found is None:
+            return 0, OK
         per_class: dict[str, tuple[int, int]] = {}
-        for p in state.read(_KEY).provisions:
-            cap = self._capacity_for(p, node_info) if self._tracks_capacity(p.driver) else None
-            if cap is None or cap.get("capacity") is None:
-                continue
-            requested, _ = per_class.get(p.storage_class, (0, 0))
-            per_class[p.storage_class] = (requested + p.size, to_int("storage", cap["capacity"]))
+        if found.static_bindings:
+            for b in found.static_bindings:
+                cls, requested, capacity = b.storage()
+                r0, c0 = per_class.get(cls, (0, 0))
+                per_class[cls] = (r0 + requested, c0 + capacity)
+        else:
+            for p in found.dynamic_provisions:
+                if p.capacity is None:
+                    continue
+                cls = str(p.pvc["spec"].get("storageClassName") or "")
+                r0, _ = per_class.get(cls, (0, 0))
+                cap = p.capacity.get("capacity")
+                requested = _requested(p.pvc)
+                per_class[cls] = (r0 + requested, _quantity(cap) if cap is not None else 0)
         if not per_class:
             return 0, OK
         total = 0
@@ -232,29 +232,87 @@ class VolumeBinding:
         """Scores are already in [0, 100]."""
         return None
 
-    # -- PreBind ------------------------------------------------------------------------
+    # -- Reserve / PreBind --------------------------------------------------------------
 
-    def pre_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status:
-        """Annotate every claim to provision with the chosen node."""
-        st = state.try_read(_KEY)
-        for p in st.provisions if st is not None else ():
-            ns, name = p.claim.split("/", 1)
-            pvc = self._h.ctx.server.try_get("v1", "PersistentVolumeClaim", name, ns)
-            if pvc is None:
-                return Status(Code.ERROR, (f'persistentvolumeclaim "{name}" not found',), NAME)
-            anns = pvc["metadata"].setdefault("annotations", {})
-            if anns.get(SELECTED_NODE) == node_name:
-                continue
-            anns[SELECTED_NODE] = node_name
-            try:
-                self._h.ctx.server.update(pvc)
-            except ApiError as e:
-                return Status(Code.ERROR, (str(e),), NAME)
+    def reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:
+        """``AssumePodVolumes`` for the chosen node's volumes."""
+        s = state.try_read(_KEY)
+        if s is None:
+            return _error(f'reading "PreFilter{NAME}" from cycleState: not found')
+        found = s.by_node.get(node_name)
+        if found is None:
+            s.all_bound = True
+            return OK
+        try:
+            s.all_bound = self.binder.assume_pod_volumes(pod, node_name, found)
+        except BinderError as e:
+            return _error(str(e))
         return OK
 
+    def unreserve(self, state: CycleState, pod: Obj, node_name: str) -> None:
+        """``RevertAssumedPodVolumes``."""
+        s = state.try_read(_KEY)
+        found = s.by_node.get(node_name) if s is not None else None
+        if found is not None:
+            self.binder.revert_assumed_pod_volumes(found)
+
+    def pre_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status:
+        """``BindPodVolumes``: write the volumes and claims, then WAIT unless all bound."""
+        s = state.try_read(_KEY)
+        if s is None:
+            return _error(f'reading "PreFilter{NAME}" from cycleState: not found')
+        if s.all_bound or s.claims is None:
+            return OK
+        found = s.by_node.get(node_name)
+        if found is None:
+            return _error(f'no pod volume found for node "{node_name}"')
+        server = self._h.ctx.server
+        try:
+            self.binder.bind_api_update(pod, lambda o: _update(server, o), found.static_bindings,
+                                        found.dynamic_provisions)
+        except (ApiError, BinderError) as e:
+            return _error(str(e))
+        return Status(Code.WAIT)
+
+    def wait_pre_bind(self, state: CycleState, pod: Obj, node_name: str, resume: Callable[[Status], None]) -> None:
+        """Poll ``checkBindings`` every second until bound, an error, or the timeout."""
+        found = state.read(_KEY).by_node[node_name]
+        clock = self._h.ctx.clock
+        deadline = Instant(clock.now() + BIND_TIMEOUT)
+        bound_pod = {**pod, "spec": {**pod["spec"], "nodeName": node_name}}
+
+        def check() -> None:
+            try:
+                done = self.binder.check_bindings(bound_pod, found.static_bindings, found.dynamic_provisions)
+            except BinderError as e:
+                resume(_error(f"binding volumes: {e}"))
+                return
+            if done:
+                resume(OK)
+            elif clock.now() >= deadline:
+                resume(_error("binding volumes: context deadline exceeded"))
+            else:
+                clock.call_later(POLL_INTERVAL, check)
+
+        clock.call_later(POLL_INTERVAL, check)
+
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """Claims, classes and capacities are not typed events here: any event requeues."""
+        """Claims, volumes, classes and capacities are not typed events here: any event requeues."""
         return (ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL)),)
+
+
+def _quantity(raw: Any) -> int:
+    return to_int("storage", raw)
+
+
+def _requested(pvc: Obj) -> int:
+    raw = ((pvc["spec"].get("resources") or {}).get("requests") or {}).get("storage")
+    return 0 if raw is None else _quantity(raw)
+
+
+def _update(server: Any, obj: Obj) -> Obj:
+    written: Obj = server.update(obj)
+    return written
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
@@ -268,4 +326,5 @@ _f: type[PreFilterPlugin] = VolumeBinding
 _s: type[ScorePlugin] = VolumeBinding
 _p: type[PreScorePlugin] = VolumeBinding
 _b: type[PreBindPlugin] = VolumeBinding
+_r: type[ReservePlugin] = VolumeBinding
 _e: type[EnqueueExtensions] = VolumeBinding

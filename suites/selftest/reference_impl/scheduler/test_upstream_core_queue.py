@@ -2,8 +2,8 @@
 
 Ported (pkg/scheduler/backend/queue): ``Test_isPodWorthRequeuing``,
 ``TestBackoffQueue_calculateBackoffDuration``, ``TestBackoffQueue_getBackoffTime`` (no
-cached expiry here), ``TestBackOffFlow`` (the SchedulerPopFromBackoffQ-off variant: the
-reference does not align expiries to 1s ordering windows),
+cached expiry here), ``TestBackOffFlow`` (the SchedulerPopFromBackoffQ-on variant: the
+reference models only that state; more backoffQ rows in test_upstream_backoff_queue.py),
 ``Test_queuedPodInfo_gatedSetUponCreationAndUnsetUponUpdate``,
 ``TestPriorityQueue_MoveAllToActiveOrBackoffQueueWithQueueingHint``,
 ``TestPriorityQueue_AddUnschedulablePodIfNotPresent_Backoff`` and ``TestHighPriorityBackoff``;
@@ -201,26 +201,27 @@ def test_calculate_backoff_duration(initial: int, maximum: int, count: int, size
 @pytest.mark.parametrize(
     ("initial", "maximum", "unschedulable", "errors", "want"),
     [
-        pytest.param(seconds(1), seconds(32), 0, 0, 0, id="no backoff"),
+        pytest.param(seconds(1), seconds(32), 0, 0, None, id="no backoff"),
         pytest.param(seconds(1), seconds(32), 16, 0, seconds(32), id="backoff by UnschedulableCount"),
         pytest.param(seconds(1), seconds(32), 5, 16, seconds(32),
                      id="backoff is calculated with ConsecutiveErrorsCount"),
-        pytest.param(Duration(0), Duration(0), 16, 0, 0, id="zero maxBackoffDuration means no backoff"),
+        pytest.param(Duration(0), Duration(0), 16, 0, None, id="zero maxBackoffDuration means no backoff"),
         pytest.param(seconds(1), seconds(32), 0, 0, 0, marks=pytest.mark.skip(
             reason="no cached BackoffExpiration in the reference (computed from the counts)"),
             id="backoff is returned from the cache"),
     ],
 )
 def test_get_backoff_time(
-    initial: Duration, maximum: Duration, unschedulable: int, errors: int, want: int
+    initial: Duration, maximum: Duration, unschedulable: int, errors: int, want: int | None
 ) -> None:
-    """The backoff expiry, from the pod's timestamp (+0: no backoff)."""
+    """The backoff expiry, from the pod's (window-aligned, as upstream's) timestamp; None
+    is upstream's zero time (no backoff)."""
     clock = SimClock()
     q = SchedulingQueue(clock, FakeQueueFramework(), lambda: None,
                         initial_backoff=initial, max_backoff=maximum)
-    pinfo = QueuedPodInfo(PodInfo(make_pod("p", "default").build()), Instant(1_000))
+    pinfo = QueuedPodInfo(PodInfo(make_pod("p", "default").build()), Instant(seconds(1_000)))
     pinfo.unschedulable_count, pinfo.consecutive_errors = unschedulable, errors
-    assert q._backoff_expiry(pinfo) == 1_000 + want
+    assert q._backoff_expiry(pinfo) == (None if want is None else seconds(1_000) + want)
 
 
 def test_errors_reset_by_a_rejection() -> None:
@@ -239,19 +240,23 @@ def test_errors_reset_by_a_rejection() -> None:
     assert pinfo is not None
     q.add_unschedulable_if_not_present(pinfo, error=True)  # one error: 1s
     assert (pinfo.unschedulable_count, pinfo.consecutive_errors) == (3, 1)
-    assert q._backoff_expiry(pinfo) - clock.now() == seconds(1)
-    clock.run_until(Instant(clock.now() + seconds(1)))
+    assert q._backoff_expiry(pinfo) == clock.now() + seconds(1)
+    clock.run_until(Instant(clock.now() + seconds(2)))  # complete in the window after the expiry
     pinfo = q.pop()
     assert pinfo is not None
     q.add_unschedulable_if_not_present(pinfo, error=False)  # a rejection again: 8s
     assert (pinfo.unschedulable_count, pinfo.consecutive_errors) == (4, 0)
-    assert q._backoff_expiry(pinfo) - clock.now() == seconds(8)
+    assert q._backoff_expiry(pinfo) == clock.now() + seconds(8)
 
 
 def test_backoff_flow() -> None:
-    """``TestBackOffFlow`` (SchedulerPopFromBackoffQ off): 1s doubling to 10s per attempt;
-    the pod leaves backoffQ when its backoff has passed, not at an earlier flush."""
-    q, clock = _queue()
+    """``TestBackOffFlow`` (SchedulerPopFromBackoffQ on; the reference models no other
+    state): 1s doubling to 10s per attempt, the expiry truncated to the 1s ordering window,
+    so the backoff rounded up to it is the step's; the pod is still backing off one window
+    later and leaves backoffQ after that backoff. The clock starts off a window boundary,
+    as upstream's time.Now() does."""
+    clock = SimClock(Instant(seconds(100) + 123_456_789))
+    q = SchedulingQueue(clock, FakeQueueFramework({}), lambda: None)
     pod = make_pod("test-pod", "test-ns").build()
     key = "test-ns/test-pod"
     q.add(pod)
@@ -263,11 +268,13 @@ def test_backoff_flow() -> None:
         q.add_unschedulable_if_not_present(pinfo, error=False)
         q.move_all_to_active_or_backoff(UNSCHEDULABLE_TIMEOUT, None, None)
         assert q.where(key) == "backoff"
-        assert q._backoff_expiry(pinfo) - start == seconds(want)
-        early = min(seconds(1), Duration(seconds(want) - 1))  # the reference flushes at expiry
-        clock.run_until(Instant(start + early))
+        expiry = q._backoff_expiry(pinfo)
+        assert expiry is not None
+        backoff = (expiry - start) // seconds(1) * seconds(1) + seconds(1)
+        assert backoff == seconds(want)
+        clock.run_until(Instant(clock.now() + seconds(1)))
         assert q.where(key) == "backoff"
-        clock.run_until(Instant(start + seconds(want)))
+        clock.run_until(Instant(clock.now() + backoff))
         assert q.where(key) == "active"
 
 

@@ -2,8 +2,8 @@
 pkg/scheduler/framework/plugins/volumebinding/volume_binding_test.go (v1.37.2):
 TestVolumeBinding; scorer_test.go: TestScore (default shape).
 
-The reference models dynamic provisioning only: rows that need static PV matching or PV
-node affinity, or a custom utilisation shape (VolumeBindingArgs.shape), are skipped.
+Rows that need static PVs are ported in test_upstream_volume_binder_plugin.py; rows with
+a custom utilisation shape (VolumeBindingArgs.shape) are skipped.
 Upstream's state-after-PreFilter comparisons are internal and not ported. Its
 CSIStorageCapacity objects have no namespace; here they live in "default"."""
 
@@ -27,7 +27,7 @@ Obj = dict[str, Any]
 OKS, SKIP = ("SUCCESS", ()), ("SKIP", ())
 UU = "UNSCHEDULABLE_AND_UNRESOLVABLE"
 CAP_SC, CAP_DRIVER = "wait-sc-with-storage-capacity", "driver-with-storage-capacity"
-STATIC = pytest.mark.skip(reason="static PV matching / PV node affinity is not modelled (dynamic provisioning only)")
+STATIC = pytest.mark.skip(reason="needs static PVs: ported in test_upstream_volume_binder_plugin.py")
 SHAPE = pytest.mark.skip(reason="VolumeBindingArgs.shape is not configurable in the reference")
 BASE: list[Obj] = [
     {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "immediate-sc"},
@@ -157,6 +157,7 @@ def _class_score(*classes: tuple[int, int]) -> int:
     state = CycleState()
     p = pod(*claims)
     assert pl.pre_filter(state, p, [])[1].is_success()
+    assert pl.filter(state, p, h.node_info("node-a")).is_success()  # Score reads what Filter found
     assert pl.pre_score(state, p, h.nodes()).is_success()
     return pl.score(state, p, h.node_info("node-a"))[0]
 
