@@ -33,6 +33,7 @@ from reference_impl.controllers.device_taint_eviction_time import (
     results,
     taint_eviction,
 )
+from reference_impl.controllers.resourceclaim_names import is_for_pod
 from reference_impl.dra.pools import DeviceID
 from reference_impl.dra.taints import rule_matches
 from reference_impl.dra.workload_claims import WORKLOAD_CLAIM_GATES
@@ -80,7 +81,7 @@ class DeviceTaintEvictionController:
         for c in self._claims.items():
             self._index_claim(c, +1)
         for p in self._pods.items():
-            self._pod_q.add(object_key(p))
+            self._handle_pod(p)
         for r in self._rules.items():
             self._rule_q.add(r["metadata"]["name"])
 
@@ -170,9 +171,25 @@ class DeviceTaintEvictionController:
         if old is not None and old["spec"].get("nodeName") == new["spec"].get("nodeName") and (
             (old.get("status") or {}).get("resourceClaimStatuses")
             == (new.get("status") or {}).get("resourceClaimStatuses")
+            and (old.get("status") or {}).get("extendedResourceClaimStatus")
+            == (new.get("status") or {}).get("extendedResourceClaimStatus")
             and bool(old["metadata"].get("deletionTimestamp")) == bool(new["metadata"].get("deletionTimestamp"))
         ):
             return
+        self._handle_pod(new)
+
+    def _handle_pod(self, pod: Obj) -> None:
+        """``handlePod``, in the event handler as upstream: a pod with an eviction is
+        queued (its rules get a delayed status update), a pod without one is cancelled."""
+        key = object_key(pod)
+        ev = self.pod_eviction(pod)
+        if ev is None:
+            self._cancel(key)
+            return
+        for uid in sorted(ev.rules):
+            name = self._rule_name(uid)
+            if name:
+                self._rule_q.add_after(name, RULE_STATUS_PERIOD)
         self._pod_q.add(key)
 
     def _queue_claim_pods(self, claim: Obj | None) -> None:
@@ -181,11 +198,13 @@ class DeviceTaintEvictionController:
         ns = claim["metadata"].get("namespace", "default")
         for ref in (claim.get("status") or {}).get("reservedFor") or ():
             if ref.get("resource") == "pods" and not ref.get("apiGroup"):
-                self._pod_q.add(f"{ns}/{ref['name']}")
+                pod = self._pods.get(f"{ns}/{ref['name']}")
+                if pod is not None and pod["metadata"].get("uid") == ref.get("uid"):
+                    self._handle_pod(pod)
             elif self._group_claims and _group_ref(ref):
                 for p in self._pods.items():
                     if p["metadata"].get("namespace", "default") == ns and _group_of(p) == ref.get("name"):
-                        self._pod_q.add(object_key(p))
+                        self._handle_pod(p)
 
     # -- eviction time --------------------------------------------------------------
 
@@ -220,9 +239,11 @@ class DeviceTaintEvictionController:
         ns = pod["metadata"].get("namespace", "default")
         uid = pod["metadata"].get("uid")
         out: Eviction | None = None
-        for name in claim_names(pod):
+        for name, check in claim_names(pod):
             claim = self._claims.get(f"{ns}/{name}")
-            if claim is None or not self._reserved_for(pod, uid, claim):
+            if claim is None or (check and is_for_pod(pod, claim, self._group_claims) is not None):
+                continue  # missing, or not the pod's (IsForPod)
+            if not self._reserved_for(pod, uid, claim):
                 continue
             out = earliest(out, self.claim_eviction(claim, simulate))
         return out
@@ -253,10 +274,6 @@ class DeviceTaintEvictionController:
         if ev is None:
             self._cancel(key)
             return
-        for uid in sorted(ev.rules):
-            name = self._rule_name(uid)
-            if name:
-                self._rule_q.add(name)
         now = self._ctx.clock.now()
         if ev.when > now:
             entry = self._timers.get(key)

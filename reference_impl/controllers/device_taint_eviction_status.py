@@ -14,7 +14,12 @@ from typing import Any, Final
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue
 from reference_impl.clock import Duration, parse_rfc3339, rfc3339, seconds
-from reference_impl.controllers.device_taint_eviction_time import Eviction, finished, results
+from reference_impl.controllers.device_taint_eviction_time import (
+    Eviction,
+    finished,
+    pool_of,
+    results,
+)
 from reference_impl.dra.taints import rule_matches
 from reference_impl.errors import NotFound
 
@@ -113,10 +118,17 @@ class RuleStatus:
         return status, reason, message
 
     def _selected(self, rule: Obj) -> tuple[int, int]:
-        """Published devices (newest slices) and allocated devices the rule selects."""
+        """``countTaintedDevices``: devices of each pool's newest generation, and allocated
+        devices, that the rule selects."""
+        newest: dict[tuple[str, str], int] = {}
+        for s in self._slices.items():
+            pool = pool_of(s)
+            newest[pool] = max(newest.get(pool, 0), int(s["spec"]["pool"].get("generation", 0)))
         published = 0
         for s in self._slices.items():
             spec = s["spec"]
+            if int(spec["pool"].get("generation", 0)) != newest[pool_of(s)]:
+                continue  # an older generation of the pool
             for dev in spec.get("devices") or ():
                 published += rule_matches(rule, (spec["driver"], spec["pool"]["name"], dev["name"]))
         allocated = sum(

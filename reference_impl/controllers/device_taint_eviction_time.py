@@ -67,18 +67,20 @@ def results(claim: Obj) -> list[Obj]:
     return list((alloc.get("devices") or {}).get("results") or ())
 
 
-def claim_names(pod: Obj) -> list[str]:
-    """The claim names of ``pod.spec.resourceClaims`` (``resourceclaim.Name``), when known."""
+def claim_names(pod: Obj) -> list[tuple[str, bool]]:
+    """``resourceclaim.PodClaims``: (claim name, must check the owner) of the pod's known
+    claims; generated and extended-resource claims must be owned by the pod."""
     generated = {s.get("name"): s.get("resourceClaimName")
                  for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
     for ref in pod["spec"].get("resourceClaims") or ():
-        name = ref.get("resourceClaimName") or generated.get(ref["name"])
-        if name:
-            out.append(str(name))
+        if ref.get("resourceClaimName"):
+            out.append((str(ref["resourceClaimName"]), False))
+        elif ref.get("resourceClaimTemplateName") and generated.get(ref["name"]):
+            out.append((str(generated[ref["name"]]), True))
     ext = ((pod.get("status") or {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
     if ext:
-        out.append(str(ext))
+        out.append((str(ext), True))
     return out
 
 

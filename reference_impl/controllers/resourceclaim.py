@@ -1,10 +1,13 @@
 """The resource claim controller (``pkg/controller/resourceclaim/controller.go``).
 
-For each pod claim that names a ResourceClaimTemplate it creates one claim,
-``<pod>-<claim>-<suffix>``, owned by the pod (so the garbage collector deletes it with
-the pod) and annotated with the pod claim name, then records it in
-``pod.status.resourceClaimStatuses``. When a pod is gone or finished it is removed from
-``reservedFor`` of its claims, and a claim no longer reserved by anyone is deallocated.
+One work queue of prefixed keys (``pod:``, ``podgroup:``, ``claim:``) as upstream.
+``syncPod`` generates the claims of a pod's template claims (``resourceclaim_create``),
+records them in ``pod.status.resourceClaimStatuses`` and, once the pod is bound,
+reserves allocated claims not reserved for it yet. ``syncClaim``
+(``resourceclaim_reserved``) drops stale reservations, deallocates and deletes unused
+generated claims. ``syncPodGroup`` (``resourceclaim_podgroup``) does the same generation
+for PodGroups (KEP-5729). The event handlers port ``enqueuePod``/``podNeedsWork``,
+``enqueueResourceClaim``, ``enqueueResourceClaimTemplate`` and ``enqueuePodGroup``.
 """
 
 from __future__ import annotations
@@ -12,203 +15,375 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference_impl.apiserver.component import ComponentContext
-from reference_impl.apiserver.informers import WorkQueue, object_key
+from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.controllers.resourceclaim_index import ClaimOwnerIndex
-from reference_impl.controllers.resourceclaim_podgroup import PodGroupClaims
-from reference_impl.dra.workload_claims import (
-    WORKLOAD_CLAIM_GATES,
-    group_claim_entry,
-    group_claim_name,
-    pod_group_key,
+from reference_impl.controllers.resourceclaim_create import ClaimMaker
+from reference_impl.controllers.resourceclaim_index import ClaimOwnerIndex, KeyIndex
+from reference_impl.controllers.resourceclaim_names import (
+    NonRetryable,
+    SyncError,
+    bind_to,
+    is_for_pod,
+    is_pod_group_consumer,
+    is_reserved_for_pod,
+    name_from_pod_group,
+    pod_claim_name,
 )
-from reference_impl.errors import AlreadyExists, NotFound
+from reference_impl.controllers.resourceclaim_podgroup import (
+    group_claim_keys,
+    group_template_keys,
+    sync_pod_group,
+)
+from reference_impl.controllers.resourceclaim_reserved import ReservationCleaner
+from reference_impl.dra.workload_claims import POD_GROUP_VERSION
+from reference_impl.lru import LRU
 
 __all__ = ["ResourceClaimController"]
 
 Obj = dict[str, Any]
 API: Final = "resource.k8s.io/v1"
-POD_CLAIM_NAME: Final = "resource.kubernetes.io/pod-claim-name"
-_DONE: Final = ("Succeeded", "Failed")
+POD: Final = "pod:"
+GROUP: Final = "podgroup:"
+CLAIM: Final = "claim:"
+MAX_UID_CACHE: Final = 500  # maxUIDCacheEntries
+
+
+def _ns(obj: Obj) -> str:
+    return str(obj["metadata"].get("namespace") or "default")
+
+
+def pod_claim_keys(pod: Obj) -> list[str]:
+    """``podResourceClaimIndexFunc``: keys of the claims a pod uses, when known."""
+    out: set[str] = set()
+    for ref in pod["spec"].get("resourceClaims") or ():
+        try:
+            name, _ = pod_claim_name(pod, ref)
+        except SyncError:
+            continue
+        if name is not None:
+            out.add(f"{_ns(pod)}/{name}")
+    return sorted(out)
+
+
+def pod_template_keys(pod: Obj) -> list[str]:
+    """``podResourceClaimTemplateIndexFunc``."""
+    return sorted({f"{_ns(pod)}/{r['resourceClaimTemplateName']}"
+                   for r in pod["spec"].get("resourceClaims") or ()
+                   if r.get("resourceClaimTemplateName") is not None})
+
+
+def _group_member_keys(pod: Obj) -> list[str]:
+    """``podGroupMemberIndexFunc``."""
+    name = (pod["spec"].get("schedulingGroup") or {}).get("podGroupName")
+    return [f"{_ns(pod)}/{name}"] if name else []
+
+
+def pod_claims(pod: Obj) -> list[str]:
+    """``resourceclaim.PodClaims``: the known claim names, then the extended-resource claim."""
+    out: list[str] = []
+    for ref in pod["spec"].get("resourceClaims") or ():
+        try:
+            name, _ = pod_claim_name(pod, ref)
+        except SyncError:
+            continue
+        if name is not None:
+            out.append(name)
+    ext = ((pod.get("status") or {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+    if ext:
+        out.append(str(ext))
+    return out
+
+
+class _UIDs:
+    """``uidCache``: a bounded LRU set of UIDs seen deleted."""
+
+    def __init__(self, size: int) -> None:
+        self._lru: LRU[str, bool] = LRU(size)
+
+    def add(self, uid: str) -> None:
+        self._lru.put(uid, True)
+
+    def __contains__(self, uid: object) -> bool:
+        return isinstance(uid, str) and self._lru.get(uid) is not None
 
 
 class ResourceClaimController:
-    """Generates claims from templates and releases reservations of finished pods."""
+    """Generates claims from templates, reserves them and releases finished consumers."""
 
     name: Final = "resourceclaim-controller"
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._pods = WorkQueue(ctx.clock, self._sync_pod, name="resourceclaim-pods")
-        self._claims = WorkQueue(ctx.clock, self._sync_claim, name="resourceclaim-claims")
-        # KEP-5729: PodGroup-level claims.
-        wl = all(ctx.gates.get(g, False) for g in WORKLOAD_CLAIM_GATES)
-        self._pg = PodGroupClaims(ctx) if wl else None
-        self._groups = WorkQueue(ctx.clock, self._sync_group, name="resourceclaim-podgroups")
-        # Upstream's owner-UID indexer: finding a pod's claims must not scan every claim.
+        inf = ctx.informers
+        self.generic_workload = bool(ctx.gates.get("GenericWorkload", False))
+        self.group_claims = self.generic_workload and bool(ctx.gates.get("DRAWorkloadResourceClaims", False))
+        self.queue = WorkQueue(ctx.clock, self._work, name="resource_claim")
+        self._pods = inf.informer("v1", "Pod")
+        self._claims = inf.informer(API, "ResourceClaim")
+        self._templates = inf.informer(API, "ResourceClaimTemplate")
+        self._groups: SharedInformer | None = (
+            inf.informer(POD_GROUP_VERSION, "PodGroup") if self.generic_workload else None)
         self._owned = ClaimOwnerIndex()
-        claims = ctx.informers.informer(API, "ResourceClaim")
-        self._owned.seed(claims.cache.values())
-        claims.add_handler(self._owned.on_event)
+        self._owned.seed(self._claims.cache.values())
+        self._claims.add_handler(self._owned.on_event)
+        self.pods_by_claim = KeyIndex(pod_claim_keys)
+        self.pods_by_template = KeyIndex(pod_template_keys)
+        self.pods_by_group = KeyIndex(_group_member_keys)
+        self.groups_by_claim = KeyIndex(group_claim_keys)
+        self.groups_by_template = KeyIndex(group_template_keys)
+        self.deleted = _UIDs(MAX_UID_CACHE)
+        self._maker = ClaimMaker(ctx, self._owned, self.group_claims)
+        self._cleaner = ReservationCleaner(ctx, self._groups if self.group_claims else None, self.deleted)
 
     def start(self) -> None:
-        """Watch pods and claims."""
-        pods = self._ctx.informers.informer("v1", "Pod")
-        claims = self._ctx.informers.informer(API, "ResourceClaim")
-        pods.add_handler(self._on_pod)
-        claims.add_handler(lambda ev: self._claims.add(object_key(ev.obj)))
-        for p in pods.items():
-            if p["spec"].get("resourceClaims"):
-                self._pods.add(object_key(p))
-        if self._pg is not None:
-            self._pg.groups.add_handler(self._on_group)
-            for g in self._pg.groups.items():
-                self._groups.add(object_key(g))
+        """Index and watch pods, claims, templates and (KEP-5729) PodGroups."""
+        pod_indexes = [self.pods_by_claim, self.pods_by_template]
+        if self.group_claims:
+            pod_indexes.append(self.pods_by_group)
+        for idx in pod_indexes:
+            idx.seed(self._pods.items())
+        self._pods.add_handler(lambda ev: self._indexed(pod_indexes, ev, self._on_pod))
+        self._claims.add_handler(self._on_claim)
+        self._templates.add_handler(self._on_template)
+        if self.group_claims and self._groups is not None:
+            group_indexes = [self.groups_by_claim, self.groups_by_template]
+            for idx in group_indexes:
+                idx.seed(self._groups.items())
+            self._groups.add_handler(lambda ev: self._indexed(group_indexes, ev, self._on_group))
+            for g in self._groups.items():
+                self.enqueue_pod_group(g, False)
+        for p in self._pods.items():
+            self.enqueue_pod(p, False)
+        for c in self._claims.items():
+            self.queue.add(CLAIM + object_key(c))
 
-    def _on_group(self, ev: ObjectEvent) -> None:
-        if ev.type == "DELETED":  # its reservations end with it
-            for key in self._pg.claim_keys(ev.obj) if self._pg else ():
-                self._claims.add(key)
-            return
-        self._groups.add(object_key(ev.obj))
+    # -- event handlers -------------------------------------------------------------
 
-    def _sync_group(self, key: str) -> None:
-        if self._pg is None:
-            return
-        self._pg.sync(key)
-        ns, name = key.split("/", 1)
-        # Members may wait for the generated name to list it in their status.
-        for p in self._ctx.informers.informer("v1", "Pod").items():
-            spec = p["spec"]
-            if (spec.get("schedulingGroup") or {}).get("podGroupName") == name and spec.get(
-                    "resourceClaims") and p["metadata"].get("namespace", "default") == ns:
-                self._pods.add(object_key(p))
+    @staticmethod
+    def _indexed(indexes: list[KeyIndex], ev: ObjectEvent, then: Any) -> None:
+        for idx in indexes:
+            idx.on_event(ev)
+        then(ev)
 
     def _on_pod(self, ev: ObjectEvent) -> None:
-        pod = ev.obj
-        if not pod["spec"].get("resourceClaims"):
-            return
-        ns = pod["metadata"].get("namespace", "default")
-        if ev.type == "DELETED" or _finished(pod):
-            for st in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
-                if st.get("resourceClaimName"):
-                    self._claims.add(f"{ns}/{st['resourceClaimName']}")
-            for ref in pod["spec"]["resourceClaims"]:
-                if ref.get("resourceClaimName"):
-                    self._claims.add(f"{ns}/{ref['resourceClaimName']}")
-            return
-        self._pods.add(object_key(pod))
+        self.enqueue_pod(ev.obj, ev.type == "DELETED")
 
-    # -- claim generation ---------------------------------------------------------------
+    def _on_group(self, ev: ObjectEvent) -> None:
+        self.enqueue_pod_group(ev.obj, ev.type == "DELETED")
 
-    def _sync_pod(self, key: str) -> None:
-        pods = self._ctx.informers.informer("v1", "Pod")
-        pod = pods.get(key)
-        if pod is None or pod["metadata"].get("deletionTimestamp") or _finished(pod):
+    def _on_claim(self, ev: ObjectEvent) -> None:
+        """``enqueueResourceClaim``: the claim (unless deleted), then its pods and PodGroups."""
+        claim = ev.obj
+        key = object_key(claim)
+        if ev.type != "DELETED":
+            self.queue.add(CLAIM + key)
+        for pk in self.pods_by_claim.keys(key):
+            pod = self._pods.get(pk)
+            if pod is not None:
+                self.enqueue_pod(pod, False)
+        if self.group_claims and self._groups is not None:
+            for gk in self.groups_by_claim.keys(key):
+                pg = self._groups.get(gk)
+                if pg is not None:
+                    self.enqueue_pod_group(pg, False)
+
+    def _on_template(self, ev: ObjectEvent) -> None:
+        """``enqueueResourceClaimTemplate`` (adds and updates only)."""
+        if ev.type == "DELETED":
             return
-        ns = pod["metadata"].get("namespace", "default")
-        statuses = list((pod.get("status") or {}).get("resourceClaimStatuses") or [])
-        known = {s["name"] for s in statuses}
-        changed = False
-        for ref in pod["spec"]["resourceClaims"]:
-            tmpl_name = ref.get("resourceClaimTemplateName")
-            if not tmpl_name or ref["name"] in known:
+        key = object_key(ev.obj)
+        for pk in self.pods_by_template.keys(key):
+            pod = self._pods.get(pk)
+            if pod is not None:
+                self.enqueue_pod(pod, False)
+        if self.group_claims and self._groups is not None:
+            for gk in self.groups_by_template.keys(key):
+                pg = self._groups.get(gk)
+                if pg is not None:
+                    self.enqueue_pod_group(pg, False)
+
+    def enqueue_pod(self, pod: Obj, deleted: bool) -> None:
+        """``enqueuePod``: release the claims of a pod that will not run; queue pod work."""
+        has_ext = (pod.get("status") or {}).get("extendedResourceClaimStatus") is not None
+        if not pod["spec"].get("resourceClaims") and not has_ext:
+            return
+        if deleted:
+            self.deleted.add(str(pod["metadata"].get("uid")))
+        ns = _ns(pod)
+        if deleted or _terminal(pod) or (pod["metadata"].get("deletionTimestamp") and not pod["spec"].get("nodeName")):
+            for name in pod_claims(pod):
+                self.queue.add(f"{CLAIM}{ns}/{name}")
+        if not deleted and self.pod_needs_work(pod):
+            self.queue.add(POD + object_key(pod))
+
+    def pod_needs_work(self, pod: Obj) -> bool:
+        """``podNeedsWork``: a claim to create from a template, or one to reserve."""
+        if pod["metadata"].get("deletionTimestamp"):
+            return False
+        ns = _ns(pod)
+        for ref in pod["spec"].get("resourceClaims") or ():
+            try:
+                name, check = pod_claim_name(pod, ref)
+            except SyncError:
+                return True
+            if name is None:
                 continue
-            shared = self._group_claim(pod, ref)
-            if shared is not None:  # KEP-5729: the PodGroup's claim, not one of its own
-                if shared:
-                    statuses.append({"name": ref["name"], "resourceClaimName": shared})
-                    changed = True
-                continue
-            claim = self._existing(pod, ref["name"]) or self._create(pod, ns, ref["name"], tmpl_name)
+            claim = self._claims.get(f"{ns}/{name}")
             if claim is None:
-                continue  # template missing: retried when the pod changes
-            statuses.append({"name": ref["name"], "resourceClaimName": claim["metadata"]["name"]})
-            changed = True
-        if changed:
-            # The informer is current (events dispatch at commit), as upstream's pod lister.
-            latest = pods.get(key)
-            if latest is None:
-                return
-            status = {**(latest.get("status") or {}), "resourceClaimStatuses": statuses}
-            self._ctx.server.update_status({**latest, "status": status})
+                if ref.get("resourceClaimTemplateName") is not None:
+                    try:
+                        pg = self._pod_group(pod)
+                    except (SyncError, NonRetryable):
+                        return True  # the claim might have to be created from the template
+                    try:
+                        consumer = bind_to(pod, pg, ref)
+                    except SyncError:
+                        continue
+                    if is_pod_group_consumer(consumer):
+                        continue  # the PodGroup's claim is created for the PodGroup
+                    return True
+                continue  # the user must create it
+            if check and is_for_pod(pod, claim, self.group_claims) is not None:
+                continue
+            if not pod["spec"].get("nodeName"):
+                continue
+            if (claim.get("status") or {}).get("allocation") and not is_reserved_for_pod(
+                    pod, claim, self.group_claims):
+                return True
+        return False
 
-    def _group_claim(self, pod: Obj, ref: Obj) -> str | None:
-        """For a matching PodGroup claim, its name ("" until generated); else None."""
-        key = pod_group_key(pod) if self._pg is not None else None
-        pg = self._pg.groups.get(key) if self._pg is not None and key else None
-        entry = group_claim_entry(ref, pg)
-        if pg is None or entry is None:
-            return None
-        return group_claim_name(pg, entry) or ""
+    def enqueue_pod_group(self, pg: Obj, deleted: bool) -> None:
+        """``enqueuePodGroup``: release claims of a removed PodGroup, queue its work and
+        its member pods (a status update may make the group's claims known to them)."""
+        entries = (pg.get("spec") or {}).get("resourceClaims") or ()
+        if not entries:
+            return
+        ns = _ns(pg)
+        if deleted:
+            self.deleted.add(str(pg["metadata"].get("uid")))
+            for e in entries:
+                try:
+                    name, _ = name_from_pod_group(pg, e)
+                except SyncError:
+                    continue
+                if name is not None:
+                    self.queue.add(f"{CLAIM}{ns}/{name}")
+        elif self._group_needs_work(pg):
+            self.queue.add(GROUP + object_key(pg))
+        for pk in self.pods_by_group.keys(object_key(pg)):
+            pod = self._pods.get(pk)
+            if pod is not None:
+                self.enqueue_pod(pod, False)
 
-    def _existing(self, pod: Obj, claim_name: str) -> Obj | None:
-        key = self._owned.find(str(pod["metadata"]["uid"]), claim_name)
-        return None if key is None else self._ctx.informers.informer(API, "ResourceClaim").get(key)
+    def _group_needs_work(self, pg: Obj) -> bool:
+        """``podGroupNeedsWork``: a template claim not created yet."""
+        if pg["metadata"].get("deletionTimestamp"):
+            return False
+        for e in (pg.get("spec") or {}).get("resourceClaims") or ():
+            try:
+                name, _ = name_from_pod_group(pg, e)
+            except SyncError:
+                return True
+            if name is not None and self._claims.get(f"{_ns(pg)}/{name}") is None and (
+                    e.get("resourceClaimTemplateName") is not None):
+                return True
+        return False
 
-    def _create(self, pod: Obj, ns: str, claim_name: str, tmpl_name: str) -> Obj | None:
-        server = self._ctx.server
-        # Upstream's templateLister; the cached template is only read.
-        tmpl = self._ctx.informers.informer(API, "ResourceClaimTemplate").get(f"{ns}/{tmpl_name}")
-        if tmpl is None:
-            return None
-        tspec = tmpl.get("spec") or {}
-        tmeta = tspec.get("metadata") or {}
-        pmeta = pod["metadata"]
-        meta: Obj = {
-            "generateName": f"{pmeta['name']}-{claim_name}-"[:58],
-            "namespace": ns,
-            "annotations": {**(tmeta.get("annotations") or {}), POD_CLAIM_NAME: claim_name},
-            "ownerReferences": [{
-                "apiVersion": "v1", "kind": "Pod", "name": pmeta["name"], "uid": pmeta["uid"],
-                "controller": True, "blockOwnerDeletion": True,
-            }],
-        }
-        if tmeta.get("labels"):
-            meta["labels"] = dict(tmeta["labels"])
+    # -- work -----------------------------------------------------------------------
+
+    def _work(self, key: str) -> None:
         try:
-            return server.create({"apiVersion": API, "kind": "ResourceClaim", "metadata": meta,
-                                  "spec": tspec.get("spec") or {}})
-        except AlreadyExists:
-            return None
+            self.sync_handler(key)
+        except NonRetryable:
+            pass  # upstream logs it and forgets the key
 
-    # -- reservations -------------------------------------------------------------------
-
-    def _sync_claim(self, key: str) -> None:
-        claim = self._ctx.informers.informer(API, "ResourceClaim").get(key)
-        if claim is None:
-            return
-        status = claim.get("status") or {}
-        reserved = status.get("reservedFor") or []
-        pods = self._ctx.informers.informer("v1", "Pod")
-        ns = claim["metadata"].get("namespace", "default")
-        keep = [r for r in reserved if self._consumer_live(ns, r, pods.get(f"{ns}/{r['name']}"))]
-        if keep == reserved:
-            return
-        new = dict(status)
-        if keep:
-            new["reservedFor"] = keep
+    def sync_handler(self, key: str) -> None:
+        """``syncHandler``: dispatch on the key's prefix; raises the sync's error."""
+        prefix, _, rest = key.partition(":")
+        ns, _, name = rest.partition("/")
+        if prefix + ":" == POD:
+            self.sync_pod(ns, name)
+        elif prefix + ":" == GROUP:
+            if self._groups is not None:
+                sync_pod_group(self._ctx, self._groups, self._maker, ns, name)
+        elif prefix + ":" == CLAIM:
+            self._cleaner.sync(ns, name)
         else:
-            # Reserved by no one any more: deallocate (structured parameters, upstream 1.32+).
-            for f in ("reservedFor", "allocation", "devices"):
-                new.pop(f, None)
+            raise SyncError(f"unexpected key prefix: {prefix}:")
+
+    def _pod_group(self, pod: Obj) -> Obj | None:
+        """``getPodGroup``: the pod's PodGroup (NotFound is an error), or None."""
+        name = (pod["spec"].get("schedulingGroup") or {}).get("podGroupName")
+        if not name:
+            return None
+        if not self.generic_workload or self._groups is None:
+            raise NonRetryable(f"Pod is a member of PodGroup {name} but GenericWorkload feature is disabled")
+        pg = self._groups.get(f"{_ns(pod)}/{name}")
+        if pg is None:
+            raise SyncError(f'podgroup.scheduling.k8s.io "{name}" not found')
+        return pg
+
+    def sync_pod(self, ns: str, name: str) -> None:
+        """``syncPod``."""
+        pod = self._pods.get(f"{ns}/{name}")
+        if pod is None or pod["metadata"].get("deletionTimestamp"):
+            return
         try:
-            self._ctx.server.update_status({**claim, "status": new})
-        except NotFound:
-            pass
+            pg = self._pod_group(pod)
+        except SyncError as e:
+            raise SyncError(f"get PodGroup for Pod {ns}/{name}: {e}") from e
+        except NonRetryable as e:
+            raise NonRetryable(f"get PodGroup for Pod {ns}/{name}: {e}") from e
+        new: dict[str, str] = {}
+        for ref in pod["spec"].get("resourceClaims") or ():
+            try:
+                self._maker.handle_pod_claim(pod, pg, ref, new)
+            except SyncError as e:
+                raise SyncError(f"pod {ns}/{name}, PodResourceClaim {ref.get('name')}: {e}") from e
+            except NonRetryable as e:
+                raise NonRetryable(f"pod {ns}/{name}, PodResourceClaim {ref.get('name')}: {e}") from e
+        if new:
+            self._write_statuses(pod, new)
+        if pod["spec"].get("nodeName"):
+            self._reserve(pod, pg)
+
+    def _write_statuses(self, pod: Obj, new: dict[str, str]) -> None:
+        """Merge with the known names, sorted by claim name (upstream's ApplyStatus)."""
+        merged = {s["name"]: s["resourceClaimName"]
+                  for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()
+                  if s.get("resourceClaimName") is not None}
+        merged.update(new)
+        latest = self._pods.get(object_key(pod))
+        if latest is None:
+            return
+        statuses = [{"name": n, "resourceClaimName": merged[n]} for n in sorted(merged)]
+        self._ctx.server.update_status(
+            {**latest, "status": {**(latest.get("status") or {}), "resourceClaimStatuses": statuses}})
+
+    def _reserve(self, pod: Obj, pg: Obj | None) -> None:
+        """Reserve allocated claims of a bound pod (from the pod as synced, as upstream)."""
+        ns = _ns(pod)
+        for ref in pod["spec"].get("resourceClaims") or ():
+            name, check = pod_claim_name(pod, ref)
+            if name is None:
+                continue
+            claim = self._claims.get(f"{ns}/{name}")
+            if claim is None:
+                return
+            if check:
+                err = is_for_pod(pod, claim, self.group_claims)
+                if err is not None:
+                    raise SyncError(err)
+            status = claim.get("status") or {}
+            if not status.get("allocation") or is_reserved_for_pod(pod, claim, self.group_claims):
+                continue
+            consumer = bind_to(pod, pg, ref)
+            if is_pod_group_consumer(consumer) and not self.group_claims:
+                continue  # reserving a PodGroup claim needs DRAWorkloadResourceClaims
+            reserved = [*(status.get("reservedFor") or []), consumer]
+            self._ctx.server.update_status({**claim, "status": {**status, "reservedFor": reserved}})
 
 
-    def _consumer_live(self, ns: str, ref: Obj, pod: Obj | None) -> bool:
-        if ref.get("resource") == "podgroups":
-            return self._pg is None or self._pg.live(ns, ref)
-        return ref.get("resource") != "pods" or _live(pod, ref.get("uid"))
-
-
-def _finished(pod: Obj) -> bool:
-    return (pod.get("status") or {}).get("phase") in _DONE
-
-
-def _live(pod: Obj | None, uid: str | None) -> bool:
-    return pod is not None and pod["metadata"].get("uid") == uid and not _finished(pod) and not (
-        pod["metadata"].get("deletionTimestamp") and pod["spec"].get("nodeName") is None)
+def _terminal(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 

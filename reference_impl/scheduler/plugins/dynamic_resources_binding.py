@@ -35,6 +35,7 @@ API: Final = "resource.k8s.io/v1"
 POLL_INTERVAL: Final = seconds(5)
 BINDING_TIMEOUT: Final = seconds(600)  # DynamicResourcesArgs.bindingTimeout default
 DEALLOCATED: Final = "deallocation of ResourceClaim completed"
+FINALIZER: Final = "resource.kubernetes.io/delete-protection"  # resourceapi.Finalizer
 
 
 class BindingFailed(Exception):
@@ -72,6 +73,12 @@ def bind_claims(
             written.append(latest)
             continue
         try:
+            lmeta = latest["metadata"]
+            if alloc and not (latest.get("status") or {}).get("allocation") and (
+                    FINALIZER not in (lmeta.get("finalizers") or ())):
+                # bindClaim: the builtin finalizer first, in a normal update.
+                finalizers = [*(lmeta.get("finalizers") or ()), FINALIZER]
+                latest = ctx.server.update({**latest, "metadata": {**lmeta, "finalizers": finalizers}})
             written.append(ctx.server.update_status({**latest, "status": status}))
         except ApiError as e:
             return written, Status(Code.ERROR, (f"updating ResourceClaim {key}: {e}",))

@@ -231,6 +231,8 @@ def create_claim(ctx: ComponentContext, pod: Obj, claim: Obj, allocation: Obj) -
         "metadata": {
             "generateName": f"{meta['name'][:38]}-extended-resources-", "namespace": ns,
             "annotations": {ANNOTATION: "true"},
+            # Created from the allocated claim of Reserve, which has the builtin finalizer.
+            "finalizers": ["resource.kubernetes.io/delete-protection"],
             "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta["uid"],
                                  "controller": True, "blockOwnerDeletion": True}],
         },

@@ -80,24 +80,30 @@ def test_non_suspect_nodes_pass_filter_and_batch_scores_match(
 
 def _claim(name: str, owner: str, pod_claim: str | None) -> Obj:
     meta: Obj = {"name": name, "namespace": "default",
-                 "ownerReferences": [{"kind": "Pod", "name": "p", "uid": owner}]}
+                 "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": owner,
+                                      "controller": True}]}
     if pod_claim is not None:
         meta["annotations"] = {"resource.kubernetes.io/pod-claim-name": pod_claim}
     return {"metadata": meta}
+
+
+def _found(idx: ClaimOwnerIndex, uid: str, pod_claim: str) -> str | None:
+    claim = idx.find("default", uid, pod_claim)
+    return None if claim is None else str(claim["metadata"]["name"])
 
 
 def test_claim_owner_index_tracks_adds_updates_and_deletes() -> None:
     """The owner index finds the first claim by key, and forgets deleted or changed ones."""
     idx = ClaimOwnerIndex()
     idx.seed([_claim("b", "u1", "gpu"), _claim("a", "u1", "gpu"), _claim("c", "u2", None)])
-    assert idx.find("u1", "gpu") == "default/a"
-    assert idx.find("u2", "gpu") is None
+    assert _found(idx, "u1", "gpu") == "a"
+    assert _found(idx, "u2", "gpu") is None
     none: Any = None
     idx.on_event(ObjectEvent("DELETED", none, _claim("a", "u1", "gpu"), None))
-    assert idx.find("u1", "gpu") == "default/b"
+    assert _found(idx, "u1", "gpu") == "b"
     idx.on_event(ObjectEvent("MODIFIED", none, _claim("b", "u1", "nic"), None))
-    assert idx.find("u1", "gpu") is None
-    assert idx.find("u1", "nic") == "default/b"
+    assert _found(idx, "u1", "gpu") is None
+    assert _found(idx, "u1", "nic") == "b"
 
 
 # (op, node, arg): add a pod of arg*100m to the node, set its taint effect / cordon, remove it.
