@@ -138,7 +138,7 @@ class GroupPlacer:
         s, attempt = self._s, GroupAttempt()
         for pinfo in sorted(pinfos, key=lambda p: p.key):
             state = CycleState(pinfo.info)
-            result = s.algorithm.schedule_pod(state, pinfo.pod, nodes)
+            result = s.algorithm.schedule_pod(state, pinfo.pod, nodes, pinfo.signature)
             if not result.node_name:
                 diag = result.fit_error.diagnosis if result.fit_error else Diagnosis()
                 attempt.rejectors |= diag.unschedulable_plugins | diag.pending_plugins

@@ -21,7 +21,10 @@ from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError
 from reference_impl.scheduler.framework.interface import OK, Code, FilterPlugin, Status
 from reference_impl.scheduler.framework.node_memo import rotated
+from reference_impl.scheduler.framework.opportunistic_batch import OtherNodesCount
 from reference_impl.scheduler.framework.runtime import Framework
+from reference_impl.scheduler.framework.signature import PodSignature
+from reference_impl.scheduler.framework.sorted_nodes import NodePluginScores, SortedScoredNodes
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.nominator import Nominator
 
@@ -64,20 +67,32 @@ class PodScheduler:
         self._rng = rng
         self.next_start_node_index = 0
         self.nominator: Nominator | None = None  # set by the Scheduler
+        # The queue's scheduling cycle (``CurrentCycle``), set by the Scheduler; without
+        # one each schedule_pod call is a cycle of its own.
+        self.current_cycle: Callable[[], int] | None = None
+        self._calls = 0
+        self.last_hint = ""  # OpportunisticBatching's hint in the last cycle
 
     def schedule_pod(
-        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo] | None = None
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo] | None = None,
+        signature: PodSignature = None,
     ) -> ScheduleResult:
         """``schedulePod``: a node name, or a FitError / error status.
 
         ``nodes`` narrows the search (a pod group's topology domain); default: every node.
+        ``signature``: the QueuedPodInfo's (OpportunisticBatching).
         """
+        placement = nodes
         if nodes is None:
             nodes = self._cache.node_infos()
         if not nodes:
             return ScheduleResult(status=Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_NODES_AVAILABLE,)))
+        self._calls += 1
+        cycle = self.current_cycle() if self.current_cycle is not None else self._calls
         diagnosis = Diagnosis()
-        feasible, status = self._find_nodes_that_fit(state, pod, nodes, diagnosis)
+        feasible, status = self._find_nodes_that_fit(
+            state, pod, nodes, diagnosis, signature=signature, cycle=cycle, placement=placement)
+        batch, hint = self._fw.batch, self.last_hint
         if not status.is_success():
             return ScheduleResult(status=status)
         evaluated = len(feasible) + len(diagnosis.node_to_status)
@@ -87,14 +102,23 @@ class PodScheduler:
                                   evaluated_nodes=evaluated)
         if len(feasible) == 1:
             # Upstream skips scoring when only one node passed.
+            if batch is not None:
+                batch.store_schedule_results(signature, hint, feasible[0].name, None, cycle)
             return ScheduleResult(feasible[0].name, OK, None, evaluated, 1)
         status = self._fw.run_pre_score_plugins(state, pod, feasible)
         if not status.is_success():
             return ScheduleResult(status=status)
-        totals, status = self._fw.run_score_plugins(state, pod, feasible)
+        raw: dict[str, list[int]] | None = {} if batch is not None and signature is not None else None
+        totals, status = self._fw.run_score_plugins(state, pod, feasible, raw)
         if not status.is_success():
             return ScheduleResult(status=status)
-        return ScheduleResult(self._select_host(feasible, totals), OK, None, evaluated, len(feasible))
+        host = self._select_host(feasible, totals)
+        if batch is not None:
+            others: SortedScoredNodes | OtherNodesCount = (
+                OtherNodesCount(len(feasible) - 1) if raw is None
+                else _other_nodes(feasible, totals, raw, host))
+            batch.store_schedule_results(signature, hint, host, others, cycle)
+        return ScheduleResult(host, OK, None, evaluated, len(feasible))
 
     def _select_host(self, nodes: Sequence[NodeInfo], totals: list[int]) -> str:
         best = max(totals)
@@ -108,8 +132,11 @@ class PodScheduler:
         return top.name
 
     def _find_nodes_that_fit(
-        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo], diagnosis: Diagnosis,
+        *, signature: PodSignature = None, cycle: int = 0,
+        placement: Sequence[NodeInfo] | None = None,
     ) -> tuple[list[NodeInfo], Status]:
+        self.last_hint = ""
         result, status, narrowing = self._fw.run_pre_filter_plugins(state, pod, nodes)
         diagnosis.unschedulable_plugins.update(narrowing)  # upstream: pluginsWithNodes
         if not status.is_success():
@@ -119,9 +146,14 @@ class PodScheduler:
             diagnosis.pre_filter_msg = status.message()
             diagnosis.add_plugin_status(status)
             return [], OK
+        batch = self._fw.batch
+        if batch is not None:  # after PreFilter, even for a pod with a nominated node
+            self.last_hint = batch.get_node_hint(pod, signature, state, cycle)
         nominated = self.nominator.nominated_node(pod) if self.nominator is not None else ""
-        if nominated:  # upstream tries a preemptor's nominated node before all the others
-            at_nominated = self._evaluate_nominated_node(state, pod, nominated, diagnosis)
+        # Upstream tries a preemptor's nominated node, else the hint, before all the others.
+        target = nominated or self.last_hint
+        if target:
+            at_nominated = self._evaluate_nominated_node(state, pod, target, diagnosis, placement)
             if at_nominated:
                 return at_nominated, OK
         candidates = nodes
@@ -137,18 +169,22 @@ class PodScheduler:
         return feasible, status
 
     def _evaluate_nominated_node(
-        self, state: CycleState, pod: Obj, name: str, diagnosis: Diagnosis
+        self, state: CycleState, pod: Obj, name: str, diagnosis: Diagnosis,
+        placement: Sequence[NodeInfo] | None = None,
     ) -> list[NodeInfo]:
-        """``evaluateNominatedNode``: the nominated node if it passes (nominations counted);
-        the rotating start index is left alone, as upstream moves it only for full passes."""
+        """``evaluateNominatedNode``: the nominated (or hinted) node if it passes
+        (nominations counted) and lies in the cycle's placement; the rotating start index
+        is left alone, as upstream moves it only for full passes."""
         ni = self._cache.get(name)
-        if ni is None or self.nominator is None:
+        if ni is None or (placement is not None and all(n.name != name for n in placement)):
             return []
         keep = self.next_start_node_index
         feasible, status = self._find_nodes_that_pass_filters(state, pod, [ni], diagnosis)
         self.next_start_node_index = keep
         if not status.is_success() or not feasible:
             return []
+        if self.nominator is None:
+            return feasible
         return self.nominator.recheck(self._fw, state, pod, feasible, diagnosis)
 
     def _find_nodes_that_pass_filters(
@@ -244,6 +280,17 @@ class PodScheduler:
         return Status(Code.ERROR, (f'running "{name}" filter plugin: {s.message()}',), name)
 
 
+
+
+def _other_nodes(
+    nodes: Sequence[NodeInfo], totals: list[int], raw: dict[str, list[int]], host: str
+) -> SortedScoredNodes:
+    """The scored nodes but the chosen one, for the batch (signed pods only)."""
+    return SortedScoredNodes([
+        NodePluginScores(ni.name, [(pl, scores[i]) for pl, scores in raw.items()],
+                         total_score=totals[i])
+        for i, ni in enumerate(nodes) if ni.name != host
+    ])
 
 
 def _suspects(

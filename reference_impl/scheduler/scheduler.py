@@ -55,8 +55,11 @@ class Scheduler:
         self.queue = SchedulingQueue(
             ctx.clock, self.framework, self._kick,
             hints_enabled=self.features.enable_scheduling_queue_hint,
+            # A profile that signs no pod (the default one) skips signing altogether.
+            signer=None if self.framework.signer.signs_nothing else self.framework.sign_pod,
         )
         self.algorithm = PodScheduler(self.framework, self.cache, ctx.rng.child(COMPONENT))
+        self.algorithm.current_cycle = lambda: self.queue.scheduling_cycle  # CurrentCycle
         # Preemptors' nominated nodes stay reserved for them (nominator.py).
         self.nominator = Nominator(ctx)
         self.algorithm.nominator = self.nominator
@@ -135,7 +138,7 @@ class Scheduler:
             self.workload.schedule_group(pinfo, group)  # the pod-group cycle
             return
         state = CycleState(pinfo.info)
-        result = self.algorithm.schedule_pod(state, pod)
+        result = self.algorithm.schedule_pod(state, pod, None, pinfo.signature)
         if not result.node_name:
             diagnosis = result.fit_error.diagnosis if result.fit_error else Diagnosis()
             status = result.status

@@ -74,8 +74,11 @@ class SchedulingQueue:
         hints_enabled: bool = True,
         initial_backoff: Duration = INITIAL_BACKOFF,
         max_backoff: Duration = MAX_BACKOFF,
+        signer: Callable[[Obj], str | None] | None = None,
     ) -> None:
         self._clock = clock
+        # OpportunisticBatching's PodSigner (signPod); None: no pod gets a signature.
+        self._signer = signer
         self._fw = framework
         self._on_ready = on_ready
         self._hints_enabled = hints_enabled
@@ -136,6 +139,8 @@ class SchedulingQueue:
         """A new pending pod: PreEnqueue decides between activeQ and the pool."""
         self._seq += 1
         pinfo = QueuedPodInfo(PodInfo(pod), self._clock.now(), seq=self._seq)
+        if self._signer is not None:
+            pinfo.signature = self._signer(pod)
         self._move_to_active(pinfo)
 
     def update(self, old: Obj, new: Obj, events: Sequence[ClusterEvent]) -> None:
@@ -146,6 +151,8 @@ class SchedulingQueue:
             self.add(new)
             return
         found.info = PodInfo(new)
+        if self._signer is not None:  # upstream re-signs the updated pod
+            found.signature = self._signer(new)
         if key not in self._unschedulable or not _spec_changed(old, new):
             return
         if found.gated:

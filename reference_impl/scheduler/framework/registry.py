@@ -38,6 +38,7 @@ class SchedulerFeatures:
     enable_in_place_pod_vertical_scaling_scheduler_preemption: bool = False
     enable_taint_toleration_comparison_operators: bool = False
     enable_pod_group_preemption_policy: bool = False
+    enable_opportunistic_batching: bool = True  # Beta, on by default since 1.35
 
     @classmethod
     def from_gates(cls, gates: FeatureGates) -> SchedulerFeatures:
@@ -58,6 +59,7 @@ class SchedulerFeatures:
                 "TaintTolerationComparisonOperators", False
             ),
             enable_pod_group_preemption_policy=gates.get("PodGroupPreemptionPolicy", False),
+            enable_opportunistic_batching=gates.get("OpportunisticBatching", True),
         )
 
     def defers(self, pod: Obj) -> bool:

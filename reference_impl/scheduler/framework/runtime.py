@@ -50,11 +50,14 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.opportunistic_batch import OpportunisticBatch
 from reference_impl.scheduler.framework.placement import (
     PlacementGeneratePlugin,
     PlacementScorePlugin,
 )
 from reference_impl.scheduler.framework.registry import Registry, SchedulerFeatures, SharedLister
+from reference_impl.scheduler.framework.signature import PodSignature, PodSigner
+from reference_impl.scheduler.framework.sorted_nodes import NodePluginScores, PluginScore
 from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
 from reference_impl.scheduler.framework.waiting_pods import WaitingPod
 
@@ -144,6 +147,14 @@ class Framework:
         self._refreshing = [p for p in self.pre_filter if hasattr(p, "refresh_pre_filter")]
         self._events = {p.name(): self._registrations(p) for p in self.plugins}
         self._interest: dict[ClusterEvent, frozenset[str]] = {}
+        # OpportunisticBatching (KEP-5598): computeBatchablePlugins and the batch.
+        batching = features.enable_opportunistic_batching
+        self.signer = PodSigner(
+            [*self.pre_filter, *self.filter, *self.pre_score, *self.score], enabled=batching)
+        self.batch: OpportunisticBatch | None = None
+        if batching:
+            clock = ctx.clock if ctx is not None else None
+            self.batch = OpportunisticBatch(self, features.enable_generic_workload, clock)
 
     def _registrations(self, p: Plugin) -> Sequence[ClusterEventWithHint]:
         if isinstance(p, EnqueueExtensions):
@@ -177,6 +188,10 @@ class Framework:
         return iter([self.waiting_pods[k] for k in sorted(self.waiting_pods)])
 
     # -- queue side ---------------------------------------------------------------
+
+    def sign_pod(self, pod: Obj) -> PodSignature:
+        """``SignPod``: None unless every PreFilter/Filter/PreScore/Score plugin signs."""
+        return self.signer.sign_pod(pod)
 
     def queue_sort_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         """The QueueSort plugin's order."""
@@ -323,9 +338,11 @@ class Framework:
         return OK
 
     def run_score_plugins(
-        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
+        self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo],
+        raw_out: dict[str, list[int]] | None = None,
     ) -> tuple[list[int], Status]:
-        """Weighted totals per node, in ``nodes`` order, after NormalizeScore."""
+        """Weighted totals per node, in ``nodes`` order, after NormalizeScore; each
+        plugin's raw scores go to ``raw_out`` when given (OpportunisticBatching)."""
         totals: list[int] = []  # empty until the first plugin's scores
         for pl in self.score:
             name = pl.name()
@@ -344,6 +361,8 @@ class Framework:
                     if s is not OK and s.code is not Code.SUCCESS:
                         return totals, _score_error("Score", name, s)
                 raw = [r[0] for r in results]
+            if raw_out is not None:
+                raw_out[name] = raw
             weight = self.weights[name]
             ext = pl.score_extensions()
             if ext is None:
@@ -361,6 +380,50 @@ class Framework:
             weighted = values if weight == 1 else list(map(mul, values, repeat(weight, len(values))))
             totals = list(map(add, totals, weighted)) if totals else weighted
         return totals or [0] * len(nodes), OK
+
+    def run_raw_score_plugins(
+        self, state: CycleState, pod: Obj, node_info: NodeInfo
+    ) -> tuple[list[PluginScore], Status]:
+        """``RunRawScorePlugins``: each non-skipped Score plugin's score for one node,
+        before NormalizeScore and weights."""
+        out: list[PluginScore] = []
+        for pl in self.score:
+            if pl.name() in state.skip_score_plugins:
+                continue
+            score, s = pl.score(state, pod, node_info)
+            if not s.is_success():
+                msg = f'plugin "{pl.name()}" failed with: {s.message()}'
+                return [], Status(Code.ERROR, (msg,), pl.name())
+            out.append((pl.name(), score))
+        return out, OK
+
+    def normalize_scores(self, state: CycleState, pod: Obj, scores: list[NodePluginScores]) -> Status:
+        """``NormalizeScores``: NormalizeScore and weights over ``scores``' raw scores,
+        setting each one's ``scores`` and ``total_score`` in place."""
+        plugins = [pl for pl in self.score if pl.name() not in state.skip_score_plugins]
+        per_plugin: list[list[NodeScore]] = []
+        lists = [dict(ns.raw_scores) for ns in scores]
+        for pl in plugins:
+            name = pl.name()
+            # A node without a raw score of this plugin gets upstream's zero NodeScore.
+            column = [NodeScore(ns.name if name in d else "", d.get(name, 0))
+                      for ns, d in zip(scores, lists, strict=True)]
+            ext = pl.score_extensions()
+            if ext is not None:
+                s = ext.normalize_score(state, pod, column)
+                if not s.is_success():
+                    return _score_error("Normalize on Score", name, s)
+            per_plugin.append(column)
+        for i, ns in enumerate(scores):
+            weighted: list[PluginScore] = []
+            for pl, column in zip(plugins, per_plugin, strict=True):
+                v = column[i].score
+                if not 0 <= v <= MAX_NODE_SCORE:
+                    return _invalid_score(pl.name(), v)
+                weighted.append((pl.name(), v * self.weights[pl.name()]))
+            ns.scores = weighted
+            ns.total_score = sum(v for _, v in weighted)
+        return OK
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Obj, node_name: str) -> Status:
         """Reserve in order; the caller unreserves on failure."""

@@ -360,6 +360,8 @@ class QueuedPodInfo:
     gating_plugin: str = ""
     gating_message: str = ""
     seq: int = 0
+    # OpportunisticBatching: computed by the queue (signPod), never in the cycle.
+    signature: str | None = None
 
     @property
     def pod(self) -> Obj:

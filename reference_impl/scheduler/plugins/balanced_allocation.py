@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.batch import ScoreOutOfRange
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
@@ -31,6 +32,7 @@ from reference_impl.scheduler.framework.node_memo import NodeMemo
 from reference_impl.scheduler.framework.pod_resources import pod_requests
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, Resource, is_scalar_resource_name
+from reference_impl.scheduler.plugins import extended_resources as ext
 from reference_impl.scheduler.plugins import names
 
 __all__ = ["NAME", "BalancedAllocation", "NodeResourcesBalancedAllocationArgs", "new"]
@@ -86,10 +88,17 @@ class BalancedAllocation:
         # NodeInfo -> (generation, score) for the requests in _memo_reqs
         self._memo: NodeMemo[int] = NodeMemo()  # scores for _memo_reqs (node_memo)
         self._memo_reqs: tuple[int, ...] = ()
+        self.dra: ext.DeviceClassMapping | None = None  # DRAExtendedResource (SignPod only)
 
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the requests; unsignable when DRA serves an extended resource."""
+        if self.dra is not None and ext.pod_requests(pod, self.dra.get()):
+            return sign.unsignable(sign.DRA_EXTENDED_UNSIGNABLE)
+        return sign.signed((sign.RESOURCES_SIGNER, sign.resources_signer(pod)))
 
     def _requests(self, pod: Obj, state: CycleState) -> tuple[int, ...]:
         pi = state.pod_info  # the queue derived the same totals from this very pod
@@ -174,7 +183,11 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
         raise TypeError(
             f"NodeResourcesBalancedAllocation takes NodeResourcesBalancedAllocationArgs, not {type(args).__name__}"
         )
-    return BalancedAllocation(args or NodeResourcesBalancedAllocationArgs())
+    pl = BalancedAllocation(args or NodeResourcesBalancedAllocationArgs())
+    ctx = getattr(handle, "ctx", None)  # selftests build the plugin without a framework
+    if ctx is not None and ctx.gates.get("DRAExtendedResource", True):
+        pl.dra = ext.DeviceClassMapping(ctx)
+    return pl
 
 
 _s: type[ScorePlugin] = BalancedAllocation

@@ -22,6 +22,7 @@ from reference_impl.dra.allocator import CANNOT_ALLOCATE, AllocationError
 from reference_impl.dra.nodes import node_selector_matches
 from reference_impl.dra.tracker import ClaimTracker
 from reference_impl.errors import ApiError
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -117,6 +118,12 @@ class DynamicResources(DynamicResourcesScore):
     def name(self) -> str:
         """The registered name."""
         return names.DYNAMIC_RESOURCES
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: a pod with resource claims cannot be signed; others add nothing."""
+        if pod["spec"].get("resourceClaims"):
+            return sign.unsignable("pods with dra resource claims are not signable")
+        return sign.signed()
 
     # -- events -------------------------------------------------------------------------
 

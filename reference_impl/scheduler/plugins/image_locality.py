@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final, final
 
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -70,6 +71,15 @@ class ImageLocality:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the containers' and init containers' normalized image names."""
+        spec = pod["spec"]
+        images = {
+            normalized_image_name(c.get("image") or "")
+            for c in [*(spec.get("containers") or ()), *(spec.get("initContainers") or ())]
+        }
+        return sign.signed((sign.IMAGE_NAMES_SIGNER, sorted(images)))
 
     def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
         """``sumImageScores`` then ``calculatePriority``."""

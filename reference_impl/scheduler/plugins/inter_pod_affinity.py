@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
 from reference_impl.api.meta import selector_from_label_selector
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.affinity import (
     AffinityTerm,
     has_pod_affinity,
@@ -115,6 +116,16 @@ class InterPodAffinity:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: pods with pod (anti-)affinity cannot be signed; others sign their
+        labels, which existing pods' terms may match, unless IgnorePreferredTermsOfExistingPods."""
+        affinity = pod["spec"].get("affinity") or {}
+        if affinity.get("podAffinity") is not None or affinity.get("podAntiAffinity") is not None:
+            return sign.unsignable("pods with InterPodAffinity are not signable")
+        if self.args.ignore_preferred_terms_of_existing_pods:
+            return sign.signed()
+        return sign.signed((sign.LABELS_SIGNER, pod["metadata"].get("labels") or None))
 
     # -- namespaces -----------------------------------------------------------------
 

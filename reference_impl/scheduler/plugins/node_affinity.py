@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -164,6 +165,13 @@ class NodeAffinity:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the node affinity and the nodeSelector."""
+        return sign.signed(
+            (sign.NODE_AFFINITY_SIGNER, sign.node_affinity_signer(pod)),
+            (sign.NODE_SELECTOR_SIGNER, pod["spec"].get("nodeSelector") or None),
+        )
 
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]

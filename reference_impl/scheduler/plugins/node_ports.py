@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -74,6 +75,10 @@ class NodePorts:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the host ports."""
+        return sign.signed((sign.HOST_PORTS_SIGNER, sign.host_ports_signer(pod)))
 
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]

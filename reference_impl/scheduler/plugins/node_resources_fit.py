@@ -10,6 +10,7 @@ from operator import not_
 from typing import Any, Final, Self, final
 
 from reference_impl.api.resource_names import is_extended_resource_name
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.batch import ScoreOutOfRange
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
@@ -47,6 +48,7 @@ from reference_impl.scheduler.framework.types import (
     pod_key,
     request_totals,
 )
+from reference_impl.scheduler.plugins import extended_resources as ext
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.extended_resources import (
     DEVICE_CLASS_PREFIX,
@@ -205,6 +207,12 @@ class NodeResourcesFit:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the requests; unsignable when DRA serves an extended resource."""
+        if self._dra is not None and ext.pod_requests(pod, self._dra.get()):
+            return sign.unsignable(sign.DRA_EXTENDED_UNSIGNABLE)
+        return sign.signed((sign.RESOURCES_SIGNER, sign.resources_signer(pod)))
 
     def _requests(self, state: CycleState) -> Resource:
         # The cycle's requests, memoised on the plugin: one dict lookup per cycle, not per node.

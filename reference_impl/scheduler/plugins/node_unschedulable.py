@@ -8,6 +8,7 @@ from operator import attrgetter
 from typing import Any, Final, final
 
 from reference_impl.api.well_known_taints import TAINT_NODE_UNSCHEDULABLE
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -53,6 +54,10 @@ class NodeUnschedulable:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the tolerations."""
+        return sign.signed((sign.TOLERATIONS_SIGNER, sign.tolerations_signer(pod)))
 
     def pre_filter(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]

@@ -22,6 +22,7 @@ from reference_impl.apiserver.volumes import (
     owns_claim,
     pod_csi_volumes,
 )
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -81,6 +82,10 @@ class NodeVolumeLimits:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the pod's volumes but configMaps and secrets."""
+        return sign.signed((sign.VOLUMES_SIGNER, sign.volumes_signer(pod)))
 
     def _informer(self, api_version: str, kind: str) -> Any:
         return self._h.ctx.informers.informer(api_version, kind)

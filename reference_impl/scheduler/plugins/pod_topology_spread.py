@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -89,6 +90,19 @@ class PodTopologySpread:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    @property
+    def signs_no_pod(self) -> bool:
+        """Default constraints make every pod unsignable (PodSigner short-circuits)."""
+        return bool(self.default_constraints)
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: pods with own or default constraints cannot be signed."""
+        if pod["spec"].get("topologySpreadConstraints"):
+            return sign.unsignable("pods with topology constraints are not signable")
+        if self.default_constraints:
+            return sign.unsignable("pods with default topology constraints are not signable")
+        return sign.signed()
 
     def constraints(self, pod: Obj, action: str) -> list[Constraint]:
         """``getConstraints``: the pod's own constraints for ``action``, else the defaults."""

@@ -8,6 +8,7 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -80,6 +81,10 @@ class TaintToleration:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the tolerations."""
+        return sign.signed((sign.TOLERATIONS_SIGNER, sign.tolerations_signer(pod)))
 
     def _tolerations_of(self, pod: Obj) -> tuple[Toleration, ...]:
         if self._pod is not pod:

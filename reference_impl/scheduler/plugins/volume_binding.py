@@ -27,6 +27,7 @@ from typing import Any, Final, Self, final
 
 from reference_impl.clock import Instant, seconds
 from reference_impl.errors import ApiError
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
@@ -128,6 +129,10 @@ class VolumeBinding:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the pod's volumes but configMaps and secrets."""
+        return sign.signed((sign.VOLUMES_SIGNER, sign.volumes_signer(pod)))
 
     # -- PreFilter / Filter -------------------------------------------------------------
 

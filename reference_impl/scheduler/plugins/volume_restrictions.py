@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -105,6 +106,10 @@ class VolumeRestrictions:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the pod's volumes but configMaps and secrets."""
+        return sign.signed((sign.VOLUMES_SIGNER, sign.volumes_signer(pod)))
 
     def _state(self, pod: Obj, rwop: frozenset[str]) -> _State:
         ns = pod["metadata"].get("namespace") or "default"

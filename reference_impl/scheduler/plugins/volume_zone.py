@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     OK,
@@ -94,6 +95,10 @@ class VolumeZone:
     def name(self) -> str:
         """The plugin name."""
         return NAME
+
+    def sign_pod(self, pod: Obj) -> tuple[list[sign.SignFragment], Status]:
+        """``SignPod``: the pod's volumes but configMaps and secrets."""
+        return sign.signed((sign.VOLUMES_SIGNER, sign.volumes_signer(pod)))
 
     def _get(self, api: str, kind: str, key: str) -> Obj | None:
         got: Obj | None = self._h.ctx.informers.informer(api, kind).get(key)
