@@ -32,6 +32,7 @@ from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
     MAX_NODE_SCORE,
     OK,
+    SKIP,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -160,10 +161,10 @@ class VolumeBinding:
     ) -> tuple[PreFilterResult | None, Status]:
         """Classify the pod's claims; SKIP when it has none."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
-            return None, Status(Code.SKIP)  # KEP-5836: a deferred resize skips this
+            return None, SKIP  # KEP-5836: a deferred resize skips this
         if not pod_claim_names(pod):
             state.write(_KEY, _State(None))
-            return None, Status(Code.SKIP)
+            return None, SKIP
         if (problem := self._claims_problem(pod)) is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (problem,), NAME)
         try:
@@ -200,7 +201,7 @@ class VolumeBinding:
         """SKIP unless scoring is on (and, here, the pod has claims)."""
         st = state.try_read(_KEY)
         if not self._scoring or st is None or st.claims is None:
-            return Status(Code.SKIP)
+            return SKIP
         return OK
 
     def score(self, state: CycleState, pod: Obj, node_info: NodeInfo) -> tuple[int, Status]:
