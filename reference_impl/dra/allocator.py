@@ -2,8 +2,9 @@
 
 ``Allocator.allocate(claims, node)`` finds devices for every request of every claim at
 once, by a deterministic depth-first search with backtracking: requests in claim order,
-``firstAvailable`` alternatives in their order, candidate devices sorted by
-``(driver, pool, device)``. A device must be reachable from the node, match every class
+``firstAvailable`` alternatives in their order, candidate devices in pool order (the
+order ``gather_pools`` gives: upstream tries a pool's slices, and each slice's devices,
+as listed). A device must be reachable from the node, match every class
 and request CEL selector, tolerate-check clean (NoSchedule/NoExecute) and be free: not
 allocated before and not picked earlier in this search, unless it allows multiple
 allocations and still has the capacity asked for (it then gets a ``shareID``). Shared
@@ -21,9 +22,10 @@ from typing import Any, Final
 from reference_impl.api.meta import parse_quantity
 from reference_impl.dra.candidates import AllocationError, Candidates, ClaimError
 from reference_impl.dra.constraints import constraint_attribute, distinct_ok, match_ok
-from reference_impl.dra.consumption import consumption
+from reference_impl.dra.consumption import CapacityError, asks_capacity, consumption, fits
 from reference_impl.dra.derived import DerivedAttributes
 from reference_impl.dra.features import Features
+from reference_impl.dra.nodes import node_matches
 from reference_impl.dra.pools import DeviceID, DeviceInfo, Pool, TypedAttribute
 from reference_impl.dra.results import Picked, allocation_result
 from reference_impl.dra.state import AllocatedState, CounterKey
@@ -35,7 +37,9 @@ __all__ = ["CANNOT_ALLOCATE", "MAX_RESULTS", "MAX_SEARCH_STEPS", "AllocationErro
 
 Obj = dict[str, Any]
 CANNOT_ALLOCATE: Final = "cannot allocate all claims"
+INVALID_POOLS: Final = "invalid resource pools were encountered"
 MAX_SEARCH_STEPS: Final = 20_000
+_FAIL, _OK, _EXCEEDED = 0, 1, 2  # outcomes of the search's steps
 
 
 def for_pools(pools: Sequence[Pool]) -> tuple[list[DeviceInfo], dict[tuple[str, str], dict[str, dict[str, Decimal]]]]:
@@ -59,13 +63,18 @@ class _Pick:
     alt: _Alt
     device: DeviceInfo
     consumed: dict[str, Decimal] | None  # set for shared (multi-allocatable) devices
+    counted: bool = False  # this share charged the shared device's counters
 
 
 @dataclass(slots=True)
 class _Search:
     picks: list[_Pick] = field(default_factory=list)
-    used: set[DeviceID] = field(default_factory=set)
+    # dedicated device -> the claims (by index) picking it, once per pick: an admin-access
+    # request may take a device another claim picks, never one its own claim picks
+    used: dict[DeviceID, list[int]] = field(default_factory=dict)
     shared: dict[DeviceID, dict[str, Decimal]] = field(default_factory=dict)
+    shares: dict[DeviceID, int] = field(default_factory=dict)  # shares picked per device
+    last_counted: bool = False  # whether the share ``_take`` just made charged counters
     counters: dict[CounterKey, Decimal] = field(default_factory=dict)
     steps: int = 0
 
@@ -100,8 +109,12 @@ class Allocator:
         share_id: Callable[[], str],
         memo: dict[Any, Any] | None = None,
         features: Features | None = None,
+        invalid: Sequence[Pool] = (),
     ) -> None:
+        """``invalid``: pools upstream's GatherPools reports invalid; when allocation fails
+        and one of them concerns the node, the failure names them."""
         self._features = features or Features()
+        self._invalid = invalid
         self._devices = devices
         self._counter_sets = counter_sets
         self._classes = classes
@@ -135,10 +148,27 @@ class Allocator:
 
     def _of(self, spec: Obj, node: Obj | None, request: str) -> list[DeviceInfo]:
         try:
-            return self._cands.of(spec, node)
+            cands = self._cands.of(spec, node)
         except ClaimError as e:
             e.request = e.request or request
             raise
+        if spec.get("allocationMode") == "All":
+            # validateDeviceRequest: "all" leaves out devices whose capacity could never
+            # serve the request (what is in use is checked as devices are picked).
+            cands = [d for d in cands if self._fits(spec, d, {}, request, d.id[2])]
+        return cands
+
+    def _fits(
+        self, spec: Obj, d: DeviceInfo, used: Mapping[str, Decimal], request: str, who: str, claim: int = 0,
+    ) -> bool:
+        """CmpRequestOverCapacity, its errors named as upstream's allocator names them."""
+        if not d.capacity and not asks_capacity(spec):
+            return True
+        try:
+            return fits(spec, d, used, self._features.fractional_capacity_range)
+        except CapacityError as e:
+            raise ClaimError(f"checking capacity for device {who}: {e}", True,
+                             request.rpartition("/")[2], claim) from None
 
     # -- the search -------------------------------------------------------------------
 
@@ -151,7 +181,10 @@ class Allocator:
         """The search alone: a Plan whose ``results()`` builds the allocations on demand
         (the scheduler's Filter only needs feasibility; Reserve needs one node's results)."""
         first = self._first_free(claims, node)
-        return first[0] if first is not None else self.searched(claims, node)
+        plan = first[0] if first is not None else self.searched(claims, node)
+        if plan is None and any(_reaches(p, node) for p in self._invalid):
+            raise AllocationError(INVALID_POOLS)
+        return plan
 
     def searched(self, claims: Sequence[Obj], node: Obj | None) -> Plan | None:
         """``plan`` by the depth-first search alone, whatever the shape."""
@@ -168,9 +201,14 @@ class Allocator:
             for con in ((c.get("spec") or {}).get("devices") or {}).get("constraints") or ()
         ]
         _check_claim_limit(claims, slots)
+        for i, con in constraints:
+            if not constraint_attribute(con):  # a future constraint type
+                n = [c for j, c in constraints if j == i].index(con)
+                raise ClaimError(f"constraint #{n}: empty constraint (unsupported constraint type?)",
+                                 False).for_claim(claims[i])
         search = _Search()
         try:
-            if not self._slot(slots, 0, constraints, search):
+            if self._slot(slots, 0, constraints, search) != _OK:
                 return None
         except ClaimError as e:
             raise e.for_claim(claims[e.claim]) from None
@@ -189,7 +227,7 @@ class Allocator:
         if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
             return None
         count = int(spec.get("count", 1))
-        if count < 1 or spec.get("derivedAttributes"):
+        if count < 1 or spec.get("derivedAttributes") or asks_capacity(spec):
             return None
         try:
             cands, simple, _ = self._cands.entry(spec, node, self._devices)
@@ -206,40 +244,55 @@ class Allocator:
             return (None,)
         name = reqs[0]["name"]
         alt = _Alt(0, name, name, spec, list(cands))
-        search = _Search([_Pick(alt, d, None) for d in free], {d.id for d in free}, steps=len(free))
+        search = _Search([_Pick(alt, d, None) for d in free], {d.id: [0] for d in free}, steps=len(free))
         return (Plan(self, list(claims), search, node),)
 
-    def _slot(self, slots: list[list[_Alt]], k: int, cons: list[tuple[int, Obj]], s: _Search) -> bool:
+    def _slot(self, slots: list[list[_Alt]], k: int, cons: list[tuple[int, Obj]], s: _Search) -> int:
+        """Satisfy slots ``k``.. : _OK, _FAIL, or _EXCEEDED when every alternative of slot
+        ``k`` (or of a later slot of the same claim) overflows the claim's result limit."""
         if k == len(slots):
-            return True
+            return _OK
+        exceeded = True
         for alt in slots[k]:
             if alt.spec.get("allocationMode", "ExactCount") == "All":
                 need = len(alt.candidates)
                 if need == 0:
+                    exceeded = False
                     continue
             else:
                 need = int(alt.spec.get("count", 1))
-            if self._pick(slots, k, alt, need, 0, cons, s):
-                return True
-        return False
+            # allocateOne: an alternative that cannot fit in what is left of the claim's
+            # AllocationResultsMaxSize is passed over (errAllocationResultMaxSizeExceeded).
+            if need > MAX_RESULTS - sum(1 for p in s.picks if p.alt.claim == alt.claim):
+                continue
+            got = self._pick(slots, k, alt, need, 0, cons, s)
+            if got == _OK:
+                return _OK
+            exceeded = exceeded and got == _EXCEEDED
+        return _EXCEEDED if exceeded and slots[k] else _FAIL
 
     def _pick(
         self, slots: list[list[_Alt]], k: int, alt: _Alt, need: int, start: int,
         cons: list[tuple[int, Obj]], s: _Search,
-    ) -> bool:
+    ) -> int:
         if need == 0:
-            return self._slot(slots, k + 1, cons, s)
+            got = self._slot(slots, k + 1, cons, s)
+            # Past the claim's last request the limit starts afresh: no longer "exceeded".
+            if got == _EXCEEDED and (k + 1 == len(slots) or slots[k + 1][0].claim != alt.claim):
+                return _FAIL
+            return got
         for j in range(start, len(alt.candidates)):
             s.steps += 1
             if s.steps > MAX_SEARCH_STEPS:
-                return False
+                return _FAIL
             d = alt.candidates[j]
             consumed = self._take(alt, d, s)
             if consumed is False:
                 if alt.spec.get("allocationMode") == "All":
-                    return False  # All needs every matching device
+                    return _FAIL  # All needs every matching device
                 continue
-            pick = _Pick(alt, d, consumed if isinstance(consumed, dict) else None)
+            pick = _Pick(alt, d, consumed if isinstance(consumed, dict) else None,
+                         isinstance(consumed, dict) and s.last_counted)
             s.picks.append(pick)
             held = self._constraints_hold(cons, s)
             if not held and alt.spec.get("allocationMode") == "All":
@@ -249,41 +302,62 @@ class Allocator:
                 self._release(pick, s)
                 raise ClaimError(f"cannot add device {'/'.join(d.id)} because a claim constraint "
                                  "would not be satisfied", True, alt.request, alt.claim)
-            if held and self._pick(slots, k, alt, need - 1, j + 1, cons, s):
-                return True
+            got = self._pick(slots, k, alt, need - 1, j + 1, cons, s) if held else _FAIL
+            if got == _OK:
+                return _OK
             s.picks.pop()
             self._release(pick, s)
+            if got == _EXCEEDED:
+                return _EXCEEDED  # no other device here can make the rest fit: backtrack further
             if alt.spec.get("allocationMode") == "All":
-                return False
-        return False
+                return _FAIL
+        return _FAIL
 
     def _take(self, alt: _Alt, d: DeviceInfo, s: _Search) -> dict[str, Decimal] | bool:
-        """Mark ``d`` used; False when it is not free. Shared devices return consumption."""
+        """Mark ``d`` used; False when it is not free. Shared devices return consumption
+        (allocateDevice with CmpRequestOverCapacity; the share that first takes a shared
+        device charges its counters, later ones do not)."""
         admin = bool(alt.spec.get("adminAccess"))
+        if not admin and self._state.is_allocated(d.id):
+            return False
         if d.allow_multiple:
-            want = consumption(alt.spec, d)
             before = s.shared.get(d.id, {})
-            for cap, amount in want.items():
-                total = self._state.consumed(d.id, cap) + before.get(cap, Decimal(0)) + amount
-                if total > d.capacity.get(cap, Decimal(0)):
-                    return False
-            s.shared[d.id] = {c: before.get(c, Decimal(0)) + a for c, a in want.items()}
-        else:
-            if d.id in s.used or (not admin and self._state.is_allocated(d.id)):
+            used = {c: self._state.consumed(d.id, c) + before.get(c, Decimal(0)) for c in d.capacity}
+            if not self._fits(alt.spec, d, used, alt.request, "/".join(d.id), alt.claim):
                 return False
-            if not self._counters_fit(d, s, +1):
+            counted = not self._state.shared_in_use(d.id) and not s.shares.get(d.id)
+            if counted and not self._counters_fit(d, s, +1):
                 return False
-            s.used.add(d.id)
-            return True
-        return s.shared[d.id]
+            want = consumption(alt.spec, d, self._features.fractional_capacity_range)
+            s.shared[d.id] = {c: before.get(c, Decimal(0)) + want.get(c, Decimal(0))
+                              for c in set(before) | set(want)}
+            s.shares[d.id] = s.shares.get(d.id, 0) + 1
+            s.last_counted = counted
+            return s.shared[d.id]
+        users = s.used.get(d.id)
+        if users and (alt.claim in users if admin else True):
+            return False  # allocatingDeviceForClaim / deviceInUse
+        if (asks_capacity(alt.spec) or d.id in self._state.shared) and not self._fits(
+                alt.spec, d, self._state.shared.get(d.id, {}), alt.request, "/".join(d.id), alt.claim):
+            return False  # a dedicated device's capacity (once shared: what is still in use)
+        if not self._counters_fit(d, s, +1):
+            return False
+        s.used.setdefault(d.id, []).append(alt.claim)
+        return True
 
     def _release(self, pick: _Pick, s: _Search) -> None:
         d = pick.device
         if d.allow_multiple:
-            want = consumption(pick.alt.spec, d)
+            want = consumption(pick.alt.spec, d, self._features.fractional_capacity_range)
             s.shared[d.id] = {c: v - want.get(c, Decimal(0)) for c, v in s.shared[d.id].items()}
+            s.shares[d.id] -= 1
+            if pick.counted:
+                self._counters_fit(d, s, -1)
         else:
-            s.used.discard(d.id)
+            users = s.used[d.id]
+            users.remove(pick.alt.claim)
+            if not users:
+                del s.used[d.id]
             self._counters_fit(d, s, -1)
 
     def _counters_fit(self, d: DeviceInfo, s: _Search, sign: int) -> bool:
@@ -329,6 +403,11 @@ class Allocator:
         picks = [Picked(p.alt.request, p.alt.spec, p.device, p.consumed is not None)
                  for p in s.picks if p.alt.claim == i]
         return allocation_result(claim, picks, self._classes, node, self._features, self._share_id)
+
+
+def _reaches(pool: Pool, node: Obj | None) -> bool:
+    """Whether GatherPools would have given ``pool`` to the allocator for ``node``."""
+    return pool.anywhere or any(node_matches(d, node) for d in pool.reach)
 
 
 def _over_limit(n: int, already: int) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from reference_impl.dra.cel import CELError, compile_selector
 from reference_impl.dra.features import Features
 from reference_impl.dra.nodes import node_matches
-from reference_impl.dra.pools import DeviceID, DeviceInfo
+from reference_impl.dra.pools import DeviceID, DeviceInfo, qualify
 from reference_impl.dra.state import AllocatedState
 from reference_impl.dra.taints import taints_for, untolerated
 
@@ -32,9 +32,9 @@ class ClaimError(AllocationError):
     """An error upstream reports naming the claim (and for a class problem the request):
     raised without them here, named by the allocator through ``for_claim``."""
 
-    def __init__(self, detail: str, per_request: bool, request: str = "", claim: int = 0) -> None:
+    def __init__(self, detail: str, per_request: bool, request: str = "", claim: int = 0, sep: str = ": ") -> None:
         super().__init__(detail)
-        self.detail, self.per_request = detail, per_request
+        self.detail, self.per_request, self.sep = detail, per_request, sep
         self.request, self.claim = request, claim  # ``claim``: its index, for the search
 
     def for_claim(self, claim: Obj) -> AllocationError:
@@ -42,7 +42,7 @@ class ClaimError(AllocationError):
         ns, name = meta.get("namespace"), meta.get("name", "")
         who = f"{ns}/{name}" if ns else name  # klog.KObj
         if self.per_request:
-            return AllocationError(f"claim {who}, request {self.request}: {self.detail}")
+            return AllocationError(f"claim {who}, request {self.request}{self.sep}{self.detail}")
         return AllocationError(f"claim {who}: {self.detail}")
 
 
@@ -66,7 +66,11 @@ class Candidates:
         self._features, self._memo = features, memo
 
     def selectors(self, spec: Obj) -> list[str]:
-        """The class's and the request's CEL expressions; AllocationError: no such class."""
+        """The class's and the request's CEL expressions; AllocationError: no such class
+        (or a request validateDeviceRequest refuses)."""
+        for i, sel in enumerate(spec.get("selectors") or ()):
+            if "cel" not in sel:  # a future selector type
+                raise ClaimError(f"selector #{i}: CEL expression empty (unsupported selector type?)", True, sep=", ")
         cls_name = spec.get("deviceClassName", "")
         if not cls_name:
             raise ClaimError("missing device class name (unsupported request type?)", True)
@@ -74,6 +78,9 @@ class Candidates:
         if cls is None:  # the lister's NotFound, wrapped as upstream's allocator does
             raise ClaimError(f"could not retrieve device class {cls_name}: "
                              f'deviceclass.resource.k8s.io "{cls_name}" not found', True)
+        mode = spec.get("allocationMode") or "ExactCount"
+        if mode not in ("ExactCount", "All"):
+            raise ClaimError(f"unsupported count mode {mode}", True)
         sels = list((cls.get("spec") or {}).get("selectors") or ())
         sels += spec.get("selectors") or ()
         return [s["cel"]["expression"] for s in sels if "cel" in s]
@@ -103,6 +110,11 @@ class Candidates:
         for i, e in enumerate(exprs):
             hit = cache.get(e)
             if hit is None:
+                bad = next((k for k, v in (d.raw.get("attributes") or {}).items() if v is None
+                            or d.attributes.get(qualify(k, d.id[0])) is None), None)
+                if bad is not None:  # DeviceMatches cannot build the CEL ``device``
+                    err = CELError(f"CEL runtime error: attribute {bad}: unsupported attribute value")
+                    raise self._cel_error(spec, i, d, err)
                 try:
                     sel = compile_selector(e, self._features.list_type_attributes)
                     hit = cache[e] = sel.matches(d.activation)
@@ -110,11 +122,13 @@ class Candidates:
                     raise self._cel_error(spec, i, d, err) from None
             if not hit:
                 return False
+        if not self._features.device_taints:
+            return True  # allocateDevice checks taints only with the feature on
         taints = taints_for(d.id, d.taints, self._rules)
         return not (taints and untolerated(taints, tolerations))
 
     def of(self, spec: Obj, node: Obj | None) -> list[DeviceInfo]:
-        """The candidates for ``spec`` on ``node``, sorted by device id."""
+        """The candidates for ``spec`` on ``node``, in the order of the devices."""
         return list(self.entry(spec, node, self._devices)[0])
 
     def entry(self, spec: Obj, node: Obj | None, devices: Sequence[DeviceInfo]) -> CandidateEntry:
@@ -155,8 +169,8 @@ class Candidates:
         (see ``Allocator.free_exclusive``); None otherwise or above ``limit`` candidates."""
         if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
             return None
-        if spec.get("derivedAttributes"):
-            return None
+        if spec.get("derivedAttributes") or (spec.get("capacity") or {}).get("requests"):
+            return None  # capacity requests can rule out free dedicated devices too
         cands, simple, ids = self.entry(spec, node, self._devices if devices is None else devices)
         if not simple or len(cands) > limit:
             return None

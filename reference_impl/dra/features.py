@@ -24,6 +24,12 @@ class Features:
     binding_conditions: bool = True
     # DRADerivedAttributes (alpha): requests may compute attributes for constraints.
     derived_attributes: bool = False
+    # DRAFractionalCapacityRange (beta, off on a default 1.37 cluster): capacity ranges
+    # round requests in thousandths rather than whole units.
+    fractional_capacity_range: bool = False
+    # DRADeviceTaints (GA, on): NoSchedule/NoExecute device taints keep devices out
+    # unless tolerated.
+    device_taints: bool = True
 
 
 def features_from(gates: Mapping[str, bool]) -> Features:
@@ -33,4 +39,6 @@ def features_from(gates: Mapping[str, bool]) -> Features:
         binding_conditions=bool(gates.get("DRADeviceBindingConditions", True))
         and bool(gates.get("DRAResourceClaimDeviceStatus", True)),
         derived_attributes=bool(gates.get("DRADerivedAttributes", False)),
+        fractional_capacity_range=bool(gates.get("DRAFractionalCapacityRange", False)),
+        device_taints=bool(gates.get("DRADeviceTaints", True)),
     )

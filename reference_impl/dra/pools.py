@@ -1,9 +1,12 @@
 """ResourceSlices into pools and devices, after ``structured/pools.go`` (GatherPools).
 
 A pool is ``(driver, pool name)``. Only slices with the highest ``pool.generation`` count,
-and a pool is complete only when all ``resourceSliceCount`` slices of that generation
-exist; incomplete pools are not allocated from. Device attributes and capacities are
-parsed once per slice version, and the CEL activation is built lazily and kept.
+and a pool is complete only with exactly ``resourceSliceCount`` slices of that generation;
+incomplete pools are not allocated from, nor are invalid ones (buildPool: duplicate device
+or counter set names, consumed counters the pool does not declare). Devices keep the order
+the allocator tries them in: slice by slice, each as published. Device attributes and
+capacities are parsed once per slice version, and the CEL activation is built lazily and
+kept.
 """
 
 from __future__ import annotations
@@ -66,6 +69,12 @@ class Pool:
     generation: int
     devices: list[DeviceInfo] = field(default_factory=list)
     counter_sets: dict[str, dict[str, Decimal]] = field(default_factory=dict)
+    # Why upstream's buildPool rejects the pool ("": valid). An invalid pool offers no
+    # devices; ``reach`` keeps them (and ``anywhere`` its counter slices) to tell which
+    # nodes it concerns.
+    invalid: str = ""
+    reach: list[DeviceInfo] = field(default_factory=list)
+    anywhere: bool = False
 
 
 def typed_attribute(attr: Mapping[str, Any]) -> TypedAttribute | None:
@@ -118,13 +127,44 @@ def _slice_devices(s: Obj, parsed: ParsedCache | None) -> list[DeviceInfo]:
     return hit[1]
 
 
+def _uses_compatibility_groups(spec: Obj) -> bool:
+    """sliceUsesCompatibilityGroups: such a slice is ignored, leaving its pool incomplete."""
+    return any(use.get("compatibilityGroups") for d in spec.get("devices") or ()
+               for use in d.get("consumesCounters") or ())
+
+
+def _invalid(pool: Pool, dup_set: str) -> str:
+    """buildPool's checks: unique device names, unique counter sets, and consumed
+    counters that exist in the pool's counter sets (the first failure)."""
+    names: set[str] = set()
+    for d in pool.devices:
+        if d.id[2] in names:
+            return f"duplicate device name {d.id[2]}"
+        names.add(d.id[2])
+    if dup_set:
+        return dup_set
+    for d in pool.devices:
+        for use in d.counters:
+            cset = pool.counter_sets.get(use.get("counterSet", ""))
+            if cset is None:
+                return f"counter set {use.get('counterSet', '')} not found"
+            for name in use.get("counters") or {}:
+                if name not in cset:
+                    return f"counter {name} not found in counter set {use['counterSet']}"
+    return ""
+
+
 def gather_pools(slices: Iterable[Obj], parsed: ParsedCache | None = None) -> tuple[list[Pool], list[str]]:
-    """Complete pools (sorted by driver, pool) and the names of incomplete ones; ``parsed``
-    (kept by the caller between calls) reuses the devices of unchanged slice versions."""
+    """Complete pools (sorted by driver, pool; upstream's order is a map's) and the names
+    of incomplete ones. A pool's devices are in ``slices`` order, then slice order: the
+    order the allocator tries them in. ``parsed`` (kept by the caller between calls) reuses
+    the devices of unchanged slice versions."""
     newest: dict[tuple[str, str], list[Obj]] = {}
     gen: dict[tuple[str, str], int] = {}
     for s in slices:
         spec = s.get("spec") or {}
+        if _uses_compatibility_groups(spec):
+            continue  # DRADeviceCompatibilityGroups is not modelled (off): upstream ignores them
         key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
         g = int((spec.get("pool") or {}).get("generation", 0))
         if key not in gen or g > gen[key]:
@@ -134,19 +174,26 @@ def gather_pools(slices: Iterable[Obj], parsed: ParsedCache | None = None) -> tu
     pools: list[Pool] = []
     incomplete: list[str] = []
     for key in sorted(newest):
-        group = sorted(newest[key], key=lambda s: s["metadata"]["name"])
+        group = newest[key]  # the slices in the order given (upstream: the lister's)
         want = int(group[0]["spec"]["pool"].get("resourceSliceCount", 1))
-        if len(group) < want:
+        if len(group) != want:  # upstream: complete with exactly resourceSliceCount slices
             incomplete.append(f"{key[0]}/{key[1]}")
             continue
         pool = Pool(key[0], key[1], gen[key])
+        dup_set = ""
         for s in group:
             for cs in s["spec"].get("sharedCounters") or ():
+                if cs["name"] in pool.counter_sets and not dup_set:
+                    dup_set = f"duplicate counter set name {cs['name']}"
                 pool.counter_sets[cs["name"]] = {
                     n: parse_quantity(c.get("value", 0)) for n, c in (cs.get("counters") or {}).items()
                 }
+                pool.anywhere = True
+            # Upstream tries a pool's devices slice by slice, each in its listed order.
             pool.devices.extend(_slice_devices(s, parsed))
-        pool.devices.sort(key=lambda d: d.id)
+        pool.invalid = _invalid(pool, dup_set)
+        if pool.invalid:
+            pool.reach, pool.devices, pool.counter_sets = pool.devices, [], {}
         pools.append(pool)
     if parsed is not None:
         seen = {s["metadata"]["name"] for group in newest.values() for s in group}

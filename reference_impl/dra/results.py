@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
-from reference_impl.dra.consumption import consumption, format_quantity
+from reference_impl.dra.consumption import consumed_strings
 from reference_impl.dra.features import Features
 from reference_impl.dra.pools import DeviceInfo
 
@@ -47,11 +46,10 @@ def _result(p: Picked, features: Features, share_id: Callable[[], str]) -> Obj:
                 r[f] = list(p.device.raw[f])
     if p.shared:
         r["shareID"] = share_id()
-        amounts: dict[str, Decimal] = consumption(p.spec, p.device)
+        amounts = consumed_strings(p.spec, p.device, features.fractional_capacity_range)
         if amounts:  # none consumed: the field stays unset (omitempty), as upstream's nil map
             r["consumedCapacity"] = {
-                c.rpartition("/")[2] if c.startswith(driver + "/") else c: format_quantity(v)
-                for c, v in sorted(amounts.items())
+                c.rpartition("/")[2] if c.startswith(driver + "/") else c: v for c, v in sorted(amounts.items())
             }
     return r
 
@@ -66,19 +64,18 @@ def allocation_result(
 ) -> Obj:
     """The ``status.allocation`` of ``claim`` for ``picks`` on ``node``."""
     results: list[Obj] = []
-    config: list[Obj] = []
     pin = False
     selectors: list[Obj] = []
+    chosen: list[Picked] = []  # the first pick of each request, in request order
     for p in picks:
         results.append(_result(p, features, share_id))
         binds = features.binding_conditions and bool(p.device.raw.get("bindsToNode"))
         pin = pin or p.device.node_name is not None or binds
         if p.device.node_selector is not None:
             selectors.append(p.device.node_selector)
-        for cfg in (classes[p.spec["deviceClassName"]].get("spec") or {}).get("config") or ():
-            config.append({"source": "FromClass", "requests": [p.request], **cfg})
-    for cfg in ((claim.get("spec") or {}).get("devices") or {}).get("config") or ():
-        config.append({"source": "FromClaim", **cfg})
+        if not chosen or chosen[-1].request != p.request:
+            chosen.append(p)
+    config = _config(claim, chosen, classes)
     out: Obj = {"devices": {"results": results}}
     if config:
         out["devices"]["config"] = config
@@ -88,6 +85,37 @@ def allocation_result(
     elif selectors:
         out["nodeSelector"] = _union(selectors)
     return out
+
+
+def _config(claim: Obj, chosen: list[Picked], classes: Mapping[str, Obj]) -> list[Obj]:
+    """The allocation's config, as upstream's allocator builds it: each class's configs once,
+    naming every request that uses the class; the claim's configs that are unscoped or name
+    an allocated request (or chosen subrequest); and no ``requests`` on a config that covers
+    every request of the claim ("empty means all")."""
+    config: list[Obj] = []
+    by_class: dict[str, list[Obj]] = {}
+    for p in chosen:
+        name = p.spec["deviceClassName"]
+        entries = by_class.get(name)
+        if entries is not None:
+            for e in entries:
+                e["requests"].append(p.request)
+            continue
+        entries = by_class[name] = [{"source": "FromClass", "requests": [p.request], **cfg}
+                                    for cfg in (classes[name].get("spec") or {}).get("config") or ()]
+        config.extend(entries)
+    names = {p.request for p in chosen} | {p.request.partition("/")[0] for p in chosen}
+    for cfg in ((claim.get("spec") or {}).get("devices") or {}).get("config") or ():
+        scope = cfg.get("requests") or []
+        if not scope or any(r in names for r in scope):
+            config.append({"source": "FromClaim", **cfg})
+    top = [r["name"] for r in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ()]
+    picked = {p.request.partition("/")[0]: p.request for p in chosen}
+    for e in config:
+        scope = e.get("requests") or []
+        if scope and all(r in scope or picked.get(r) in scope for r in top):
+            del e["requests"]
+    return config
 
 
 def _union(selectors: list[Obj]) -> Obj:

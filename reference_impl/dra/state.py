@@ -24,6 +24,8 @@ class AllocatedState:
     devices: dict[DeviceID, int] = field(default_factory=dict)
     shared: dict[DeviceID, dict[str, Decimal]] = field(default_factory=dict)
     counters: dict[CounterKey, Decimal] = field(default_factory=dict)
+    # shared device -> how many shares hold it (its counters are charged once while any do)
+    shares: dict[DeviceID, int] = field(default_factory=dict)
     # Devices taken or freed (or whose counters or shared capacity moved) since a
     # watcher (dra/free_index.py) last looked; None while nobody watches.
     dirty: set[DeviceID] | None = None
@@ -31,6 +33,10 @@ class AllocatedState:
     def is_allocated(self, d: DeviceID) -> bool:
         """Whether ``d`` is exclusively allocated."""
         return self.devices.get(d, 0) > 0
+
+    def shared_in_use(self, d: DeviceID) -> bool:
+        """Whether shares of ``d`` are allocated (``deviceCapacityInUse``)."""
+        return self.shares.get(d, 0) > 0
 
     def consumed(self, d: DeviceID, capacity: str) -> Decimal:
         """Capacity of a shared device already consumed."""
@@ -45,6 +51,7 @@ def apply_allocation(
         if r.get("adminAccess"):
             continue
         did: DeviceID = (r["driver"], r["pool"], r["device"])
+        dev = by_id.get(did)
         if r.get("shareID"):
             if st.dirty is not None:
                 st.dirty.add(did)
@@ -52,6 +59,15 @@ def apply_allocation(
             for cap, q in (r.get("consumedCapacity") or {}).items():
                 key = cap if "/" in cap else f"{did[0]}/{cap}"
                 used[key] = used.get(key, Decimal(0)) + sign * parse_quantity(q)
+            was = st.shares.get(did, 0)
+            n = was + sign
+            if n > 0:
+                st.shares[did] = n
+            else:
+                st.shares.pop(did, None)
+            if dev is not None and (was > 0) != (n > 0):
+                # Upstream charges a shared device's counters once, for all its shares.
+                _charge(st, did, dev, sign)
             continue
         was = st.devices.get(did, 0)
         n = was + sign
@@ -59,17 +75,19 @@ def apply_allocation(
             st.devices[did] = n
         else:
             st.devices.pop(did, None)
-        dev = by_id.get(did)
         # Watchers count free devices: a second holder (the written allocation of a
         # claim still assumed) frees or takes nothing, unless counters moved.
         if st.dirty is not None and ((was > 0) != (n > 0) or dev is None or dev.counters):
             st.dirty.add(did)
-        for use in dev.counters if dev else ():
-            for cname, c in (use.get("counters") or {}).items():
-                key4: CounterKey = (did[0], did[1], use["counterSet"], cname)
-                st.counters[key4] = st.counters.get(key4, Decimal(0)) + sign * parse_quantity(
-                    c.get("value", 0)
-                )
+        if dev is not None:
+            _charge(st, did, dev, sign)
+
+
+def _charge(st: AllocatedState, did: DeviceID, dev: DeviceInfo, sign: int) -> None:
+    for use in dev.counters:
+        for cname, c in (use.get("counters") or {}).items():
+            key4: CounterKey = (did[0], did[1], use["counterSet"], cname)
+            st.counters[key4] = st.counters.get(key4, Decimal(0)) + sign * parse_quantity(c.get("value", 0))
 
 
 def allocated_state(allocations: Iterable[Obj], pools: Iterable[Pool]) -> AllocatedState:

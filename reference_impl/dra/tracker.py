@@ -8,6 +8,7 @@ allocations the scheduler has *assumed* at Reserve but not yet written at PreBin
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
@@ -60,6 +61,9 @@ class ClaimTracker:
         self._dirty = True
         self._by_node: dict[str, list[DeviceInfo]] = {}
         self._global: list[DeviceInfo] = []
+        # node name -> its devices in pool order (built on first use after each rebuild)
+        self._for_node: dict[str, list[DeviceInfo]] = {}
+        self._rank: dict[DeviceID, int] = {}  # a device's place in pool order
         self._by_id: dict[DeviceID, DeviceInfo] = {}
         self._counter_sets: dict[tuple[str, str], dict[str, dict[str, Decimal]]] = {}
         self.incomplete: list[str] = []
@@ -134,9 +138,11 @@ class ClaimTracker:
         self._memo = {}  # devices are rebuilt (their taints may have changed)
         pools, self.incomplete = gather_pools(self.slices.items(), self._parsed)
         self._by_node, self._global, self._by_id = {}, [], {}
+        self._for_node, self._rank = {}, {}
         self._counter_sets = {(p.driver, p.name): p.counter_sets for p in pools}
         for p in pools:
             for d in p.devices:
+                self._rank[d.id] = len(self._by_id)
                 self._by_id[d.id] = d
                 if d.node_name is not None:
                     self._by_node.setdefault(d.node_name, []).append(d)
@@ -152,10 +158,19 @@ class ClaimTracker:
         self._refresh()
 
     def devices_for(self, node_name: str) -> list[DeviceInfo]:
-        """Devices usable from ``node_name``: its own plus non-local ones."""
+        """Devices usable from ``node_name``, its own and non-local ones, in pool order
+        (upstream's allocator tries them so). One list per node and rebuild: callers
+        must not change it."""
         self._refresh()
-        own = self._by_node.get(node_name, [])
-        return own + self._global if self._global else own
+        out = self._for_node.get(node_name)
+        if out is None:
+            own = self._by_node.get(node_name, [])
+            if own and self._global:
+                out = list(heapq.merge(own, self._global, key=lambda d: self._rank[d.id]))
+            else:
+                out = own or self._global
+            self._for_node[node_name] = out
+        return out
 
     def device(self, did: DeviceID) -> DeviceInfo | None:
         """A published device by id."""

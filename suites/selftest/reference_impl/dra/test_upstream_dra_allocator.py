@@ -392,22 +392,7 @@ ROWS: dict[str, Row] = {
 }
 
 
-SKIPPED = {
-    "exact-count-sum-exactly-fills-claim-limit": "device order: upstream tries a slice's devices "
-    "in listed order (device-0, device-1, device-2 ...), the reference in device-id order "
-    "(device-0, device-1, device-10 ...), so the requests get other devices",
-    "duplicate-slice": "invalid pools (a device name twice in a pool: validateDeviceNames) are "
-    "not modelled; the reference allocates from such a pool",
-}
-
-
-SKIPPED = {
-    "exact-count-sum-exactly-fills-claim-limit": "device order: upstream tries a slice's devices "
-    "in listed order (device-0, device-1, device-2 ...), the reference in device-id order "
-    "(device-0, device-1, device-10 ...), so the requests get other devices",
-    "duplicate-slice": "invalid pools (a device name twice in a pool: validateDeviceNames) are "
-    "not modelled; the reference allocates from such a pool",
-}
+SKIPPED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [

@@ -16,12 +16,13 @@ from suites.selftest.reference_impl.dra.upstream_dra_alloc_util import (
     POOL1,
     REQ0,
     REQ1,
-    Obj,
     Row,
     alloc,
     check,
     claim,
     cls,
+    consuming,
+    counter_slice,
     local,
     request,
     result,
@@ -29,25 +30,6 @@ from suites.selftest.reference_impl.dra.upstream_dra_alloc_util import (
 )
 
 DEV3 = "device-3"
-
-
-def consuming(name: str, *uses: tuple[str, dict[str, str]], from_counters: bool = True) -> Obj:
-    """device(...).withDeviceCounterConsumption(counterSet, counters...): with
-    ``from_counters`` its capacity is what it consumes (``fromCounters``)."""
-    d: Obj = {"name": name, "consumesCounters": [
-        {"counterSet": cs, "counters": {k: {"value": v} for k, v in counters.items()}} for cs, counters in uses]}
-    if from_counters:
-        d["capacity"] = {k: {"value": v} for _, counters in uses for k, v in counters.items()}
-    return d
-
-
-def counter_slice(name: str, pool_count: int, *sets: tuple[str, dict[str, str]]) -> Obj:
-    """sliceWithCounterSets on node-1, pool-1."""
-    s = slice_(name, NODE1, POOL1, DRIVER_A, count=pool_count)
-    del s["spec"]["devices"]
-    s["spec"]["sharedCounters"] = [{"name": n, "counters": {k: {"value": v} for k, v in c.items()}}
-                                   for n, c in sets]
-    return s
 
 
 def _cs1(memory: str) -> tuple[str, dict[str, str]]:

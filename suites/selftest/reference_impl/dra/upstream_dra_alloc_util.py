@@ -11,7 +11,15 @@ from typing import Any
 
 import pytest
 
-from reference_impl.dra import AllocatedState, AllocationError, Allocator, for_pools, gather_pools
+from reference_impl.api.meta import parse_quantity
+from reference_impl.dra import (
+    AllocatedState,
+    AllocationError,
+    Allocator,
+    Features,
+    for_pools,
+    gather_pools,
+)
 from reference_impl.dra.pools import DeviceID
 from reference_impl.dra.state import apply_allocation
 
@@ -178,6 +186,26 @@ def admin(c: Obj) -> Obj:
     return c
 
 
+def consuming(name: str, *uses: tuple[str, dict[str, str]], from_counters: bool = True) -> Obj:
+    """device(...).withDeviceCounterConsumption(counterSet, counters...): with
+    ``from_counters`` its capacity is what it consumes (``fromCounters``)."""
+    d: Obj = {"name": name, "consumesCounters": [
+        {"counterSet": cs, "counters": {k: {"value": v} for k, v in counters.items()}} for cs, counters in uses]}
+    if from_counters:
+        d["capacity"] = {k: {"value": v} for _, counters in uses for k, v in counters.items()}
+    return d
+
+
+def counter_slice(name: str, pool_count: int, *sets: tuple[str, dict[str, str]], where: str | Obj = NODE1,
+                  pool: str = POOL1, driver: str = DRIVER_A) -> Obj:
+    """sliceWithCounterSets (on node-1, pool-1, driver-a unless told)."""
+    s = slice_(name, where, pool, driver, count=pool_count)
+    del s["spec"]["devices"]
+    s["spec"]["sharedCounters"] = [{"name": n, "counters": {k: {"value": v} for k, v in c.items()}}
+                                   for n, c in sets]
+    return s
+
+
 @dataclass
 class Row:
     claims: list[Obj]
@@ -187,6 +215,10 @@ class Row:
     error: str = ""  # a substring of the expected error
     node: Obj = field(default_factory=lambda: node(NODE1, "region-1"))
     allocated: list[DeviceID] = field(default_factory=list)
+    features: Features = field(default_factory=Features)
+    # allocatedCapacityDevices / allocatedSharedDeviceIDs: one share per device with
+    # the capacity it consumes ({} for a share without consumed capacity)
+    shared: dict[DeviceID, dict[str, str]] = field(default_factory=dict)
 
 
 def run(row: Row) -> list[Obj] | None:
@@ -198,17 +230,33 @@ def run(row: Row) -> list[Obj] | None:
         # Upstream's allocator charges an allocated device's counters itself.
         result = {"request": "r", "driver": driver, "pool": pool, "device": dev}
         apply_allocation(state, {"devices": {"results": [result]}}, by_id)
+    for (driver, pool, dev), caps in row.shared.items():
+        result = {"request": "r", "driver": driver, "pool": pool, "device": dev, "shareID": SHARE}
+        if caps:
+            result["consumedCapacity"] = caps
+        apply_allocation(state, {"devices": {"results": [result]}}, by_id)
     classes = {c["metadata"]["name"]: c for c in row.classes}
     if not row.claims:
         return []
-    return Allocator(devices, counters, classes, [], state, lambda: SHARE).allocate(row.claims, row.node)
+    return Allocator(devices, counters, classes, [], state, lambda: SHARE, features=row.features,
+                     invalid=[p for p in pools if p.invalid]).allocate(row.claims, row.node)
 
 
 def canon(results: list[Obj] | None) -> list[Any] | None:
     # gomega.ConsistOf on the results of each claim: order-insensitive.
     if not results:
         return None
-    return [(sorted(map(repr, a["devices"]["results"])), _selector(a.get("nodeSelector"))) for a in results]
+    # Config is compared as it is (upstream: nil, or allocationResultWithConfigs' list).
+    return [(sorted(map(_result, a["devices"]["results"])), _selector(a.get("nodeSelector")),
+             repr(a["devices"].get("config"))) for a in results]
+
+
+def _result(r: Obj) -> str:
+    # Quantities compare by value (upstream's 2 and "2" are one amount).
+    caps = r.get("consumedCapacity")
+    if caps:
+        r = {**r, "consumedCapacity": {k: parse_quantity(v).normalize() for k, v in caps.items()}}
+    return repr(sorted(r.items()))
 
 
 def _selector(sel: Obj | None) -> Any:
