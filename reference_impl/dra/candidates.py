@@ -14,7 +14,7 @@ from typing import Any
 from reference_impl.dra.cel import CELError, compile_selector
 from reference_impl.dra.features import Features
 from reference_impl.dra.nodes import node_matches
-from reference_impl.dra.pools import DeviceID, DeviceInfo, qualify
+from reference_impl.dra.pools import DeviceID, DeviceInfo
 from reference_impl.dra.state import AllocatedState
 from reference_impl.dra.taints import taints_for, untolerated
 
@@ -110,8 +110,7 @@ class Candidates:
         for i, e in enumerate(exprs):
             hit = cache.get(e)
             if hit is None:
-                bad = next((k for k, v in (d.raw.get("attributes") or {}).items() if v is None
-                            or d.attributes.get(qualify(k, d.id[0])) is None), None)
+                bad = d.bad_attribute
                 if bad is not None:  # DeviceMatches cannot build the CEL ``device``
                     err = CELError(f"CEL runtime error: attribute {bad}: unsupported attribute value")
                     raise self._cel_error(spec, i, d, err)

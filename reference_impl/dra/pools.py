@@ -48,6 +48,8 @@ class DeviceInfo:
     taints: list[Obj]
     allow_multiple: bool
     counters: list[Obj]
+    # The first attribute DeviceMatches cannot turn into a CEL value (no value set), if any.
+    bad_attribute: str | None = None
     _activation: dict[str, Any] | None = None
     # expression -> whether this device matches it (devices are immutable per slice version)
     selector_cache: dict[str, bool] = field(default_factory=dict)
@@ -94,15 +96,19 @@ def _device(slice_: Obj, dev: Obj) -> DeviceInfo:
     driver, pool = spec["driver"], spec["pool"]["name"]
     per_device = bool(spec.get("perDeviceNodeSelection"))
     src = dev if per_device else spec
+    raw_attrs = dev.get("attributes") or {}
+    attributes = {qualify(k, driver): typed_attribute(v) for k, v in raw_attrs.items()}
+    bad = None
+    if None in attributes.values() or None in raw_attrs.values():  # C-level scans; rare
+        bad = next((k for k, v in raw_attrs.items()
+                    if v is None or attributes.get(qualify(k, driver)) is None), None)
     return DeviceInfo(
         id=(driver, pool, dev["name"]),
         raw=dev,
         node_name=src.get("nodeName") or None,
         node_selector=src.get("nodeSelector"),
         all_nodes=bool(src.get("allNodes")),
-        attributes={
-            qualify(k, driver): typed_attribute(v) for k, v in (dev.get("attributes") or {}).items()
-        },
+        attributes=attributes,
         capacity={
             qualify(k, driver): parse_quantity(v.get("value", 0))
             for k, v in (dev.get("capacity") or {}).items()
@@ -110,6 +116,7 @@ def _device(slice_: Obj, dev: Obj) -> DeviceInfo:
         taints=list(dev.get("taints") or ()),
         allow_multiple=bool(dev.get("allowMultipleAllocations")),
         counters=list(dev.get("consumesCounters") or ()),
+        bad_attribute=bad,
     )
 
 
