@@ -3,8 +3,11 @@ LocalSubjectAccessReview (v1.37.2 ``pkg/registry/authorization/*/rest.go``): req
 bodies the apiserver validates and answers, never stores.
 
 The rules are ``pkg/apis/authorization/validation``'s ``Validate*SubjectAccessReview``.
-The reference authorizes every request (it has no authorizer), so an accepted review
-answers ``allowed: true``, as upstream's AlwaysAllow mode would.
+An accepted review is answered by ``rbac_authorizer`` (Node,RBAC as the live cluster
+runs) over the attributes ``pkg/registry/authorization/util``'s
+``AuthorizationAttributesFrom`` reads. A SelfSubjectAccessReview asks about the caller:
+the reference has no authentication, so its caller is the admin its clients act as, the
+live kubeconfig's user (``admin`` in ``system:masters`` and ``system:authenticated``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from reference_impl.api.meta import label_key_errors, label_value_errors
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.decode import decode
+from reference_impl.apiserver.rbac_authorizer import Attributes, Getter, Lister, authorize
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list
 from reference_impl.errors import Cause, Invalid
@@ -30,6 +34,8 @@ _ONE_OF: Final = "exactly one of nonResourceAttributes or resourceAttributes mus
 # The metadata a review may carry: ObjectMeta's comparison skips managedFields.
 _IGNORED_META: Final = frozenset({"managedFields"})
 _ZERO: Final[tuple[object, ...]] = ({}, [], "", None, 0)
+# The caller a SelfSubjectAccessReview asks about (see the module docstring).
+CALLER: Final[tuple[str, tuple[str, ...]]] = ("admin", ("system:masters", "system:authenticated"))
 
 
 def is_review(manifest: object) -> bool:
@@ -39,8 +45,9 @@ def is_review(manifest: object) -> bool:
     return str(manifest.get("apiVersion") or "").split("/")[0] == _GROUP
 
 
-def review(manifest: Obj, resolve: Callable[[str, str], ResourceInfo]) -> Obj:
-    """Decode (strictly), validate and answer one review; raises Invalid/BadRequest."""
+def review(manifest: Obj, resolve: Callable[[str, str], ResourceInfo], get: Getter, list_: Lister) -> Obj:
+    """Decode (strictly), validate and answer one review; raises Invalid/BadRequest.
+    ``get``/``list_`` read the stored RBAC objects the authorizer consults."""
 
     def as_body(api_version: str, kind: str) -> ResourceInfo:
         # decode refuses request bodies; these three are decoded as any create is.
@@ -57,8 +64,66 @@ def review(manifest: Obj, resolve: Callable[[str, str], ResourceInfo]) -> Obj:
     causes = _causes(kind, obj)
     if causes:
         raise Invalid(kind, "", causes)
-    obj["status"] = {"allowed": True}
+    spec = as_dict(obj.get("spec"))
+    decision = authorize(_attributes(kind, spec), get, list_)
+    status: Obj = {"allowed": decision.allowed}
+    if decision.reason:
+        status["reason"] = decision.reason
+    error = "; ".join(([decision.error] if decision.error else []) + _selector_errors(spec))
+    if error:
+        status["evaluationError"] = error
+    obj["status"] = status
     return obj
+
+
+def _attributes(kind: str, spec: Obj) -> Attributes:
+    """``AuthorizationAttributesFrom`` (SelfSubjectAccessReview: the caller's)."""
+    if kind == "SelfSubjectAccessReview":
+        user, groups = CALLER
+    else:
+        user, groups = str(spec.get("user") or ""), tuple(str(g) for g in as_list(spec.get("groups")))
+    extra = {str(k): [str(x) for x in as_list(v)] for k, v in as_dict(spec.get("extra")).items()}
+    who = Attributes(user, groups, uid=str(spec.get("uid") or ""), extra=extra)
+    res = spec.get("resourceAttributes")
+    if isinstance(res, dict):
+        return dataclasses.replace(who, verb=str(res.get("verb") or ""), namespace=str(res.get("namespace") or ""),
+                                   api_group=str(res.get("group") or ""), resource=str(res.get("resource") or ""),
+                                   subresource=str(res.get("subresource") or ""), name=str(res.get("name") or ""))  # fmt: skip
+    nonres = as_dict(spec.get("nonResourceAttributes"))
+    return dataclasses.replace(who, resource_request=False, verb=str(nonres.get("verb") or ""),
+                               path=str(nonres.get("path") or ""))  # fmt: skip
+
+
+def _selector_errors(spec: Obj) -> list[str]:
+    """``BuildEvaluationError``'s selector part: requirements ``ResourceAttributesFrom``
+    cannot convert (the authorizer ignores selectors otherwise). Raw selectors' parse
+    errors are not modelled."""
+    attrs = as_dict(spec.get("resourceAttributes"))
+    out: list[str] = []
+    for key, ok in (("fieldSelector", _field_req_ok), ("labelSelector", _label_req_ok)):
+        sel = as_dict(attrs.get(key))
+        reqs = [as_dict(r) for r in as_list(sel.get("requirements"))]
+        if sel.get("rawSelector") and not reqs:
+            continue
+        good = [ok(r) for r in reqs]
+        if not all(good):
+            what = "partially ignored" if any(good) else "ignored"
+            out.append(f"spec.resourceAttributes.{key} {what} due to parse error")
+    return out
+
+
+def _field_req_ok(req: Obj) -> bool:
+    """``fieldSelectorAsSelector``: In/NotIn with exactly one value."""
+    return req.get("operator") in ("In", "NotIn") and len(as_list(req.get("values"))) == 1
+
+
+def _label_req_ok(req: Obj) -> bool:
+    """``labelSelectorAsSelector``: a known operator and a ``labels.NewRequirement``
+    that takes it (key and values were validated already)."""
+    op, n = req.get("operator"), len(as_list(req.get("values")))
+    if op in ("In", "NotIn"):
+        return n > 0
+    return op in ("Exists", "DoesNotExist") and n == 0
 
 
 def _causes(kind: str, obj: Obj) -> list[Cause]:

@@ -182,7 +182,7 @@ class APIServer:
     def create(self, manifest: Obj) -> Obj:
         """Create; AlreadyExists when the name is taken."""
         if access_reviews.is_review(manifest):  # answered, never stored
-            return access_reviews.review(manifest, self.resource)
+            return access_reviews.review(manifest, self.resource, self._shared_get, self._shared_list)
         d = self._decode(manifest)
         info, obj = d.info, d.obj
         meta = obj["metadata"]
