@@ -137,6 +137,13 @@ class Allocator:
         """
         return self._cands.free_exclusive(spec, node, self._state, MAX_SEARCH_STEPS, devices)
 
+    def free_candidates(
+        self, spec: Obj, node: Obj | None, devices: Sequence[DeviceInfo] | None = None
+    ) -> frozenset[DeviceID] | None:
+        """The candidate ids behind ``free_exclusive``'s count (None where it has none),
+        so that a caller can recount them as the state changes."""
+        return self._cands.free_candidates(spec, node, MAX_SEARCH_STEPS, devices)
+
     def _alternatives(self, i: int, req: Obj, node: Obj | None) -> list[_Alt]:
         name = req["name"]
         if "exactly" in req:

@@ -166,6 +166,14 @@ class Candidates:
     ) -> int | None:
         """How many candidates for ``spec`` are free, when that alone decides feasibility
         (see ``Allocator.free_exclusive``); None otherwise or above ``limit`` candidates."""
+        ids = self.free_candidates(spec, node, limit, devices)
+        return None if ids is None else free_count(ids, state)
+
+    def free_candidates(
+        self, spec: Obj, node: Obj | None, limit: int, devices: Sequence[DeviceInfo] | None = None
+    ) -> frozenset[DeviceID] | None:
+        """The candidates' ids when their free count alone decides feasibility (the count
+        is then ``free_count(ids, state)`` for any state); None otherwise."""
         if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
             return None
         if spec.get("derivedAttributes") or (spec.get("capacity") or {}).get("requests"):
@@ -173,8 +181,13 @@ class Candidates:
         cands, simple, ids = self.entry(spec, node, self._devices if devices is None else devices)
         if not simple or len(cands) > limit:
             return None
-        # ``state.devices`` holds only counts above zero (apply_allocation drops the rest).
-        return len(ids.difference(state.devices))
+        return ids
+
+
+def free_count(ids: frozenset[DeviceID], state: AllocatedState) -> int:
+    """How many of the exclusive, counter-free candidates ``ids`` are free in ``state``."""
+    # ``state.devices`` holds only counts above zero (apply_allocation drops the rest).
+    return len(ids.difference(state.devices))
 
 
 def _candidates_key(

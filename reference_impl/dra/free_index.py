@@ -9,7 +9,9 @@ kept per (request shape, node) and dropped only when it can have changed:
 - the node object changed (its labels decide which devices it can reach);
 - a device reachable from the node was allocated or freed, which the tracker's
   ``AllocatedState`` records in ``dirty`` while an index watches it (a device that is not
-  node-local, or no longer published, drops every node);
+  node-local, or no longer published, drops every node). An entry that kept its
+  candidates' ids is recounted from them instead: for exclusive devices without counters
+  the count is the ids not in ``state.devices``, whatever else changed;
 - slices, classes or taint rules changed, or the state was rebuilt: the tracker calls
   ``reset`` wherever it drops its candidate memo.
 
@@ -23,15 +25,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
+from reference_impl.dra.candidates import free_count
 from reference_impl.dra.pools import DeviceID, DeviceInfo
 from reference_impl.dra.state import AllocatedState
 from reference_impl.storage import codec
 
-__all__ = ["FreeIndex", "Forgetful", "request_key"]
+__all__ = ["Entry", "FreeIndex", "Forgetful", "Table", "request_key"]
 
 Obj = dict[str, Any]
-# node name -> (the Node object the count was computed against, the count or None)
-Table = dict[str, tuple[Obj | None, int | None]]
+# node name -> (the Node object the count was computed against, the count or None, the
+# candidates' ids the count was taken over, when it can be recounted from them alone)
+Entry = tuple[Obj | None, int | None, frozenset[DeviceID] | None]
+Table = dict[str, Entry]
 
 
 def request_key(spec: Obj) -> bytes:
@@ -99,14 +104,14 @@ class FreeIndex:
             self._state = state
             state.dirty = set()
         elif state.dirty:
-            self._invalidate(state.dirty, device)
+            self._invalidate(state, device)
             state.dirty.clear()
 
     def _invalidate(
-        self, dirty: set[DeviceID], device: Callable[[DeviceID], DeviceInfo | None]
+        self, state: AllocatedState, device: Callable[[DeviceID], DeviceInfo | None]
     ) -> None:
         nodes: set[str] = set()
-        for did in dirty:
+        for did in state.dirty or ():
             d = device(did)
             if d is None or d.node_name is None:
                 self._tables.clear()  # reachable from many nodes: drop everything
@@ -115,6 +120,12 @@ class FreeIndex:
             nodes.add(d.node_name)
         for t in self._tables.values():
             for n in nodes:
-                t.pop(n, None)
+                hit = t.get(n)
+                if hit is None:
+                    continue
+                if hit[2] is None:
+                    del t[n]
+                else:  # the usual case: a device of the node was taken or freed
+                    t[n] = (hit[0], free_count(hit[2], state), hit[2])
         for m in self._memos.values():
             m.forget(nodes)

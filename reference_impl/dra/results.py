@@ -92,6 +92,11 @@ def _config(claim: Obj, chosen: list[Picked], classes: Mapping[str, Obj]) -> lis
     naming every request that uses the class; the claim's configs that are unscoped or name
     an allocated request (or chosen subrequest); and no ``requests`` on a config that covers
     every request of the claim ("empty means all")."""
+    claim_configs = ((claim.get("spec") or {}).get("devices") or {}).get("config") or ()
+    if not claim_configs and not any(
+        (classes[p.spec["deviceClassName"]].get("spec") or {}).get("config") for p in chosen
+    ):
+        return []  # the common case: nothing configured anywhere
     config: list[Obj] = []
     by_class: dict[str, list[Obj]] = {}
     for p in chosen:
@@ -105,7 +110,7 @@ def _config(claim: Obj, chosen: list[Picked], classes: Mapping[str, Obj]) -> lis
                                     for cfg in (classes[name].get("spec") or {}).get("config") or ()]
         config.extend(entries)
     names = {p.request for p in chosen} | {p.request.partition("/")[0] for p in chosen}
-    for cfg in ((claim.get("spec") or {}).get("devices") or {}).get("config") or ():
+    for cfg in claim_configs:
         scope = cfg.get("requests") or []
         if not scope or any(r in names for r in scope):
             config.append({"source": "FromClaim", **cfg})

@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reference_impl.dra.allocator import MAX_RESULTS, AllocationError, Allocator
-from reference_impl.dra.free_index import request_key
+from reference_impl.dra.candidates import free_count
+from reference_impl.dra.free_index import Entry, request_key
 from reference_impl.dra.tracker import ClaimTracker
 from reference_impl.scheduler.framework.node_memo import NodeMemo, NodeWindow
 from reference_impl.scheduler.framework.types import NodeInfo
@@ -52,6 +53,18 @@ def _free(tracker: ClaimTracker, spec: Obj, node: NodeInfo, alloc: Allocator | N
         return a.free_exclusive(spec, node.node, devices)
     except AllocationError:
         return None  # the full search reports the error
+
+
+def _entry(tracker: ClaimTracker, spec: Obj, ni: NodeInfo, alloc: Allocator) -> Entry:
+    """A free-index entry for ``ni``: its count, with the candidate ids it was taken
+    over so that the index can recount them after an allocation there."""
+    if ni.node is None:
+        return (None, None, None)
+    try:
+        ids = alloc.free_candidates(spec, ni.node, tracker.devices_for(ni.name))
+    except AllocationError:
+        return (ni.node, None, None)  # the full search reports the error
+    return (ni.node, None if ids is None else free_count(ids, tracker.state), ids)
 
 
 class Vouched:
@@ -97,7 +110,7 @@ def vouch(
         if hit is None or hit[0] is not node:
             if alloc is None:
                 alloc = tracker.allocator(())
-            hit = table[name] = (node, _free(tracker, spec, ni, alloc) if node is not None else None)
+            hit = table[name] = _entry(tracker, spec, ni, alloc)
         free = hit[1]
         if free is not None and free >= count and node is not None:
             vouched[name] = node
@@ -127,7 +140,7 @@ def _vouch_window(
         if hit is None or hit[0] is not node:
             if not alloc:
                 alloc.append(tracker.allocator(()))
-            hit = table[ni.name] = (node, _free(tracker, spec, ni, alloc[0]))
+            hit = table[ni.name] = _entry(tracker, spec, ni, alloc[0])
         return -1 if hit[1] is None else hit[1]
 
     frees = memo.read(nodes, free)

@@ -160,17 +160,20 @@ def test_cached_vouch_equals_a_fresh_one(
         assert cached == _answer(tracker, claim, c, at), op
 
 
-def test_only_the_changed_node_is_recomputed() -> None:
-    """An allocation on one node drops that node's entry and keeps the others."""
+def test_only_the_changed_node_is_recounted() -> None:
+    """An allocation on one node recounts that node's entry from its candidates' ids and
+    leaves the others as they were."""
     c, tracker, ids = _cluster(False, False)
     claim = make_resource_claim("c", "default").request("gpu", "gpu").build()
     _answer(tracker, claim, c)
     spec = claim["spec"]["devices"]["requests"][0]["exactly"]
     table = tracker.free_index.table(tracker.state, tracker.device, request_key(spec))
-    assert sorted(table) == ["n0", "n1", "n2"]
+    assert {n: e[1] for n, e in table.items()} == {"n0": 2, "n1": 2, "n2": 2}
+    before = dict(table)
     tracker.assume("default/x", _alloc(ids[0]))  # a device of n0
     table = tracker.free_index.table(tracker.state, tracker.device, request_key(spec))
-    assert sorted(table) == ["n1", "n2"]
+    assert table["n0"][1] == 1 and table["n0"][2] == before["n0"][2]
+    assert table["n1"] is before["n1"] and table["n2"] is before["n2"]
     _, vouched, short = _answer(tracker, claim, c)
     assert vouched == ["n0", "n1", "n2"] and not short  # n0 still has d1 free
     tracker.assume("default/y", _alloc(ids[1]))
@@ -183,7 +186,7 @@ def test_a_device_reachable_from_many_nodes_drops_every_entry() -> None:
     state = AllocatedState()
     key = request_key({"deviceClassName": "gpu"})
     t = index.table(state, lambda did: None, key)
-    t["n0"] = (None, 1)
+    t["n0"] = (None, 1, frozenset({("d", "p", "x")}))
     apply_allocation(state, _alloc(("d", "p", "x")), {})
     assert index.table(state, lambda did: None, key) == {}
     assert state.dirty == set()  # drained by the index
