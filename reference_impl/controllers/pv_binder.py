@@ -20,11 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from reference_impl.apiserver.component import ComponentContext
-from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
-from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.errors import ApiError
-from reference_impl.scheduler.plugins.volume_pv_helpers import (
+from reference_impl.api.pv_helpers import (
     BIND_COMPLETED,
     BOUND_BY_CONTROLLER,
     bind_volume_to_claim,
@@ -33,6 +29,10 @@ from reference_impl.scheduler.plugins.volume_pv_helpers import (
     fully_bound,
     volume_bound_to_claim,
 )
+from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
+from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.errors import ApiError
 
 __all__ = ["PVBinderController"]
 

@@ -14,8 +14,7 @@ from decimal import ROUND_CEILING
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity, selector_from_label_selector
-from reference_impl.apiserver.informers import object_key
-from reference_impl.scheduler.plugins.volume_pv_helpers import (
+from reference_impl.api.pv_helpers import (
     NOT_SUPPORTED_PROVISIONER,
     SELECTED_NODE,
     bind_volume_to_claim,
@@ -28,6 +27,7 @@ from reference_impl.scheduler.plugins.volume_pv_helpers import (
     resource_version,
     volume_class,
 )
+from reference_impl.apiserver.informers import object_key
 
 __all__ = [
     "BIND_CONFLICT", "NODE_CONFLICT", "NOT_ENOUGH_SPACE", "PV_NOT_EXIST", "AssumeCache", "Binding",

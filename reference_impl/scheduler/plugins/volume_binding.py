@@ -1,5 +1,5 @@
 """Models pkg/scheduler/framework/plugins/volumebinding (volume_binding.go, scorer.go); the
-binder itself is ``volume_binder`` (binder.go) with ``volume_pv_helpers`` (PV matching).
+binder itself is ``volume_binder`` (binder.go) with ``reference_impl.api.pv_helpers`` (PV matching).
 
 * PreFilter (``podHasPVCs``, ``GetPodVolumeClaims``): a missing, lost or deleting claim is
   unresolvable; an unbound ``Immediate`` (or pre-bound, not yet fully bound) claim waits for
@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Self, final
 
+from reference_impl.api.pv_helpers import SELECTED_NODE
 from reference_impl.clock import Instant, seconds
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework import signature as sign
@@ -66,7 +67,6 @@ from reference_impl.scheduler.plugins.volume_binder import (
     controlled_by,
     pod_claim_names,
 )
-from reference_impl.scheduler.plugins.volume_pv_helpers import SELECTED_NODE
 
 __all__ = [
     "BIND_CONFLICT", "NAME", "NODE_CONFLICT", "NOT_ENOUGH_SPACE", "PV_NOT_EXIST", "SELECTED_NODE",

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from reference_impl.api.pv_helpers import SELECTED_NODE
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.plugins import volume_binder as vbr
-from reference_impl.scheduler.plugins.volume_pv_helpers import SELECTED_NODE
 from suites.selftest.reference_impl.scheduler.upstream_volume_binder_env import (
     Env,
     add_provision_ann,

@@ -7,14 +7,14 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from reference_impl.apiserver.informers import object_key
-from reference_impl.errors import Conflict, NotFound
-from reference_impl.scheduler.plugins.volume_binder import VolumeBinder
-from reference_impl.scheduler.plugins.volume_pv_helpers import (
+from reference_impl.api.pv_helpers import (
     BIND_COMPLETED,
     BOUND_BY_CONTROLLER,
     SELECTED_NODE,
 )
+from reference_impl.apiserver.informers import object_key
+from reference_impl.errors import Conflict, NotFound
+from reference_impl.scheduler.plugins.volume_binder import VolumeBinder
 
 Obj = dict[str, Any]
 PROVISIONER = "test-provisioner"

@@ -1,6 +1,6 @@
-"""PersistentVolume matching rules the scheduler's volume binder uses: models
-k8s.io/component-helpers/storage/volume (helpers.go, pv_helpers.go) and
-``v1helper.MatchTopologySelectorTerms``.
+"""PersistentVolume matching and binding rules, shared by the scheduler's volume binder and
+the PV controller: models k8s.io/component-helpers/storage/volume (helpers.go,
+pv_helpers.go) and ``v1helper.MatchTopologySelectorTerms``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity, selector_from_label_selector
-from reference_impl.scheduler.plugins.helper import compile_terms
+from reference_impl.api.node_affinity import compile_terms
 
 __all__ = [
     "BETA_CLASS", "BIND_COMPLETED", "BOUND_BY_CONTROLLER", "NOT_SUPPORTED_PROVISIONER", "SELECTED_NODE",
