@@ -12,6 +12,7 @@ for PodGroups (KEP-5729). The event handlers port ``enqueuePod``/``podNeedsWork`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final
 
 from reference_impl.apiserver.component import ComponentContext
@@ -177,27 +178,23 @@ class ResourceClaimController:
         key = object_key(claim)
         if ev.type != "DELETED":
             self.queue.add(CLAIM + key)
-        for pk in self.pods_by_claim.keys(key):
-            pod = self._pods.get(pk)
-            if pod is not None:
-                self.enqueue_pod(pod, False)
-        if self.group_claims and self._groups is not None:
-            for gk in self.groups_by_claim.keys(key):
-                pg = self._groups.get(gk)
-                if pg is not None:
-                    self.enqueue_pod_group(pg, False)
+        self._enqueue_users(self.pods_by_claim.keys(key), self.groups_by_claim.keys(key))
 
     def _on_template(self, ev: ObjectEvent) -> None:
         """``enqueueResourceClaimTemplate`` (adds and updates only)."""
         if ev.type == "DELETED":
             return
         key = object_key(ev.obj)
-        for pk in self.pods_by_template.keys(key):
+        self._enqueue_users(self.pods_by_template.keys(key), self.groups_by_template.keys(key))
+
+    def _enqueue_users(self, pod_keys: Iterable[str], group_keys: Iterable[str]) -> None:
+        """Queue the pods, then (with PodGroup claims) the PodGroups, that use an object."""
+        for pk in pod_keys:
             pod = self._pods.get(pk)
             if pod is not None:
                 self.enqueue_pod(pod, False)
         if self.group_claims and self._groups is not None:
-            for gk in self.groups_by_template.keys(key):
+            for gk in group_keys:
                 pg = self._groups.get(gk)
                 if pg is not None:
                     self.enqueue_pod_group(pg, False)
