@@ -55,15 +55,20 @@ def _ns(obj: Obj) -> str:
 
 def pod_claim_keys(pod: Obj) -> list[str]:
     """``podResourceClaimIndexFunc``: keys of the claims a pod uses, when known."""
-    out: set[str] = set()
+    return sorted({f"{_ns(pod)}/{name}" for name in _known_claim_names(pod)})
+
+
+def _known_claim_names(pod: Obj) -> list[str]:
+    """The names of the pod's claims that are known (generated ones once recorded)."""
+    out: list[str] = []
     for ref in pod["spec"].get("resourceClaims") or ():
         try:
             name, _ = pod_claim_name(pod, ref)
         except SyncError:
             continue
         if name is not None:
-            out.add(f"{_ns(pod)}/{name}")
-    return sorted(out)
+            out.append(name)
+    return out
 
 
 def pod_template_keys(pod: Obj) -> list[str]:
@@ -81,14 +86,7 @@ def _group_member_keys(pod: Obj) -> list[str]:
 
 def pod_claims(pod: Obj) -> list[str]:
     """``resourceclaim.PodClaims``: the known claim names, then the extended-resource claim."""
-    out: list[str] = []
-    for ref in pod["spec"].get("resourceClaims") or ():
-        try:
-            name, _ = pod_claim_name(pod, ref)
-        except SyncError:
-            continue
-        if name is not None:
-            out.append(name)
+    out = _known_claim_names(pod)
     ext = ((pod.get("status") or {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
     if ext:
         out.append(str(ext))

@@ -43,6 +43,17 @@ class AllocatedState:
         return self.shared.get(d, {}).get(capacity, Decimal(0))
 
 
+def _bump(counts: dict[DeviceID, int], did: DeviceID, sign: int) -> tuple[int, int]:
+    """Add ``sign`` to a holder count kept only above zero; (before, after)."""
+    was = counts.get(did, 0)
+    n = was + sign
+    if n > 0:
+        counts[did] = n
+    else:
+        counts.pop(did, None)
+    return was, n
+
+
 def apply_allocation(
     st: AllocatedState, alloc: Obj, by_id: Mapping[DeviceID, DeviceInfo], sign: int = 1
 ) -> None:
@@ -59,22 +70,12 @@ def apply_allocation(
             for cap, q in (r.get("consumedCapacity") or {}).items():
                 key = cap if "/" in cap else f"{did[0]}/{cap}"
                 used[key] = used.get(key, Decimal(0)) + sign * parse_quantity(q)
-            was = st.shares.get(did, 0)
-            n = was + sign
-            if n > 0:
-                st.shares[did] = n
-            else:
-                st.shares.pop(did, None)
+            was, n = _bump(st.shares, did, sign)
             if dev is not None and (was > 0) != (n > 0):
                 # Upstream charges a shared device's counters once, for all its shares.
                 _charge(st, did, dev, sign)
             continue
-        was = st.devices.get(did, 0)
-        n = was + sign
-        if n > 0:
-            st.devices[did] = n
-        else:
-            st.devices.pop(did, None)
+        was, n = _bump(st.devices, did, sign)
         # Watchers count free devices: a second holder (the written allocation of a
         # claim still assumed) frees or takes nothing, unless counters moved.
         if st.dirty is not None and ((was > 0) != (n > 0) or dev is None or dev.counters):

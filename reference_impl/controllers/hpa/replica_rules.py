@@ -235,14 +235,7 @@ def resource_replicas(
 ) -> tuple[int, int, int]:
     """``GetResourceReplicas`` after the metrics are read: (replicas, utilization, raw).
     ``delays``: the CPU initialization period and the initial readiness delay."""
-    if not pods:
-        raise ReplicaCalcError("no pods returned by selector while calculating replica count")
-    samples = dict(metrics)
-    groups = group_pods(pods, samples, resource, now, *delays)
-    for name in groups.ignored | groups.unready:
-        samples.pop(name, None)
-    if not samples:
-        raise ReplicaCalcError("did not receive metrics for targeted pods (pods might be unready)")
+    samples, groups = _ready_samples(pods, metrics, resource, now, delays)
     requests = calculate_requests(pods, container, resource, pod_level_resources)
     ratio, utilization, raw = resource_utilization_ratio(samples, requests, target_utilization)
     scale_up_with_unready = bool(groups.unready) and ratio > 1.0
@@ -266,6 +259,26 @@ def resource_replicas(
     return _adjusted(current, ratio, new_ratio, len(samples), tolerances), utilization, raw
 
 
+def _ready_samples(
+    pods: Sequence[Mapping[str, Any]],
+    metrics: Mapping[str, PodMetric],
+    resource: str,
+    now: Instant,
+    delays: tuple[Duration, Duration],
+) -> tuple[dict[str, PodMetric], PodGroups]:
+    """The samples of the pods ``groupPods`` neither ignores nor counts as unready, and the
+    groups; both replica calculations start here."""
+    if not pods:
+        raise ReplicaCalcError("no pods returned by selector while calculating replica count")
+    samples = dict(metrics)
+    groups = group_pods(pods, samples, resource, now, *delays)
+    for name in groups.ignored | groups.unready:
+        samples.pop(name, None)
+    if not samples:
+        raise ReplicaCalcError("did not receive metrics for targeted pods (pods might be unready)")
+    return samples, groups
+
+
 def plain_metric_replicas(
     metrics: Mapping[str, PodMetric],
     current: int,
@@ -277,14 +290,7 @@ def plain_metric_replicas(
     delays: tuple[Duration, Duration] = (CPU_INITIALIZATION_PERIOD, DELAY_OF_INITIAL_READINESS_STATUS),
 ) -> tuple[int, int]:
     """``calcPlainMetricReplicas``: (replicas, average usage) of a per-pod metric."""
-    if not pods:
-        raise ReplicaCalcError("no pods returned by selector while calculating replica count")
-    samples = dict(metrics)
-    groups = group_pods(pods, samples, resource, now, *delays)
-    for name in groups.ignored | groups.unready:
-        samples.pop(name, None)
-    if not samples:
-        raise ReplicaCalcError("did not receive metrics for targeted pods (pods might be unready)")
+    samples, groups = _ready_samples(pods, metrics, resource, now, delays)
     ratio, usage = metric_usage_ratio(samples, target)
     scale_up_with_unready = bool(groups.unready) and ratio > 1.0
     if not scale_up_with_unready and not groups.missing:
