@@ -22,8 +22,9 @@ from reference_impl.apiserver.quota.types import Env
 from reference_impl.apiserver.registry import Context
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import seconds
+from reference_impl.errors import ApiError
 
-__all__ = ["ResourceQuotaController", "needs_replenish"]
+__all__ = ["ResourceQuotaController", "missing_usage", "needs_replenish"]
 
 Obj = dict[str, Any]
 SYNC_PERIOD: Final = seconds(300)  # kube-controller-manager --resource-quota-sync-period
@@ -59,6 +60,22 @@ def needs_replenish(group_resource: str, old: Obj, new: Obj, env: Env) -> bool:
     return False
 
 
+def missing_usage(rq: Obj, env: Env) -> bool:
+    """``addQuota``'s priority test: ``spec.hard`` not yet in ``status.hard``, or a hard
+    constraint without a used value that some evaluator (the monitor's included) tracks."""
+    spec_hard = q.from_wire((rq.get("spec") or {}).get("hard"))
+    status = rq.get("status") or {}
+    status_hard = q.from_wire(status.get("hard"))
+    if not q.equals(spec_hard, status_hard):
+        return True
+    used = q.from_wire(status.get("used"))
+    evaluators = registry.evaluators_for_hard(list(status_hard), env)
+    for name in status_hard:
+        if name not in used and any(e.matching_resources([name]) for e in evaluators):
+            return True
+    return False
+
+
 class ResourceQuotaController:
     """Keeps every ResourceQuota's status in step with its namespace's objects."""
 
@@ -67,6 +84,10 @@ class ResourceQuotaController:
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         self._queue = WorkQueue(ctx.clock, self._sync, name="resourcequota")
+        # missingUsageQueue: quotas whose status lacks usage, synced by their own workers.
+        self._missing_usage_queue = WorkQueue(
+            ctx.clock, self._sync, name="resourcequota_priority"
+        )
         self._quotas: SharedInformer | None = None
         srv = ctx.server
         self._reads = Context(ctx.gates, srv.try_get, lambda av, k, ns: srv.list(av, k, ns))
@@ -103,9 +124,11 @@ class ResourceQuotaController:
                 self._add_quota(ev.obj)
 
     def _add_quota(self, rq: Obj) -> None:
-        """``addQuota``: missing or stale usage is queued (upstream's missingUsageQueue is
-        drained first; one queue here, as it is drained at once)."""
-        self._queue.add(object_key(rq))
+        """``addQuota``: missing or stale usage goes to the priority queue."""
+        if missing_usage(rq, self._env()):
+            self._missing_usage_queue.add(object_key(rq))
+        else:
+            self._queue.add(object_key(rq))
 
     def _on_object(self, ev: ObjectEvent) -> None:
         """The QuotaMonitor's handlers: deletes, and updates passing the update filter."""
@@ -133,7 +156,8 @@ class ResourceQuotaController:
                 self._queue.add(object_key(rq))
 
     def _sync(self, key: str) -> None:
-        """``syncResourceQuota``."""
+        """``syncResourceQuota``: a listing error still writes what was calculated, then
+        is raised so that the key is retried with backoff."""
         assert self._quotas is not None
         rq = self._quotas.get(key)
         if rq is None:
@@ -147,6 +171,7 @@ class ResourceQuotaController:
         )
         old_used = q.from_wire(status.get("used"))
         used = dict(old_used)
+        errors: list[ApiError] = []
         used.update(
             q.calculate_usage(
                 rq["metadata"]["namespace"],
@@ -154,11 +179,13 @@ class ResourceQuotaController:
                 hard,
                 self._env(),
                 spec.get("scopeSelector"),
+                errors=errors,
             )
         )
         used = q.mask(used, q.resource_names(hard))
-        if not dirty and q.equals(used, old_used):
-            return
-        new = {**rq, "status": {"hard": q.to_wire(hard), "used": q.to_wire(used)}}
-        self._ctx.server.update_status(new)
-        self._ctx.trace.record(self.name, "sync", key, "")
+        if dirty or not q.equals(used, old_used):
+            new = {**rq, "status": {"hard": q.to_wire(hard), "used": q.to_wire(used)}}
+            self._ctx.server.update_status(new)
+            self._ctx.trace.record(self.name, "sync", key, "")
+        if errors:
+            raise errors[0]

@@ -52,9 +52,19 @@ def _has_usage_stats(hard: ResourceList, used: ResourceList, names: Sequence[str
 
 
 def check_request(
-    quotas: list[Obj], op: Operation, subresource: str, obj: Obj, old: Obj | None, ev: Evaluator
+    quotas: list[Obj],
+    op: Operation,
+    subresource: str,
+    obj: Obj,
+    old: Obj | None,
+    ev: Evaluator,
+    *,
+    old_stored: bool | None = None,
 ) -> list[Obj]:
-    """``CheckRequest``: the quotas with the write charged to ``status.used``."""
+    """``CheckRequest``: the quotas with the write charged to ``status.used``. An update is
+    charged its increase over ``old`` when that is a stored object (upstream: it has a
+    resourceVersion; ``old_stored`` says so where the caller knows, as the apiserver's
+    stored bodies carry none), else in full (a create-on-update)."""
     interesting: list[int] = []
     for i, rq in enumerate(quotas):
         if not ev.matches(rq, obj):
@@ -70,15 +80,22 @@ def check_request(
             names = q.pretty_print_resource_names(restricted)
             raise QuotaRefused(f"status unknown for quota: {name}, resources: {names}")
         interesting.append(i)
-    if not interesting:
-        return quotas  # no limitedResources: nothing else can refuse
+    # Measured, and refused when negative, even when no quota matches (upstream).
     usage = ev.usage(obj)
     negative = q.is_negative(usage)
     if negative:
         names = q.pretty_print_resource_names(negative)
         raise QuotaRefused(f"quota usage is negative for resource(s): {names}")
+    if op is Operation.UPDATE and old is None:
+        raise QuotaRefused(
+            "unable to get previous usage since prior version of object was not found"
+        )
+    if not interesting:
+        return quotas  # no limitedResources: nothing else can refuse
     delta: dict[int, ResourceList] = dict.fromkeys(interesting, usage)
-    if op is Operation.UPDATE and old is not None:  # a stored object: it has a version
+    if old_stored is None:
+        old_stored = bool(((old or {}).get("metadata") or {}).get("resourceVersion"))
+    if op is Operation.UPDATE and old is not None and old_stored:
         prev = q.subtract_with_non_negative_result(usage, ev.usage(old))
         for i in interesting:
             if ev.matches(quotas[i], old):
@@ -146,7 +163,9 @@ class ResourceQuotaAdmission:
             if not quotas:
                 return
             try:
-                charged = check_request(quotas, op, ctx.subresource, obj, old, ev)
+                charged = check_request(
+                    quotas, op, ctx.subresource, obj, old, ev, old_stored=old is not None
+                )
             except QuotaRefused as e:
                 name = obj["metadata"].get("name") or obj["metadata"].get("generateName") or ""
                 raise Forbidden(f'{info.group_resource} "{name}" is forbidden: {e}') from None

@@ -189,11 +189,13 @@ def calculate_usage(
     env: Env,
     scope_selector: Mapping[str, Any] | None = None,
     evaluators: Sequence[Evaluator] | None = None,
+    errors: list[ApiError] | None = None,
 ) -> ResourceList:
     """``CalculateUsage``: the usage of the namespace's stored objects for the resources
     ``hard`` names that some evaluator tracks. ``evaluators`` defaults to
     ``registry.evaluators_for_hard``; an evaluator whose listing fails (an ApiError, e.g.
-    a kind not served) has its resources left out, as upstream drops them after an error."""
+    a kind not served) has its resources left out, as upstream drops them after an error,
+    and the error is appended to ``errors`` (upstream's aggregate error)."""
     if evaluators is None:
         from reference_impl.apiserver.quota.registry import evaluators_for_hard  # noqa: PLC0415
 
@@ -209,7 +211,9 @@ def calculate_usage(
             continue
         try:
             stats = e.usage_stats(UsageStatsOptions(namespace, list(scopes), names, selector))
-        except ApiError:
+        except ApiError as e:
+            if errors is not None:
+                errors.append(e)
             matched = difference(matched, names)
             continue
         usage = add(usage, stats)
