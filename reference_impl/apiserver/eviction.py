@@ -8,12 +8,15 @@ An Eviction (policy/v1) deletes a pod the way its PodDisruptionBudget allows:
 - a pod that is not Ready passes when its budget's ``unhealthyPodEvictionPolicy`` is
   AlwaysAllow, or when the budget is healthy enough (currentHealthy >= desiredHealthy > 0);
 - otherwise the budget decides (``checkAndDecrement``): 429 TooManyRequests while the
-  disruption controller has not observed its generation, 403 when disruptionsAllowed is
-  negative or disruptedPods holds more than 2,000 unconfirmed evictions, 429 with the
+  disruption controller has not observed its generation, 403 (``poddisruptionbudget.policy``,
+  with a DisruptionBudget cause) when disruptionsAllowed is negative or disruptedPods
+  holds more than 2,000 unconfirmed evictions, 429 with the
   budget's reason when it allows none now; else disruptionsAllowed is decremented, the pod
   recorded in ``disruptedPods`` at the current time, and the status written;
 - the pod then gets the ``DisruptionTarget`` condition (EvictionByEvictionAPI) and is
-  deleted with the Eviction's deleteOptions (its own grace period unless they set one).
+  deleted with the Eviction's deleteOptions (its own grace period unless they set one);
+  a dryRun from the request fills the Eviction's (``propagateDryRun``), and a dry run
+  writes neither the budget nor the pod.
 
 The reference commits one request at a time, so upstream's conflict retries and its
 resourceVersion precondition between read and delete cannot fail here; a precondition the
@@ -66,13 +69,20 @@ def _budgets(srv: APIServer, pod: Obj) -> list[Obj]:
         try:
             if sel is not None and selector_from_label_selector(sel).matches(labels):
                 out.append(pdb)
-        except ValueError:
+        except (KeyError, ValueError):
             continue  # a selector that does not parse selects nothing, as upstream
     return out
 
 
 def _still_processing(name: str) -> TooManyRequests:
     return TooManyRequests(_VIOLATES, [Cause("", _CAUSE, f"The disruption budget {name} is still being processed by the server.")], 10)  # fmt: skip
+
+
+def _forbidden(name: str, err: str, why: str) -> Forbidden:
+    """``errors.NewForbidden(policy.Resource("poddisruptionbudget"), ...)`` plus the budget's cause."""
+    out = Forbidden(f'poddisruptionbudget.policy "{name}" is forbidden: {err}')
+    out.causes = (Cause("", _CAUSE, f"The disruption budget {name} does not allow evicting pods currently: {why}"),)
+    return out
 
 
 def _refusal_message(pdb: Obj) -> str:
@@ -95,10 +105,10 @@ def _check_and_decrement(srv: APIServer, pod_name: str, pdb: Obj, dry_run: bool)
         raise _still_processing(name)
     allowed = int(st.get("disruptionsAllowed") or 0)
     if allowed < 0:
-        raise Forbidden(f'poddisruptionbudgets.policy "{name}" is forbidden: pdb disruptions allowed is negative')
+        raise _forbidden(name, "pdb disruptions allowed is negative", "pdb disruptions allowed is negative")
     if len(st.get("disruptedPods") or {}) > MAX_DISRUPTED_POD_SIZE:
-        raise Forbidden(f'poddisruptionbudgets.policy "{name}" is forbidden: DisruptedPods map too big - '
-                        "too many evictions not confirmed by PDB controller")  # fmt: skip
+        raise _forbidden(name, "DisruptedPods map too big - too many evictions not confirmed by PDB controller",
+                         "too many pending evictions not confirmed by PDB controller")  # fmt: skip
     if allowed == 0:
         raise TooManyRequests(_VIOLATES, [Cause("", _CAUSE, _refusal_message(pdb))])
     st["disruptionsAllowed"] = allowed - 1
@@ -113,7 +123,7 @@ def _check_and_decrement(srv: APIServer, pod_name: str, pdb: Obj, dry_run: bool)
     srv.update_status({**pdb, "status": st})
 
 
-def _delete_options(eviction: Obj) -> tuple[int | None, str | None, str | None, bool]:
+def _delete_options(eviction: Obj, request_dry_run: list[str] | None) -> tuple[int | None, str | None, str | None, bool]:
     opts = eviction.get("deleteOptions") or {}
     if not isinstance(opts, dict):
         raise BadRequest("deleteOptions: must be an object")
@@ -121,10 +131,20 @@ def _delete_options(eviction: Obj) -> tuple[int | None, str | None, str | None, 
         raise Invalid("Eviction", str(eviction["metadata"]["name"]), [Cause(
             "deleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential", "FieldValueInvalid",
             "Invalid value: true: can not be set for pod eviction, try after removing the option")])  # fmt: skip
+    # propagateDryRun: the request's dryRun fills an empty one; two must agree.
+    dry_run = list(opts.get("dryRun") or [])
+    if request_dry_run and dry_run and request_dry_run != dry_run:
+        raise ApiError(f"Non-matching dry-run options in request and content: {_go_list(request_dry_run)} and "
+                       f"{_go_list(dry_run)}")  # fmt: skip
+    dry_run = dry_run or list(request_dry_run or [])
     pre = opts.get("preconditions") or {}
     grace = opts.get("gracePeriodSeconds")
     return (None if grace is None else int(grace), pre.get("uid"), pre.get("resourceVersion"),
-            "All" in (opts.get("dryRun") or []))  # fmt: skip
+            "All" in dry_run)  # fmt: skip
+
+
+def _go_list(items: list[str]) -> str:
+    return "[" + " ".join(items) + "]"
 
 
 def _add_condition_and_delete(srv: APIServer, pod: Obj, grace: int | None, uid: str | None,
@@ -149,20 +169,21 @@ def _add_condition_and_delete(srv: APIServer, pod: Obj, grace: int | None, uid: 
                uid=meta.get("uid"))  # fmt: skip
 
 
-def evict(srv: APIServer, namespace: str, name: str, eviction: Obj) -> Obj:
-    """``APIServer.evict``: POST pods/{name}/eviction; a Success Status, or the API error."""
+def evict(srv: APIServer, namespace: str, name: str, eviction: Obj, dry_run: list[str] | None = None) -> Obj:
+    """``APIServer.evict``: POST pods/{name}/eviction; a Success Status, or the API error.
+    ``dry_run`` is the request's own dryRun option (``CreateOptions``)."""
     meta = eviction.get("metadata") or {}
     if eviction.get("kind", "Eviction") != "Eviction" or eviction.get("apiVersion", _PDB) not in (_PDB, "policy/v1beta1"):
         raise BadRequest(f"not a Eviction object: {eviction.get('apiVersion')}/{eviction.get('kind')}")
     if meta.get("name") != name:
         raise BadRequest("name in URL does not match name in Eviction object")
-    grace, uid, rv, dry_run = _delete_options(eviction)
+    grace, uid, rv, dry_run_all = _delete_options(eviction, dry_run)
     pod = srv.try_get("v1", "Pod", name, namespace)
     if pod is None:
         raise NotFound(f'pods "{name}" not found')
     success: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
     if _can_ignore_pdb(pod):
-        _add_condition_and_delete(srv, pod, grace, uid, rv, dry_run)
+        _add_condition_and_delete(srv, pod, grace, uid, rv, dry_run_all)
         return success
     pdbs = _budgets(srv, pod)
     if len(pdbs) > 1:
@@ -174,6 +195,6 @@ def evict(srv: APIServer, namespace: str, name: str, eviction: Obj) -> Obj:
             (pdb.get("spec") or {}).get("unhealthyPodEvictionPolicy") == "AlwaysAllow"
             or int(st.get("currentHealthy") or 0) >= int(st.get("desiredHealthy") or 0) > 0)  # fmt: skip
         if not unhealthy_ok:
-            _check_and_decrement(srv, name, pdb, dry_run)
-    _add_condition_and_delete(srv, pod, grace, uid, rv, dry_run)
+            _check_and_decrement(srv, name, pdb, dry_run_all)
+    _add_condition_and_delete(srv, pod, grace, uid, rv, dry_run_all)
     return success

@@ -4,14 +4,18 @@ Keeps every PodDisruptionBudget's status current: ``currentHealthy``, ``desiredH
 ``expectedPods``, ``disruptionsAllowed``, ``disruptedPods``, ``observedGeneration`` and the
 ``DisruptionAllowed`` condition (True/SufficientPods when a disruption is allowed, else
 False/InsufficientPods). When the budget cannot be computed (a percentage over pods of a
-controller without a scale subresource, such as a Job) it fails safe: disruptionsAllowed
-0 and DisruptionAllowed False/SyncFailed with the error, the other fields untouched.
+controller without a scale subresource, such as a Job, or a selector that does not parse) it
+fails safe (``failSafe``): disruptionsAllowed 0 and DisruptionAllowed False/SyncFailed with
+the error, the other fields untouched. The controller's finders are in
+``disruption_finders``; its events (NoPods, UnmanagedPods, CalculateExpectedPodCountFailed)
+are trace records.
 A PDB is resynced on its own changes, on changes of any pod it selects (upstream requeues
 only the first matching PDB; here all of them, in name order), and when an entry of
 ``disruptedPods`` falls due. A non-terminating pod whose ``DisruptionTarget`` condition
-(set by anyone but the kubelet) is older than 2 minutes gets it reset to False.
-``unhealthyPodEvictionPolicy`` only steers the eviction subresource, which the reference
-does not serve, so it does not enter the status.
+(set by anyone but the kubelet) is older than 2 minutes gets it reset to False
+(``syncStalePodDisruption``; the reset condition keeps no reason or message).
+``unhealthyPodEvictionPolicy`` only steers the eviction subresource
+(``apiserver/eviction.py``), so it does not enter the status.
 """
 
 from __future__ import annotations
@@ -20,27 +24,63 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
-from reference_impl.api.meta import condition, selector_from_label_selector, set_condition
-from reference_impl.api.resources import lookup
+from reference_impl.api.formats import label_key_errors
+from reference_impl.api.meta import (
+    Selector,
+    condition,
+    selector_from_label_selector,
+    set_condition,
+)
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, Instant, parse_rfc3339, rfc3339, seconds
-from reference_impl.controllers.controller_utils import controller_ref
 from reference_impl.controllers.disruption_budget import Budget, SyncError, compute
+from reference_impl.controllers.disruption_finders import FINDERS
 
-__all__ = ["DisruptionController"]
+__all__ = ["DisruptionController", "go_selector"]
 
 Obj = dict[str, Any]
 PDB_API: Final = "policy/v1"
 STALE_DISRUPTION_TIMEOUT: Final = seconds(120)
-# Controllers with a scale subresource, by (group, kind).
-_SCALED: Final = {
-    ("", "ReplicationController"): "v1",
-    ("apps", "ReplicaSet"): "apps/v1",
-    ("apps", "Deployment"): "apps/v1",
-    ("apps", "StatefulSet"): "apps/v1",
-}
+_UNMANAGED: Final = (
+    "Pods selected by this PodDisruptionBudget (selector: {}) were found to be unmanaged. As a "
+    "result, the status of the PDB cannot be calculated correctly, which may result in undefined "
+    'behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an '
+    "integer value."
+)
+
+
+def go_selector(sel: Mapping[str, Any] | None) -> str:
+    """``%v`` of a ``*metav1.LabelSelector``: its generated ``String()``."""
+    if sel is None:
+        return "nil"
+    labels = sel.get("matchLabels") or {}
+    exprs = "".join(
+        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
+        f"Values:[{' '.join(e.get('values') or [])}],}},"
+        for e in sel.get("matchExpressions") or []
+    )
+    pairs = "".join(f"{k}: {labels[k]}," for k in sorted(labels))
+    return (f"&LabelSelector{{MatchLabels:map[string]string{{{pairs}}},"
+            f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")  # fmt: skip
+
+
+def _pdb_selector(pdb: Obj) -> Selector:
+    """``metav1.LabelSelectorAsSelector``, with the key and operator checks of
+    ``labels.NewRequirement`` (a PDB that fails them selects no pods and fails its sync)."""
+    raw = (pdb.get("spec") or {}).get("selector")
+    if raw is not None:
+        keys = list(raw.get("matchLabels") or {})
+        for expr in raw.get("matchExpressions") or []:
+            if expr.get("operator") not in ("In", "NotIn", "Exists", "DoesNotExist"):
+                raise ValueError(f'"{expr.get("operator")}" is not a valid label selector operator')
+            keys.append(str(expr.get("key", "")))
+        for key in keys:
+            errs = label_key_errors(key)
+            if errs:
+                raise ValueError(f'key: Invalid value: "{key}": {"; ".join(errs)}')
+    return selector_from_label_selector(raw)
 
 
 class DisruptionController:
@@ -82,14 +122,16 @@ class DisruptionController:
         assert self._pdbs is not None
         ns = pod["metadata"].get("namespace", "default")
         labels = pod["metadata"].get("labels") or {}
-        return sorted(
-            object_key(pdb)
-            for pdb in self._pdbs.items()
-            if pdb["metadata"].get("namespace") == ns
-            and selector_from_label_selector((pdb.get("spec") or {}).get("selector")).matches(
-                labels
-            )
-        )
+        out = []
+        for pdb in self._pdbs.items():
+            if pdb["metadata"].get("namespace") != ns:
+                continue
+            try:
+                if _pdb_selector(pdb).matches(labels):
+                    out.append(object_key(pdb))
+            except ValueError:
+                continue  # an invalid selector selects nothing
+        return sorted(out)
 
     # -- sync ---------------------------------------------------------------------------
 
@@ -99,7 +141,12 @@ class DisruptionController:
         if pdb is None:
             return
         ns = pdb["metadata"].get("namespace", "default")
-        sel = selector_from_label_selector((pdb.get("spec") or {}).get("selector"))
+        try:  # trySync: getPodsForPdb, then getExpectedPodCount
+            sel = _pdb_selector(pdb)
+        except ValueError as e:
+            self._event(pdb, "NoPods", f"Failed to get pods: {e}")
+            self._fail_safe(pdb, str(e))
+            return
         pods = sorted(
             (
                 p
@@ -109,12 +156,24 @@ class DisruptionController:
             ),
             key=lambda p: str(p["metadata"]["name"]),
         )
+        if not pods:
+            self._event(pdb, "NoPods", "No matching pods found")
         now = self._ctx.clock.now()
         try:
             budget = compute(pdb, pods, self._scale_of, now)
         except SyncError as e:
+            msg = f"Failed to calculate the number of expected pods: {e}"
+            self._event(pdb, "CalculateExpectedPodCountFailed", msg)
             self._fail_safe(pdb, str(e))
             return
+        ns = pdb["metadata"].get("namespace", "default")
+        for name in budget.overdue:
+            # buildDisruptedPodMap's event names the PDB's namespace twice, as upstream does.
+            msg = f"Pod was expected by PDB {ns}/{ns} to be deleted but it wasn't"
+            self._ctx.trace.record(self.name, "NotDeleted", f"{ns}/{name}", msg)
+        if budget.unmanaged:
+            sel_text = go_selector((pdb.get("spec") or {}).get("selector"))
+            self._event(pdb, "UnmanagedPods", _UNMANAGED.format(sel_text))
         self._write(pdb, budget, now)
         if budget.recheck_at is not None:
             self._queue.add_after(key, Duration(max(0, budget.recheck_at - now)))
@@ -160,26 +219,20 @@ class DisruptionController:
             self._ctx.server.update_status({**pdb, "status": status})
         self._ctx.trace.record(self.name, "SyncFailed", object_key(pdb), message)
 
+    def _event(self, pdb: Obj, reason: str, message: str) -> None:
+        """The controller's recorder.Eventf on the PDB, as a trace record."""
+        self._ctx.trace.record(self.name, reason, object_key(pdb), message)
+
     def _scale_of(self, ref: Mapping[str, Any], namespace: str) -> tuple[str, int] | None:
-        """The finders of ``getExpectedScale``: (uid, replicas) of the pod's controller."""
-        api_version, kind = str(ref.get("apiVersion", "")), str(ref.get("kind", ""))
-        group = api_version.rpartition("/")[0]
-        served = _SCALED.get(("apps" if group == "extensions" else group, kind))
-        if served is None:
-            info = lookup(api_version, kind)
-            if info is None:
-                raise SyncError(f'no matches for kind "{kind}" in version "{api_version}"')
-            raise SyncError(f"{info.group_resource} does not implement the scale subresource")
-        obj = self._ctx.server.try_get(served, kind, str(ref.get("name", "")), namespace)
-        if obj is None or obj["metadata"].get("uid") != ref.get("uid"):
-            return None
-        if kind == "ReplicaSet":
-            owner = controller_ref(obj)
-            if owner is not None and owner.get("kind") == "Deployment":
-                dep = self._ctx.server.try_get("apps/v1", "Deployment", owner["name"], namespace)
-                if dep is not None and dep["metadata"].get("uid") == owner.get("uid"):
-                    obj = dep  # the Deployment's scale governs its ReplicaSets' pods
-        return str(obj["metadata"]["uid"]), int((obj.get("spec") or {}).get("replicas", 1))
+        """``getExpectedScale``'s inner loop: the first finder that knows the controller."""
+        for finder in FINDERS:
+            found = finder(self._get, ref, namespace)
+            if found is not None:
+                return found
+        return None
+
+    def _get(self, api_version: str, kind: str, name: str, namespace: str) -> Obj | None:
+        return self._ctx.server.try_get(api_version, kind, name, namespace)
 
     # -- stale DisruptionTarget conditions ------------------------------------------------
 
@@ -192,7 +245,9 @@ class DisruptionController:
         c = condition(pod, "DisruptionTarget")
         if c is None or c.get("status") != "True" or c.get("reason") == "TerminationByKubelet":
             return None
-        since = parse_rfc3339(str(c.get("lastTransitionTime") or rfc3339(self._ctx.clock.now())))
+        if not c.get("lastTransitionTime"):
+            return Duration(0)  # upstream's zero time is long past
+        since = parse_rfc3339(str(c["lastTransitionTime"]))
         return Duration(max(0, since + STALE_DISRUPTION_TIMEOUT - self._ctx.clock.now()))
 
     def _clear_stale(self, key: str) -> None:
@@ -200,8 +255,15 @@ class DisruptionController:
         pod = self._pods.get(key)
         if pod is None or self._stale_wait(pod) != 0:
             return
+        # syncStalePodDisruption: UpdatePodCondition replaces the whole condition, so the
+        # old reason and message go with it.
         status = copy.deepcopy(pod.get("status") or {})
-        set_condition(
-            status, {"type": "DisruptionTarget", "status": "False"}, rfc3339(self._ctx.clock.now())
-        )
+        cond: Obj = {"type": "DisruptionTarget", "status": "False",
+                     "lastTransitionTime": rfc3339(self._ctx.clock.now())}  # fmt: skip
+        gen = pod["metadata"].get("generation")
+        if gen:
+            cond["observedGeneration"] = int(gen)  # PodObservedGenerationTracking is GA
+        status["conditions"] = [
+            cond if c.get("type") == "DisruptionTarget" else c for c in status.get("conditions") or []
+        ]
         self._ctx.server.update_status({**pod, "status": status})

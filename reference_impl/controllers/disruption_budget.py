@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from reference_impl.clock import Instant, parse_rfc3339, seconds
 from reference_impl.controllers.controller_utils import controller_ref, is_pod_ready
+from reference_impl.controllers.disruption_finders import SyncError
 
 __all__ = [
     "DELETION_TIMEOUT",
@@ -35,10 +36,6 @@ DELETION_TIMEOUT: Final = seconds(120)
 ScaleLookup = Callable[[Mapping[str, Any], str], "tuple[str, int] | None"]
 
 
-class SyncError(Exception):
-    """The PDB's status cannot be computed (the message goes into the SyncFailed condition)."""
-
-
 @dataclass(slots=True)
 class Budget:
     """The computed status numbers of one PDB."""
@@ -49,6 +46,7 @@ class Budget:
     disrupted_pods: dict[str, str] = field(default_factory=dict)
     unmanaged: list[str] = field(default_factory=list)
     recheck_at: Instant | None = None
+    overdue: list[str] = field(default_factory=list)  # listed pods never deleted (NotDeleted)
 
     @property
     def disruptions_allowed(self) -> int:
@@ -84,7 +82,7 @@ def _expected_scale(pods: Sequence[Obj], scale_of: ScaleLookup) -> tuple[int, li
 
 
 def _disrupted(
-    pdb: Obj, pods: Sequence[Obj], now: Instant
+    pdb: Obj, pods: Sequence[Obj], now: Instant, overdue: list[str] | None = None
 ) -> tuple[dict[str, str], Instant | None]:
     """``buildDisruptedPodMap``: keep entries of live pods that are not yet overdue."""
     listed = (pdb.get("status") or {}).get("disruptedPods") or {}
@@ -98,6 +96,8 @@ def _disrupted(
         if due <= now:
             # Overdue (upstream: strictly before now; at the very instant it is due the
             # simulated clock would requeue forever, so that instant counts as overdue).
+            if overdue is not None:
+                overdue.append(name)
             continue
         kept[name] = str(listed[name])
         recheck = due if recheck is None or due < recheck else recheck
@@ -131,5 +131,7 @@ def compute(pdb: Obj, pods: Sequence[Obj], scale_of: ScaleLookup, now: Instant) 
         desired = scaled(spec["minAvailable"], expected)
     else:
         desired, expected = 0, 0  # neither set: upstream leaves both at zero
-    disrupted, recheck = _disrupted(pdb, pods, now)
-    return Budget(_healthy(pods, disrupted, now), desired, expected, disrupted, unmanaged, recheck)
+    overdue: list[str] = []
+    disrupted, recheck = _disrupted(pdb, pods, now, overdue)
+    healthy = _healthy(pods, disrupted, now)
+    return Budget(healthy, desired, expected, disrupted, unmanaged, recheck, overdue)

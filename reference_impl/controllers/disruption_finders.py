@@ -1,0 +1,142 @@
+"""The controller finders of pkg/controller/disruption: whose scale governs a pod.
+
+``getExpectedScale`` asks each finder in turn, in upstream's order (``finders``):
+``getPodReplicationController``, ``getPodDeployment``, ``getPodReplicaSet``,
+``getPodStatefulSet`` and last ``getScaleController``. A finder returns the controller's
+(uid, replicas), None when the reference does not fit it, or raises ``SyncError``.
+``verifyGroupKind`` accepts a ReplicaSet or Deployment of ``apps`` or ``extensions``, a
+StatefulSet of ``apps`` only and a ReplicationController of the core group only.
+``getScaleController`` stands in for the scale client: the reference serves the scale
+subresource of the four built-in workloads only (no custom resource has one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from reference_impl.api.resources import lookup
+from reference_impl.controllers.controller_utils import controller_ref
+
+__all__ = [
+    "FINDERS",
+    "Finder",
+    "Getter",
+    "SyncError",
+    "get_pod_deployment",
+    "get_pod_replica_set",
+    "get_pod_replication_controller",
+    "get_pod_stateful_set",
+    "get_scale_controller",
+    "parse_group",
+]
+
+Obj = dict[str, Any]
+# (apiVersion, kind, name, namespace) -> the stored object, or None
+Getter = Callable[[str, str, str, str], "Obj | None"]
+Finder = Callable[[Getter, Mapping[str, Any], str], "tuple[str, int] | None"]
+# Resources with a scale subresource in 1.37, by (group, kind).
+_SCALABLE: Final = frozenset(
+    {("", "ReplicationController"), ("apps", "ReplicaSet"), ("apps", "Deployment"),
+     ("apps", "StatefulSet")}
+)  # fmt: skip
+
+
+class SyncError(Exception):
+    """The PDB's status cannot be computed (the message goes into the SyncFailed condition)."""
+
+
+def parse_group(api_version: str) -> str:
+    """The group of ``schema.ParseGroupVersion``: "v1" and "/v1" are core; two slashes fail."""
+    if api_version.count("/") > 1:
+        raise SyncError(f"unexpected GroupVersion string: {api_version}")
+    return api_version.partition("/")[0] if "/" in api_version else ""
+
+
+def _verify_group_kind(ref: Mapping[str, Any], kind: str, groups: tuple[str, ...]) -> bool:
+    """``verifyGroupKind``."""
+    group = parse_group(str(ref.get("apiVersion", "")))
+    return ref.get("kind") == kind and group in groups
+
+
+def _replicas(obj: Obj) -> tuple[str, int]:
+    return str(obj["metadata"]["uid"]), int((obj.get("spec") or {}).get("replicas", 1))
+
+
+def _owned(get: Getter, api_version: str, kind: str, ref: Mapping[str, Any], ns: str) -> Obj | None:
+    """The named object when its uid is the reference's (the listers' NotFound is None)."""
+    obj = get(api_version, kind, str(ref.get("name", "")), ns)
+    if obj is None or obj["metadata"].get("uid") != ref.get("uid"):
+        return None
+    return obj
+
+
+def get_pod_replica_set(get: Getter, ref: Mapping[str, Any], ns: str) -> tuple[str, int] | None:
+    """``getPodReplicaSet``: a ReplicaSet that no Deployment controls."""
+    if not _verify_group_kind(ref, "ReplicaSet", ("apps", "extensions")):
+        return None
+    rs = _owned(get, "apps/v1", "ReplicaSet", ref, ns)
+    if rs is None:
+        return None
+    owner = controller_ref(rs)
+    if owner is not None and owner.get("kind") == "Deployment":
+        return None  # the Deployment finder speaks for it
+    return _replicas(rs)
+
+
+def get_pod_stateful_set(get: Getter, ref: Mapping[str, Any], ns: str) -> tuple[str, int] | None:
+    """``getPodStatefulSet``."""
+    if not _verify_group_kind(ref, "StatefulSet", ("apps",)):
+        return None
+    ss = _owned(get, "apps/v1", "StatefulSet", ref, ns)
+    return None if ss is None else _replicas(ss)
+
+
+def get_pod_deployment(get: Getter, ref: Mapping[str, Any], ns: str) -> tuple[str, int] | None:
+    """``getPodDeployment``: the Deployment controlling the pod's ReplicaSet."""
+    if not _verify_group_kind(ref, "ReplicaSet", ("apps", "extensions")):
+        return None
+    rs = _owned(get, "apps/v1", "ReplicaSet", ref, ns)
+    if rs is None:
+        return None
+    owner = controller_ref(rs)
+    if owner is None or not _verify_group_kind(owner, "Deployment", ("apps", "extensions")):
+        return None
+    dep = _owned(get, "apps/v1", "Deployment", owner, ns)
+    return None if dep is None else _replicas(dep)
+
+
+def get_pod_replication_controller(
+    get: Getter, ref: Mapping[str, Any], ns: str
+) -> tuple[str, int] | None:
+    """``getPodReplicationController``."""
+    if not _verify_group_kind(ref, "ReplicationController", ("",)):
+        return None
+    rc = _owned(get, "v1", "ReplicationController", ref, ns)
+    return None if rc is None else _replicas(rc)
+
+
+def get_scale_controller(get: Getter, ref: Mapping[str, Any], ns: str) -> tuple[str, int] | None:
+    """``getScaleController``: the scale subresource of whatever the reference names.
+
+    An unknown kind is the REST mapper's error; a known kind without a scale subresource
+    is ``implementsScale`` saying no; a missing object (or another uid) is None.
+    """
+    api_version, kind = str(ref.get("apiVersion", "")), str(ref.get("kind", ""))
+    parse_group(api_version)
+    info = lookup(api_version, kind)
+    if info is None:
+        raise SyncError(f'no matches for kind "{kind}" in version "{api_version}"')
+    if (info.group, kind) not in _SCALABLE:
+        raise SyncError(f"{info.group_resource} does not implement the scale subresource")
+    obj = _owned(get, api_version, kind, ref, ns)
+    return None if obj is None else _replicas(obj)
+
+
+FINDERS: Final[tuple[Finder, ...]] = (
+    get_pod_replication_controller,
+    get_pod_deployment,
+    get_pod_replica_set,
+    get_pod_stateful_set,
+    get_scale_controller,
+)
