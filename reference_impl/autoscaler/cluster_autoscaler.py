@@ -76,6 +76,7 @@ class ClusterAutoscaler:
         self._empty_since: dict[str, Instant] = {}
         self._dra = DraSimulation(ctx)
         self.driver = TemplateDriver(ctx, lambda: self.config)
+        self._issued: set[str] = set()  # cloud instance names are never reused
 
     def start(self) -> None:
         """Watch for the ConfigMap; nothing else runs until it exists."""
@@ -279,7 +280,7 @@ class ClusterAutoscaler:
 
     def _next_name(self, group: NodeGroup, planned: list[tuple[NodeGroup, SimNode]]) -> str:
         taken = {n["metadata"]["name"] for n in self._informer("v1", "Node").items()}
-        taken |= {sim.name for _, sim in planned}
+        taken |= {sim.name for _, sim in planned} | self._issued
         n = 1
         while f"{group.name}-{n}" in taken:
             n += 1
@@ -294,6 +295,7 @@ class ClusterAutoscaler:
         except ApiError as e:
             self._ctx.trace.record(NAME, "ScaleUpFailed", name, str(e))
             return False
+        self._issued.add(name)
         self._ctx.trace.record(NAME, "ScaleUp", name, group.name)
         return True
 

@@ -56,7 +56,7 @@ def test_a_node_reporting_not_ready_keeps_the_not_ready_taints() -> None:
     node = _unmanaged("sick")
     node["status"]["conditions"][0].update(status="False", reason="KubeletNotReady")
     c.create(node)
-    c.advance(1)
+    c.advance(5)  # NoExecute comes from monitorNodeHealth, on its 5 s period
     assert _taints(c, "sick") == {
         ("node.kubernetes.io/not-ready", "NoSchedule"),
         ("node.kubernetes.io/not-ready", "NoExecute"),
