@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference_impl.api.taints import Taint, parse_tolerations
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, Instant, Timer, rfc3339, seconds
 from reference_impl.errors import ApiError
-from reference_impl.scheduler.framework.taints import Taint, parse_tolerations
 
 __all__ = [
     "EVENT_REASON",

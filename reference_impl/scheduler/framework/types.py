@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Final
 
+from reference_impl.api.taints import (
+    Taint,
+    Toleration,
+    parse_taints,
+    parse_tolerations,
+)
 from reference_impl.clock import Instant
 from reference_impl.scheduler.framework.affinity import PodAffinityTerms, parse_affinity_terms
 from reference_impl.scheduler.framework.pod_resources import (
@@ -18,12 +24,6 @@ from reference_impl.scheduler.framework.pod_resources import (
     DEFAULT_MILLI_CPU_REQUEST,
     pod_requests,
     to_int,
-)
-from reference_impl.scheduler.framework.taints import (
-    Taint,
-    Toleration,
-    parse_taints,
-    parse_tolerations,
 )
 
 __all__ = [

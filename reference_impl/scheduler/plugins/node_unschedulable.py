@@ -7,6 +7,7 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any, Final, final
 
+from reference_impl.api.taints import Taint, parse_tolerations, tolerated
 from reference_impl.api.well_known_taints import TAINT_NODE_UNSCHEDULABLE
 from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState
@@ -28,7 +29,6 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
-from reference_impl.scheduler.framework.taints import Taint, parse_tolerations, tolerated
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.meta import Requirement, Selector, selector_from_label_selector
-from reference_impl.scheduler.framework.taints import (
+from reference_impl.api.taints import (
     Toleration,
     find_untolerated,
     parse_tolerations,

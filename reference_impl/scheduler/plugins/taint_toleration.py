@@ -8,6 +8,13 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any, Final, Self, final
 
+from reference_impl.api.taints import (
+    Toleration,
+    find_untolerated,
+    parse_taints,
+    parse_tolerations,
+    tolerated,
+)
 from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
@@ -33,13 +40,6 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
-from reference_impl.scheduler.framework.taints import (
-    Toleration,
-    find_untolerated,
-    parse_taints,
-    parse_tolerations,
-    tolerated,
-)
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.helper import default_normalize_score
