@@ -106,7 +106,9 @@ def is_pod_available(pod: Mapping[str, Any], min_ready_seconds: int, now: Instan
         return False
     if min_ready_seconds <= 0:
         return True
-    since = parse_rfc3339(str(cond.get("lastTransitionTime")))
+    if not cond.get("lastTransitionTime"):
+        return False  # a zero lastTransitionTime never counts as available
+    since = parse_rfc3339(str(cond["lastTransitionTime"]))
     return now - since >= min_ready_seconds * 1_000_000_000
 
 

@@ -14,8 +14,12 @@ from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.controllers.controller_utils import controller_ref, owner_reference
-from reference_impl.controllers.deployment import recreate, rolling, sync
+from reference_impl.controllers.controller_utils import (
+    controller_ref,
+    owner_reference,
+    sorted_by_key,
+)
+from reference_impl.controllers.deployment import progress, recreate, rolling, sync
 from reference_impl.controllers.deployment.util import (
     DESIRED_REPLICAS,
     MAX_REPLICAS,
@@ -23,12 +27,15 @@ from reference_impl.controllers.deployment.util import (
     TEMPLATE_HASH_LABEL,
     by_creation,
     compute_hash,
+    condition_of,
     equal_ignore_hash,
+    generate_replica_set_name,
     is_rolling,
     max_surge,
     revision,
+    set_new_rs_annotations,
 )
-from reference_impl.errors import AlreadyExists, Conflict
+from reference_impl.errors import AlreadyExists, ApiError, Conflict, NotFound
 
 __all__ = ["DeploymentController"]
 
@@ -60,21 +67,53 @@ class DeploymentController:
             self.queue.add(object_key(d))
 
     def _on_rs(self, ev: ObjectEvent) -> None:
-        ref = controller_ref(ev.obj)
-        ns = ev.obj["metadata"].get("namespace")
+        """``addReplicaSet`` / ``updateReplicaSet`` / ``deleteReplicaSet``: wake the owner
+        (and a previous owner); an orphan wakes every matching Deployment when it appears
+        or its labels or controller changed, and nobody when it is deleted."""
+        rs, old = ev.obj, ev.old
+        ref = controller_ref(rs)
+        if ev.type == "MODIFIED" and old is not None:
+            old_ref = controller_ref(old)
+            changed = (old_ref or {}).get("uid") != (ref or {}).get("uid")
+            if changed and old_ref is not None:
+                self._enqueue_owner(rs, old_ref)
+            if ref is not None:
+                self._enqueue_owner(rs, ref)
+            elif changed or rs["metadata"].get("labels") != old["metadata"].get("labels"):
+                self._enqueue_matching(rs)
+            return
         if ref is not None:
-            if ref.get("kind") == "Deployment":
-                self.queue.add(f"{ns}/{ref['name']}")
+            self._enqueue_owner(rs, ref)
+        elif ev.type == "ADDED" and not rs["metadata"].get("deletionTimestamp"):
+            self._enqueue_matching(rs)
+
+    def _enqueue_owner(self, rs: Obj, ref: Obj) -> None:
+        """``resolveControllerRef``: the Deployment of that name and UID, if any."""
+        if ref.get("kind") != "Deployment":
             return
         assert self._deps is not None
-        for d in self._deps.items():
-            if d["metadata"].get("namespace") == ns and selector_from_label_selector(
-                d["spec"].get("selector")
-            ).matches(ev.obj["metadata"].get("labels")):
+        key = f"{rs['metadata'].get('namespace')}/{ref['name']}"
+        d = self._deps.get(key)
+        if d is not None and d["metadata"].get("uid") == ref.get("uid"):
+            self.queue.add(key)
+
+    def _enqueue_matching(self, rs: Obj) -> None:
+        """``getDeploymentsForReplicaSet``: Deployments whose non-empty selector matches."""
+        assert self._deps is not None
+        labels = rs["metadata"].get("labels")
+        if not labels:
+            return
+        for d in sorted_by_key(self._deps.items()):
+            sel = d["spec"].get("selector") or {}
+            if (
+                d["metadata"].get("namespace") == rs["metadata"].get("namespace")
+                and sel
+                and selector_from_label_selector(sel).matches(labels)
+            ):
                 self.queue.add(object_key(d))
 
     def _on_pod(self, ev: ObjectEvent) -> None:
-        # Recreate waits for old pods to be gone; only deletions matter to it.
+        """``deletePod``: a Recreate Deployment waits for old pods to be gone."""
         if ev.type != "DELETED":
             return
         ref = controller_ref(ev.obj)
@@ -83,8 +122,13 @@ class DeploymentController:
         assert self._rss is not None
         rs = self._rss.get(f"{ev.obj['metadata'].get('namespace')}/{ref['name']}")
         owner = controller_ref(rs) if rs else None
-        if rs is not None and owner is not None and owner.get("kind") == "Deployment":
-            self.queue.add(f"{rs['metadata'].get('namespace')}/{owner['name']}")
+        if rs is None or owner is None or owner.get("kind") != "Deployment":
+            return
+        assert self._deps is not None
+        key = f"{rs['metadata'].get('namespace')}/{owner['name']}"
+        d = self._deps.get(key)
+        if d is not None and not is_rolling(d):
+            self.queue.add(key)
 
     # -- sync (syncDeployment) ------------------------------------------------------------
 
@@ -95,12 +139,20 @@ class DeploymentController:
             return
         d = copy.deepcopy(cached)
         if not (d["spec"].get("selector") or {}):
-            return  # an empty selector would select every pod; upstream refuses too
+            # An empty selector would select every pod: refuse, but observe the generation.
+            generation = int(d["metadata"].get("generation", 0))
+            if int((d.get("status") or {}).get("observedGeneration", 0)) < generation:
+                status = {**(d.get("status") or {}), "observedGeneration": generation}
+                self.server.update_status({**d, "status": status})
+            return
         rs_list = self._claim_replica_sets(d)
         if d["metadata"].get("deletionTimestamp"):
             new_rs, old = self.get_all_replica_sets(d, rs_list, create=False)
             sync.sync_deployment_status(self, d, old + ([new_rs] if new_rs else []), new_rs)
             return
+        paused = progress.paused_status(d, self.ctx.clock.now())
+        if paused is not None:
+            _replace(d, self.server.update_status({**d, "status": paused}))
         if d["spec"].get("paused") or sync.is_scaling_event(self, d, rs_list):
             sync.sync(self, d, rs_list)
         elif is_rolling(d):
@@ -109,19 +161,36 @@ class DeploymentController:
             recreate.rollout_recreate(self, d, rs_list)
 
     def _claim_replica_sets(self, d: Obj) -> list[Obj]:
+        """``getReplicaSetsForDeployment`` (``ClaimObject``): owned sets that match, after
+        adopting matching orphans and releasing owned sets that no longer match; the first
+        adopt/release error other than NotFound is raised once every set was tried."""
         assert self._rss is not None
         ns, uid = d["metadata"].get("namespace"), d["metadata"]["uid"]
         sel = selector_from_label_selector(d["spec"].get("selector"))
-        out = []
-        for rs in self._rss.items():
-            if rs["metadata"].get("namespace") != ns:
+        deleting = bool(d["metadata"].get("deletionTimestamp"))
+        out: list[Obj] = []
+        errors: list[ApiError] = []
+        for cached in sorted_by_key(self._rss.items()):
+            if cached["metadata"].get("namespace") != ns:
                 continue
+            rs = copy.deepcopy(cached)
             ref = controller_ref(rs)
-            if ref is not None and ref.get("uid") == uid:
-                out.append(copy.deepcopy(rs))
-            elif ref is None and sel.matches(rs["metadata"].get("labels")):
-                if not d["metadata"].get("deletionTimestamp"):
-                    out.append(self._adopt(d, copy.deepcopy(rs)))
+            matches = sel.matches(rs["metadata"].get("labels"))
+            try:
+                if ref is not None and ref.get("uid") == uid:
+                    if matches:
+                        out.append(rs)
+                    elif not deleting:
+                        self._release(d, rs)
+                elif ref is None and matches and not deleting:
+                    if not rs["metadata"].get("deletionTimestamp"):
+                        out.append(self._adopt(d, rs))
+            except NotFound:
+                pass  # the set is gone
+            except ApiError as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
         return out
 
     def _adopt(self, d: Obj, rs: Obj) -> Obj:
@@ -129,6 +198,15 @@ class DeploymentController:
         rs["metadata"]["ownerReferences"] = refs
         self.ctx.trace.record(self.name, "adopt", f"ReplicaSet/{object_key(rs)}", object_key(d))
         return self.server.update(rs)
+
+    def _release(self, d: Obj, rs: Obj) -> None:
+        uid = d["metadata"]["uid"]
+        refs = [r for r in rs["metadata"].get("ownerReferences") or [] if r.get("uid") != uid]
+        rs["metadata"]["ownerReferences"] = refs
+        if not refs:
+            rs["metadata"].pop("ownerReferences")
+        self.ctx.trace.record(self.name, "release", f"ReplicaSet/{object_key(rs)}", object_key(d))
+        self.server.update(rs)
 
     # -- replica sets (getAllReplicaSetsAndSyncRevision) ----------------------------------
 
@@ -145,9 +223,19 @@ class DeploymentController:
         old = sorted((rs for rs in rs_list if rs is not new_rs), key=by_creation)
         new_revision = max((revision(rs) for rs in old), default=0) + 1
         if new_rs is not None:
-            if revision(new_rs) < new_revision or self._annotations_stale(d, new_rs):
-                self._annotate(d, new_rs, max(revision(new_rs), new_revision))
+            min_ready = int(d["spec"].get("minReadySeconds", 0))
+            changed = set_new_rs_annotations(d, new_rs, str(new_revision), exists=True)
+            if changed or int(new_rs["spec"].get("minReadySeconds", 0)) != min_ready:
+                # Sync the set first; the Deployment follows on the next sync.
+                new_rs["spec"]["minReadySeconds"] = min_ready
                 _replace(new_rs, self.server.update(new_rs))
+                return new_rs, old
+            if progress.has_progress_deadline(d) and not condition_of(
+                d.get("status") or {}, "Progressing"
+            ):
+                # The first time this controller notices the new set (getNewReplicaSet).
+                msg = f'Found new replica set "{new_rs["metadata"]["name"]}"'
+                sync.set_progressing(self, d, "FoundNewReplicaSet", msg)
         elif create:
             new_rs = self._create_new_rs(d, old, new_revision)
         if new_rs is not None:
@@ -160,20 +248,24 @@ class DeploymentController:
             MAX_REPLICAS
         ) != str(int(d["spec"].get("replicas", 1)) + max_surge(d))
 
-    def _annotate(self, d: Obj, rs: Obj, rev: int | None = None) -> None:
+    def _annotate(self, d: Obj, rs: Obj) -> None:
+        """``SetReplicasAnnotations``."""
         ann = rs["metadata"].setdefault("annotations", {})
         replicas = int(d["spec"].get("replicas", 1))
         ann[DESIRED_REPLICAS] = str(replicas)
         ann[MAX_REPLICAS] = str(replicas + max_surge(d))
-        if rev is not None:
-            ann[REVISION] = str(rev)
 
     def _sync_revision(self, d: Obj, rev: str) -> None:
         ann = d["metadata"].get("annotations") or {}
         if ann.get(REVISION) == rev:
             return
         d["metadata"]["annotations"] = {**ann, REVISION: rev}
+        # Upstream writes the annotation and the in-memory conditions in one UpdateStatus;
+        # keep the in-memory status so the sync's status write still carries them.
+        status = d.get("status")
         _replace(d, self.server.update(d))
+        if status is not None:
+            d["status"] = status
 
     def _create_new_rs(self, d: Obj, old: list[Obj], rev: int) -> Obj:
         collisions = (d.get("status") or {}).get("collisionCount")
@@ -187,7 +279,7 @@ class DeploymentController:
             "apiVersion": "apps/v1",
             "kind": "ReplicaSet",
             "metadata": {
-                "name": f"{name}-{h}",
+                "name": generate_replica_set_name(name, h),
                 "namespace": d["metadata"].get("namespace"),
                 "labels": dict(template["metadata"]["labels"]),
                 "ownerReferences": [owner_reference(d)],
@@ -199,18 +291,24 @@ class DeploymentController:
                 "template": template,
             },
         }
-        self._annotate(d, rs, rev)
+        set_new_rs_annotations(d, rs, str(rev), exists=False)
         try:
             created = self.server.create(rs)
         except AlreadyExists:
             return self._on_collision(d, rs)
+        except ApiError as exc:
+            if progress.has_progress_deadline(d):
+                msg = f'Failed to create new replica set "{rs["metadata"]["name"]}": {exc}'
+                sync.set_progressing(self, d, "ReplicaSetCreateError", msg, status="False")
+                try:
+                    self.server.update_status(d)
+                except ApiError:
+                    pass  # the create error is the one to report
+            raise
         self.ctx.trace.record(self.name, "create-rs", object_key(created), str(rev))
-        sync.set_progressing(
-            self,
-            d,
-            "NewReplicaSetCreated",
-            f'Created new replica set "{created["metadata"]["name"]}"',
-        )
+        if progress.has_progress_deadline(d):
+            msg = f'Created new replica set "{created["metadata"]["name"]}"'
+            sync.set_progressing(self, d, "NewReplicaSetCreated", msg)
         return created
 
     def _on_collision(self, d: Obj, rs: Obj) -> Obj:
@@ -226,10 +324,11 @@ class DeploymentController:
         self.server.update_status({**d, "status": status})
         raise Conflict(f"hash collision for ReplicaSet {rs['metadata']['name']}; retrying")
 
-    def scale_replica_set(self, rs: Obj, size: int, d: Obj) -> bool:
-        """Set spec.replicas and the replica annotations; True when the size changed."""
+    def scale_replica_set(self, rs: Obj, size: int, d: Obj, force: bool = False) -> bool:
+        """``scaleReplicaSet``: set spec.replicas and the replica annotations; True when the
+        size changed. Without ``force`` an unchanged size writes nothing."""
         scaled = int(rs["spec"].get("replicas", 0)) != size
-        if not scaled and not self._annotations_stale(d, rs):
+        if not scaled and (not force or not self._annotations_stale(d, rs)):
             return False
         rs["spec"]["replicas"] = size
         self._annotate(d, rs)

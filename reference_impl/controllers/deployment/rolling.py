@@ -21,7 +21,14 @@ from reference_impl.controllers.deployment.util import (
 if TYPE_CHECKING:
     from reference_impl.controllers.deployment.controller import DeploymentController
 
-__all__ = ["new_rs_new_replicas", "rollout_rolling"]
+__all__ = [
+    "cleanup_unhealthy_replicas",
+    "new_rs_new_replicas",
+    "reconcile_new_replica_set",
+    "reconcile_old_replica_sets",
+    "rollout_rolling",
+    "scale_down_old_replica_sets",
+]
 
 Obj = dict[str, Any]
 
@@ -59,15 +66,20 @@ def rollout_rolling(dc: DeploymentController, d: Obj, rs_list: list[Obj]) -> Non
     assert new_rs is not None
     all_rss = [*old, new_rs]
     if not _stale(all_rss):
-        if _reconcile_new(dc, d, all_rss, new_rs) or _reconcile_old(dc, d, all_rss, old, new_rs):
+        if reconcile_new_replica_set(dc, d, all_rss, new_rs) or reconcile_old_replica_sets(
+            dc, d, all_rss, old, new_rs
+        ):
             sync.sync_rollout_status(dc, d, all_rss, new_rs)
             return
-        if sync.deployment_complete(d, sync.calculate_status(d, all_rss, new_rs, "")):
+        if sync.deployment_complete(d, d.get("status") or {}):
             sync.cleanup_deployment(dc, d, old)
     sync.sync_rollout_status(dc, d, all_rss, new_rs)
 
 
-def _reconcile_new(dc: DeploymentController, d: Obj, all_rss: list[Obj], new_rs: Obj) -> bool:
+def reconcile_new_replica_set(
+    dc: DeploymentController, d: Obj, all_rss: list[Obj], new_rs: Obj
+) -> bool:
+    """``reconcileNewReplicaSet``: scale the new set toward spec.replicas within maxSurge."""
     desired = int(d["spec"].get("replicas", 1))
     if _size(new_rs) == desired:
         return False
@@ -76,9 +88,11 @@ def _reconcile_new(dc: DeploymentController, d: Obj, all_rss: list[Obj], new_rs:
     return dc.scale_replica_set(new_rs, new_rs_new_replicas(d, all_rss, new_rs), d)
 
 
-def _reconcile_old(
+def reconcile_old_replica_sets(
     dc: DeploymentController, d: Obj, all_rss: list[Obj], old: list[Obj], new_rs: Obj
 ) -> bool:
+    """``reconcileOldReplicaSets``: unhealthy old pods first, then old sets down to
+    minAvailable, never counting the new set's unavailable pods as removable."""
     if spec_replicas(old) == 0:
         return False
     min_available = int(d["spec"].get("replicas", 1)) - max_unavailable(d)
@@ -86,13 +100,14 @@ def _reconcile_old(
     max_scaled_down = spec_replicas(all_rss) - min_available - new_unavailable
     if max_scaled_down <= 0:
         return False
-    cleaned = _cleanup_unhealthy(dc, d, old, max_scaled_down)
-    scaled = _scale_down_old(dc, d, [*old, new_rs], old)
+    cleaned = cleanup_unhealthy_replicas(dc, d, old, max_scaled_down)
+    scaled = scale_down_old_replica_sets(dc, d, [*old, new_rs], old)
     return cleaned + scaled > 0
 
 
-def _cleanup_unhealthy(dc: DeploymentController, d: Obj, old: list[Obj], limit: int) -> int:
-    """Scale down old sets' unavailable pods first; they cost no availability."""
+def cleanup_unhealthy_replicas(dc: DeploymentController, d: Obj, old: list[Obj], limit: int) -> int:
+    """``cleanupUnhealthyReplicas``: scale down old sets' unavailable pods first (oldest
+    set first, at most ``limit``); they cost no availability."""
     total = 0
     for rs in sorted(old, key=by_creation):
         if total >= limit:
@@ -107,7 +122,10 @@ def _cleanup_unhealthy(dc: DeploymentController, d: Obj, old: list[Obj], limit: 
     return total
 
 
-def _scale_down_old(dc: DeploymentController, d: Obj, all_rss: list[Obj], old: list[Obj]) -> int:
+def scale_down_old_replica_sets(
+    dc: DeploymentController, d: Obj, all_rss: list[Obj], old: list[Obj]
+) -> int:
+    """``scaleDownOldReplicaSetsForRollingUpdate``: oldest first, down to minAvailable."""
     min_available = int(d["spec"].get("replicas", 1)) - max_unavailable(d)
     available = status_sum(all_rss, "availableReplicas")
     if available <= min_available:

@@ -2,29 +2,36 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from reference_impl.apiserver.informers import object_key
-from reference_impl.clock import Duration, parse_rfc3339, rfc3339, seconds
+from reference_impl.clock import Duration, rfc3339, seconds
+from reference_impl.controllers.deployment import progress
+from reference_impl.controllers.deployment.progress import calculate_status, deployment_complete
 from reference_impl.controllers.deployment.util import (
     DESIRED_REPLICAS,
-    MAX_REPLICAS,
     by_creation,
-    condition_of,
     is_rolling,
     max_surge,
-    max_unavailable,
-    revision,
+    parse_revision,
+    replica_set_proportion,
     set_deployment_condition,
     spec_replicas,
-    status_sum,
 )
 from reference_impl.errors import Conflict, NotFound
 
 if TYPE_CHECKING:
     from reference_impl.controllers.deployment.controller import DeploymentController
 
-__all__ = ["is_scaling_event", "sync", "sync_deployment_status", "sync_rollout_status"]
+__all__ = [
+    "calculate_status",
+    "deployment_complete",
+    "is_scaling_event",
+    "sync",
+    "sync_deployment_status",
+    "sync_rollout_status",
+]
 
 Obj = dict[str, Any]
 
@@ -82,13 +89,13 @@ def scale(dc: DeploymentController, d: Obj, new_rs: Obj | None, old: list[Obj]) 
         active.sort(key=lambda rs: (-int(rs["spec"]["replicas"]), by_creation(rs)[0]))
     sizes, added = {}, 0
     for rs in active:
-        p = _proportion(d, rs, to_add, added)
+        p = replica_set_proportion(rs, d, to_add, added)
         sizes[rs["metadata"]["name"]] = int(rs["spec"]["replicas"]) + p
         added += p
     first = active[0]["metadata"]["name"]
     sizes[first] += to_add - added  # the leftover goes to the largest set
     for rs in active:
-        dc.scale_replica_set(rs, max(0, sizes[rs["metadata"]["name"]]), d)
+        dc.scale_replica_set(rs, max(0, sizes[rs["metadata"]["name"]]), d, force=True)
 
 
 def _saturated(d: Obj, rs: Obj) -> bool:
@@ -100,33 +107,10 @@ def _saturated(d: Obj, rs: Obj) -> bool:
     )
 
 
-def _proportion(d: Obj, rs: Obj, to_add: int, added: int) -> int:
-    size = int(rs["spec"].get("replicas", 0))
-    if size == 0 or to_add == 0 or to_add == added:
-        return 0
-    if _replicas(d) == 0:
-        fraction = -size
-    else:
-        annotated = (rs["metadata"].get("annotations") or {}).get(MAX_REPLICAS)
-        base = int(annotated) if annotated else int((d.get("status") or {}).get("replicas", 0))
-        target = _replicas(d) + max_surge(d)
-        fraction = (round(size * target / base) if base else size) - size
-    allowed = to_add - added
-    return min(fraction, allowed) if to_add > 0 else max(fraction, allowed)
-
-
 def cleanup_deployment(dc: DeploymentController, d: Obj, old: list[Obj]) -> None:
-    """Delete old, empty ReplicaSets beyond revisionHistoryLimit, oldest revision first."""
-    limit = int(d["spec"].get("revisionHistoryLimit", 10))
-    cleanable = [
-        rs
-        for rs in old
-        if not rs["metadata"].get("deletionTimestamp")
-        and int(rs["spec"].get("replicas", 0)) == 0
-        and int((rs.get("status") or {}).get("replicas", 0)) == 0
-    ]
-    cleanable.sort(key=lambda rs: (revision(rs), by_creation(rs)))
-    for rs in cleanable[: max(0, len(cleanable) - limit)]:
+    """``cleanupDeployment``: of the live old sets beyond revisionHistoryLimit (lowest
+    revision first), delete those that are empty and observed; the rest keep their slot."""
+    for rs in sets_to_clean_up(d, old):
         dc.ctx.trace.record(dc.name, "delete-rs", object_key(rs), "revisionHistoryLimit")
         try:
             dc.server.delete(
@@ -140,32 +124,33 @@ def cleanup_deployment(dc: DeploymentController, d: Obj, old: list[Obj]) -> None
             pass
 
 
-def calculate_status(d: Obj, all_rss: list[Obj], new_rs: Obj | None, now: str) -> Obj:
-    """``calculateStatus``: counters from the ReplicaSets plus the Available condition."""
-    available = status_sum(all_rss, "availableReplicas")
-    status: Obj = {
-        "observedGeneration": int(d["metadata"].get("generation", 1)),
-        "replicas": status_sum(all_rss, "replicas"),
-        "updatedReplicas": status_sum([new_rs] if new_rs else [], "replicas"),
-        "readyReplicas": status_sum(all_rss, "readyReplicas"),
-        "availableReplicas": available,
-        "unavailableReplicas": max(0, spec_replicas(all_rss) - available),
-        "terminatingReplicas": status_sum(all_rss, "terminatingReplicas"),
-    }
-    old = d.get("status") or {}
-    if "collisionCount" in old:
-        status["collisionCount"] = old["collisionCount"]
-    status["conditions"] = [dict(c) for c in old.get("conditions") or []]
-    if available >= _replicas(d) - max_unavailable(d):
-        args = ("True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
-    else:
-        args = (
-            "False",
-            "MinimumReplicasUnavailable",
-            "Deployment does not have minimum availability.",
-        )
-    set_deployment_condition(status, "Available", *args, now)
-    return status
+def sets_to_clean_up(d: Obj, old: list[Obj]) -> list[Obj]:
+    """The ReplicaSets ``cleanupDeployment`` deletes."""
+    limit = d["spec"].get("revisionHistoryLimit")
+    if limit is None or int(limit) == 2**31 - 1:
+        return []  # HasRevisionHistoryLimit: keep everything
+    alive = [rs for rs in old if not rs["metadata"].get("deletionTimestamp")]
+    diff = len(alive) - int(limit)
+    if diff <= 0:
+        return []
+    alive.sort(key=functools.cmp_to_key(_by_revision))
+    return [
+        rs
+        for rs in alive[:diff]
+        if int((rs.get("status") or {}).get("replicas", 0)) == 0
+        and int(rs["spec"].get("replicas", 0)) == 0
+        and int(rs["metadata"].get("generation", 0))
+        <= int((rs.get("status") or {}).get("observedGeneration", 0))
+    ]
+
+
+def _by_revision(a: Obj, b: Obj) -> int:
+    """``ReplicaSetsByRevision``: by revision; unparsable or equal ones by creation."""
+    ra, rb = parse_revision(a), parse_revision(b)
+    if ra is None or rb is None or ra == rb:
+        ca, cb = by_creation(a), by_creation(b)
+        return -1 if ca < cb else 1 if cb < ca else 0
+    return -1 if ra < rb else 1
 
 
 def sync_deployment_status(
@@ -176,93 +161,30 @@ def sync_deployment_status(
     _write_status(dc, d, status)
 
 
-def deployment_complete(d: Obj, status: Obj) -> bool:
-    """Every replica updated and available, for the current generation."""
-    n = _replicas(d)
-    return (
-        status.get("updatedReplicas") == n
-        and status.get("replicas") == n
-        and status.get("availableReplicas") == n
-        and int(status.get("observedGeneration", 0)) >= int(d["metadata"].get("generation", 1))
-    )
-
-
-def _progressing(d: Obj, new: Obj) -> bool:
-    old = d.get("status") or {}
-
-    def g(s: Obj, f: str) -> int:
-        return int(s.get(f, 0))
-
-    return (
-        g(new, "updatedReplicas") > g(old, "updatedReplicas")
-        or g(new, "replicas") - g(new, "updatedReplicas")
-        < g(old, "replicas") - g(old, "updatedReplicas")
-        or g(new, "readyReplicas") > g(old, "readyReplicas")
-        or g(new, "availableReplicas") > g(old, "availableReplicas")
-    )
-
-
-def _deadline(d: Obj) -> int | None:
-    pds = d["spec"].get("progressDeadlineSeconds")
-    return None if pds is None or int(pds) >= 2**31 - 1 else int(pds)
-
-
 def sync_rollout_status(
     dc: DeploymentController, d: Obj, all_rss: list[Obj], new_rs: Obj | None
 ) -> None:
     """Status plus the Progressing condition (``syncRolloutStatus``)."""
-    now_i = dc.ctx.clock.now()
-    now = rfc3339(now_i)
-    status = calculate_status(d, all_rss, new_rs, now)
-    deadline = _deadline(d)
-    name = new_rs["metadata"]["name"] if new_rs else ""
-    cur = condition_of(status, "Progressing")
-    complete = (
-        status["replicas"] == status["updatedReplicas"]
-        and (cur or {}).get("reason") == "NewReplicaSetAvailable"
-    )
-    if deadline is not None and not complete:
-        if deployment_complete(d, status):
-            set_deployment_condition(
-                status,
-                "Progressing",
-                "True",
-                "NewReplicaSetAvailable",
-                f'ReplicaSet "{name}" has successfully progressed.',
-                now,
-            )
-        elif _progressing(d, status):
-            set_deployment_condition(
-                status,
-                "Progressing",
-                "True",
-                "ReplicaSetUpdated",
-                f'ReplicaSet "{name}" is progressing.',
-                now,
-                bump=True,
-            )
-        elif cur is not None and cur.get("reason") != "ProgressDeadlineExceeded":
-            since = parse_rfc3339(str(cur.get("lastUpdateTime")))
-            if now_i >= since + seconds(deadline):
-                set_deployment_condition(
-                    status,
-                    "Progressing",
-                    "False",
-                    "ProgressDeadlineExceeded",
-                    f'ReplicaSet "{name}" has timed out progressing.',
-                    now,
-                )
-            else:
-                dc.queue.add_after(object_key(d), Duration(since + seconds(deadline) - now_i))
+    now = dc.ctx.clock.now()
+    status = progress.rollout_status(d, all_rss, new_rs, now)
+    if status == (d.get("status") or {}):
+        # Nothing new: come back when the progress deadline may have passed.
+        after = progress.requeue_after(d, status, now)
+        if after == 0:
+            dc.queue.add_after(object_key(d), seconds(1))
+        elif after > 0:
+            dc.queue.add_after(object_key(d), Duration(after + seconds(1)))
     _write_status(dc, d, status)
 
 
-def set_progressing(dc: DeploymentController, d: Obj, reason: str, message: str) -> None:
-    """Set Progressing=True on the in-memory Deployment; the sync's status write saves it."""
-    status = d.setdefault("status", {})
-    set_deployment_condition(
-        status, "Progressing", "True", reason, message, rfc3339(dc.ctx.clock.now())
-    )
+def set_progressing(
+    dc: DeploymentController, d: Obj, reason: str, message: str, status: str = "True"
+) -> None:
+    """Set the Progressing condition on the in-memory Deployment; the sync's status write
+    saves it."""
+    now = rfc3339(dc.ctx.clock.now())
+    conditions = d.setdefault("status", {})
+    set_deployment_condition(conditions, "Progressing", status, reason, message, now)
 
 
 def _write_status(dc: DeploymentController, d: Obj, status: Obj) -> None:
