@@ -106,16 +106,20 @@ def delete(
     return srv._commit(key, obj, api_version)
 
 
-def finalize_namespace(srv: APIServer, name: str) -> Obj | None:
-    """``APIServer.finalize_namespace``: clear spec.finalizers and complete deletion."""
+def finalize_namespace(
+    srv: APIServer, name: str, finalizers: list[str] | None = None
+) -> Obj | None:
+    """``APIServer.finalize_namespace``: set spec.finalizers (default: none) and, once
+    none is left, complete deletion."""
     info = srv.resource("v1", "Namespace")
     key = keys.key(info, name, None)
     kv = srv.store.get(key)
     if kv is None:
         return None
     obj = kv.decode()
-    obj.setdefault("spec", {})["finalizers"] = []
-    if obj["metadata"].get("deletionTimestamp") and not obj["metadata"].get("finalizers"):
+    obj.setdefault("spec", {})["finalizers"] = list(finalizers or [])
+    done = not finalizers and not obj["metadata"].get("finalizers")
+    if obj["metadata"].get("deletionTimestamp") and done:
         srv.store.delete(key)
         return None
     return srv._commit(key, obj, "v1")

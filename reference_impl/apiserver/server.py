@@ -329,9 +329,10 @@ class APIServer:
             uid,
         )
 
-    def finalize_namespace(self, name: str) -> Obj | None:
-        """The namespaces/finalize subresource: clear spec.finalizers and complete deletion."""
-        return deletion.finalize_namespace(self, name)
+    def finalize_namespace(self, name: str, finalizers: builtins.list[str] | None = None) -> Obj | None:
+        """The namespaces/finalize subresource: set spec.finalizers (default: none); with
+        none left, complete deletion."""
+        return deletion.finalize_namespace(self, name, finalizers)
 
     # -- watch ------------------------------------------------------------------------
 
