@@ -91,6 +91,11 @@ class SchedulerCache:
         """Whether a pod is assumed but not yet confirmed by the informer."""
         return key in self._assumed
 
+    def assumed_node(self, key: str) -> str:
+        """The node an assumed pod is accounted on, or "" when it is not assumed."""
+        info = self._pods.get(key) if key in self._assumed else None
+        return info.node_name if info is not None else ""
+
     def unassumable(self, key: str) -> str:
         """Why ``AssumePod`` would refuse ``key`` (the cache already holds it), or ""."""
         if key not in self._pods:

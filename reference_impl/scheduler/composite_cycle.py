@@ -42,6 +42,7 @@ from reference_impl.scheduler.plugins.gang_scheduling import (
     group_key,
     min_count,
 )
+from reference_impl.scheduler.podgroup_rules import REASON_SCHEDULER_ERROR, validate_pod_group
 
 if TYPE_CHECKING:
     from reference_impl.scheduler.group_placement import GroupAttempt
@@ -134,6 +135,12 @@ class CompositeCycle:
         ns, name = _ns_name(root)
         groups = self._subtree_groups(ns, name)
         pinfos = self._take(first, groups)
+        if (err := self._validate(pg, groups, pinfos)) is not None:
+            # updatePodGroupConditionWithError: every PodGroup of the hierarchy.
+            for g in groups:
+                self._wc._set_condition(g, "False", REASON_SCHEDULER_ERROR, err)  # noqa: SLF001
+            self._wc._fail_with_error(list(pinfos.values()), pg, err)  # noqa: SLF001
+            return
         placement = _Placement()
         ok = self._place(root, pinfos, placement)
         if not ok:
@@ -201,6 +208,26 @@ class CompositeCycle:
         ]
         key = lambda o: o["metadata"]["name"]  # noqa: E731
         return sorted(pgs, key=key), sorted(cpgs, key=key)
+
+    def _validate(self, pg: Obj, groups: list[Obj], pinfos: dict[str, QueuedPodInfo]) -> str | None:
+        """``validatePodGroup`` over the hierarchy: every popped and already-scheduled pod
+        of the subtree against the topmost CompositePodGroup (upstream's root)."""
+        ns, top, name = _ns_name(pg)[0], pg, _parent(pg)
+        for _ in range(MAX_DEPTH):
+            cpg = self._cpg(ns, name) if name else None
+            if cpg is None:
+                break
+            top, name = cpg, _parent(cpg)
+        scheduled = [
+            p for g in groups for p in self._wc._bound_pods("/".join(_ns_name(g)))  # noqa: SLF001
+        ]
+        return validate_pod_group(
+            (p.pod for p in pinfos.values()),  # the popped pod first
+            scheduled,
+            top,
+            profiles=(self._s.profile.scheduler_name,),
+            preemption_policy_gate=self._s.features.enable_pod_group_preemption_policy,
+        )
 
     def _subtree_groups(self, ns: str, name: str, depth: int = 0) -> list[Obj]:
         pgs, cpgs = self._children(ns, name)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from reference_impl.api.meta import set_condition
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import rfc3339
 from reference_impl.errors import ApiError
@@ -38,6 +37,12 @@ from reference_impl.scheduler.plugins.gang_scheduling import (
     group_key,
     min_count,
 )
+from reference_impl.scheduler.podgroup_rules import (
+    INITIALLY_SCHEDULED,
+    REASON_SCHEDULER_ERROR,
+    initially_scheduled_status,
+    validate_pod_group,
+)
 
 if TYPE_CHECKING:
     from reference_impl.scheduler.scheduler import Scheduler
@@ -45,7 +50,6 @@ if TYPE_CHECKING:
 __all__ = ["INITIALLY_SCHEDULED", "WorkloadCycle"]
 
 Obj = dict[str, Any]
-INITIALLY_SCHEDULED: Final = "PodGroupInitiallyScheduled"
 _POD_ADD: Final = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
 
 
@@ -106,11 +110,25 @@ class WorkloadCycle:
                 return
         gk = group_key(first.pod) or ""
         pinfos = [first, *self._take_members(gk, first.key)]
-        bound = self._bound_members(gk)
+        bound_pods = self._bound_pods(gk)
+        err = validate_pod_group(
+            (p.pod for p in pinfos),
+            bound_pods,
+            pg,
+            profiles=(self._s.profile.scheduler_name,),
+            preemption_policy_gate=self._s.features.enable_pod_group_preemption_policy,
+        )
+        if err is not None:
+            self._fail_with_error(pinfos, pg, err)
+            return
+        bound = [p["spec"]["nodeName"] for p in bound_pods]
         need = max(0, min_count(pg) - len(bound))
         best, failed = self.placer.place(pinfos, pg, bound, need)
         if best is None:
-            self._fail_all(pinfos, pg, need, failed)
+            if failed is not None and failed.error is not None:
+                self._fail_with_error(pinfos, pg, failed.error.message(), failed)
+            else:
+                self._fail_all(pinfos, pg, need, failed)
             return
         for pinfo, status in best.failed:
             diag = Diagnosis()
@@ -151,13 +169,36 @@ class WorkloadCycle:
 
     def _bound_members(self, gk: str) -> list[str]:
         """Members already on a node (bound or assumed), as node names."""
+        return [p["spec"]["nodeName"] for p in self._bound_pods(gk)]
+
+    def _bound_pods(self, gk: str) -> list[Obj]:
+        """Members already on a node: bound, or assumed (waiting at Permit or PreBind) with
+        the node they were assumed on (``podGroupState.ScheduledPods``)."""
         assert self.gang is not None
-        nodes = []
+        pods, cache = self._s.ctx.informers.informer("v1", "Pod"), self._s.cache
+        out = []
         for key in self.gang.members(gk):
-            pod = self._s.ctx.informers.informer("v1", "Pod").get(key)
-            if pod is not None and pod["spec"].get("nodeName"):
-                nodes.append(pod["spec"]["nodeName"])
-        return nodes
+            pod = pods.get(key)
+            if pod is None:
+                continue
+            if pod["spec"].get("nodeName"):
+                out.append(pod)
+            elif node := cache.assumed_node(key):
+                out.append({**pod, "spec": {**pod["spec"], "nodeName": node}})
+        return out
+
+    def _fail_with_error(
+        self, pinfos: list[QueuedPodInfo], pg: Obj, err: str, att: GroupAttempt | None = None
+    ) -> None:
+        """An internal error (``handlePodGroupFailureBeforeScheduling``, or an Error result
+        in ``submitPodGroupAlgorithmResult``): every member fails with the error, a pod
+        that errored itself with its own status, and the PodGroup reports SchedulerError;
+        no preemption is tried."""
+        own = {p.key: st for p, st in (att.failed if att else ()) if st.code is Code.ERROR}
+        for pinfo in pinfos:
+            status = own.get(pinfo.key) or Status(Code.ERROR, (err,))
+            self._s._handle_failure(pinfo, status, Diagnosis())  # noqa: SLF001
+        self._set_condition(pg, "False", REASON_SCHEDULER_ERROR, err)
 
     def _fail_all(
         self, pinfos: list[QueuedPodInfo], pg: Obj, need: int, att: GroupAttempt | None
@@ -166,7 +207,7 @@ class WorkloadCycle:
         gk = f"{pg['metadata'].get('namespace', 'default')}/{pg['metadata']['name']}"
         msg = f"pod group {gk}: only {placed} of the {need} pods needed fit at the same time"
         reasons = {p.key: st.message() for p, st in (att.failed if att else [])}
-        preempted = self._s.preempt_for_group(pinfos, pg, need)
+        self._s.preempt_for_group(pinfos, pg, need)
         rejectors = (att.rejectors if att else set()) | {GANG}
         for pinfo in pinfos:
             status = Status(
@@ -177,11 +218,12 @@ class WorkloadCycle:
             diag = Diagnosis()
             diag.unschedulable_plugins |= rejectors
             self._s._handle_failure(pinfo, status, diag)  # noqa: SLF001
-        if not preempted:
-            self._set_condition(pg, "False", "Unschedulable", msg)
+        # submitPodGroupAlgorithmResult: Unschedulable whether or not the group now waits on
+        # preemption (only its pods' nominations differ).
+        self._set_condition(pg, "False", "Unschedulable", msg)
 
     def _set_condition(self, pg: Obj, status: str, reason: str, message: str) -> None:
-        """PodGroupInitiallyScheduled; terminal once True."""
+        """``updatePodGroupCondition`` on the latest PodGroup (``podgroup_rules``)."""
         latest = (
             self.gang.pod_group(
                 f"{pg['metadata'].get('namespace', 'default')}/{pg['metadata']['name']}"
@@ -191,22 +233,9 @@ class WorkloadCycle:
         )
         if latest is None:
             return
-        st = {**(latest.get("status") or {})}
-        st["conditions"] = [dict(c) for c in st.get("conditions") or ()]
-        if any(
-            c.get("type") == INITIALLY_SCHEDULED and c.get("status") == "True"
-            for c in st["conditions"]
-        ):
-            return
-        cond: dict[str, Any] = {
-            "type": INITIALLY_SCHEDULED,
-            "status": status,
-            "reason": reason,
-            "message": message,
-        }
-        if latest["metadata"].get("generation"):  # pg.Generation; 0 is omitted (omitempty)
-            cond["observedGeneration"] = int(latest["metadata"]["generation"])
-        if not set_condition(st, cond, rfc3339(self._s.ctx.clock.now())):
+        cond = {"type": INITIALLY_SCHEDULED, "status": status, "reason": reason, "message": message}
+        st = initially_scheduled_status(latest, cond, rfc3339(self._s.ctx.clock.now()))
+        if st is None:
             return
         try:
             self._s.ctx.server.update_status({**latest, "status": st})

@@ -218,6 +218,25 @@ class GangScheduling:
         lowered = int(new_gang.get("minCount") or 0) < int(old_gang.get("minCount") or 0)
         return _QUEUE if lowered else _SKIP
 
+    def placement_feasible(
+        self, group: Obj, remaining: int, scheduled: int, *, composite: bool = False
+    ) -> Status:
+        """``PlacementFeasible``: Success once ``scheduled`` meets the group's minimum,
+        Wait while the ``remaining`` pods could still meet it, else Unschedulable. The
+        minimum is the gang's minCount (a CompositePodGroup's minGroupCount), 1 for a
+        basic group. The reference's pod-group cycle applies the same test once per
+        attempt (``GroupPlacer.place``: placed plus bound >= minCount)."""
+        policy = (group.get("spec") or {}).get("schedulingPolicy") or {}
+        gang = policy.get("gang")
+        need = 1 if gang is None else int(gang.get("minGroupCount" if composite else "minCount") or 0)
+        if remaining + scheduled < need:
+            why = f"minCount ({need}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining"
+            return Status(Code.UNSCHEDULABLE, (why,), NAME)
+        if scheduled < need:
+            why = f"minCount ({need}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining"
+            return Status(Code.WAIT, (why,), NAME)
+        return OK
+
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:
     """The registry factory."""
