@@ -26,7 +26,14 @@ from reference_impl.kubelet.ipam import NodeAddresses
 from reference_impl.kubelet.node_status import initialized_status, lease_manifest, micro_time
 from reference_impl.kubelet.pod_status import Placement, running_status, terminated_status
 from reference_impl.kubelet.projected import ProjectedVolumes
-from reference_impl.kubelet.resize import DEFERRED, ResizeState, admitted, apply_resize, reconcile
+from reference_impl.kubelet.resize import (
+    DEFERRED,
+    ResizeState,
+    admitted,
+    apply_resize,
+    reconcile,
+    retry_key,
+)
 from reference_impl.kubelet.resize import pod_requests as allocated_requests
 
 __all__ = ["Kubelet"]
@@ -181,11 +188,16 @@ class Kubelet:
         if ev.type == "DELETED" or phase in _TERMINAL:
             # Room freed on a node: deferred resizes there are retried (upstream retries
             # pending resizes whenever a pod is removed).
+            # They are queued in sortPendingResizes order: the first one synced takes the room.
             node = ev.obj["spec"].get("nodeName")
+            waiting = []
+            assert self._pods is not None
             for key in sorted(self._deferred):
-                st = self._states.get(key)
-                if st is not None and st.node == node:
-                    self._queue.add(key)
+                st, pod = self._states.get(key), self._pods.get(key)
+                if st is not None and st.node == node and st.resize is not None and pod:
+                    waiting.append((retry_key(pod, st.resize), key))
+            for _, key in sorted(waiting):
+                self._queue.add(key)
 
     def _resize(self, key: str, pod: Obj, st: _PodState, status: Obj, now: Instant) -> Instant | None:
         """Allocate/actuate a pending resize and write its state into ``status``."""

@@ -5,9 +5,9 @@ A pod's *allocated* resources are what the node admitted; its *actual* resources
 the runtime applies. When ``spec.containers[*].resources`` (written through pods/resize)
 differs from the allocation, the kubelet checks the node:
 
-* the pod alone exceeds the node's allocatable: ``PodResizePending`` reason ``Infeasible``;
-* it does not fit next to the other pods' allocations: ``PodResizePending`` reason
-  ``Deferred`` (retried when a pod leaves the node);
+* it does not fit next to the other pods' allocations (or beyond the node's allocatable):
+  ``PodResizePending`` reason ``Deferred`` (retried when a pod leaves the node); the
+  handler's Infeasible cases live in ``allocation.py``;
 * otherwise it is allocated at once and actuated ``actuation`` later; meanwhile the pod has
   ``PodResizeInProgress``. Containers whose changed resource has ``resizePolicy``
   ``RestartContainer`` are restarted (restartCount + 1); ``NotRequired`` is applied live.
@@ -22,12 +22,20 @@ from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
 from reference_impl.clock import Duration, Instant
+from reference_impl.kubelet.allocation import fit_message
+from reference_impl.kubelet.resize_conditions import DEFERRED, INFEASIBLE
 
-__all__ = ["INFEASIBLE", "DEFERRED", "ResizeState", "apply_resize", "pod_requests", "reconcile"]
+__all__ = [
+    "INFEASIBLE",
+    "DEFERRED",
+    "ResizeState",
+    "apply_resize",
+    "pod_requests",
+    "reconcile",
+    "retry_key",
+]
 
 Obj = dict[str, Any]
-INFEASIBLE: Final = "Infeasible"
-DEFERRED: Final = "Deferred"
 _CHECKED: Final = ("cpu", "memory")
 
 
@@ -40,6 +48,9 @@ class ResizeState:
     restarts: dict[str, int] = field(default_factory=dict)
     done_at: Instant | None = None
     pending: tuple[str, str] | None = None  # (reason, message) of PodResizePending
+    # metadata.generation when the resize in flight was allocated: PodResizeInProgress
+    # keeps it (SetPodResizeInProgressCondition) while later resizes wait.
+    allocated_gen: int = 0
 
 
 def desired(pod: Mapping[str, Any]) -> dict[str, Obj]:
@@ -75,17 +86,39 @@ def pod_requests(resources: Mapping[str, Obj]) -> dict[str, int]:
 
 
 def _check(want: dict[str, int], used: dict[str, int], alloc: dict[str, int]) -> tuple[str, str]:
-    """``canResizePod``: ("", "") when the resize fits, else (reason, upstream message)."""
-    # Upstream reports memory first when the pod alone exceeds the node.
-    for k in ("memory", "cpu"):
-        if want[k] > alloc.get(k, 0):
-            msg = f"{k}, requested: {want[k]}, capacity: {alloc.get(k, 0)}"
-            return INFEASIBLE, "Node didn't have enough capacity: " + msg
+    """``canAdmitPod`` for a resize (the predicate handler's ``fitsRequest``): ("", "")
+    when the resize fits, else (reason, upstream message). In v1.37.2 a resize beyond the
+    node's allocatable is Deferred like any other misfit (the apiserver's PodResizeValidator
+    refuses most of those up front); cpu is checked before memory."""
     for k in _CHECKED:
-        if want[k] > alloc.get(k, 0) - used[k]:
-            msg = f"{k}, requested: {want[k]}, used: {used[k]}, capacity: {alloc.get(k, 0)}"
-            return DEFERRED, "Node didn't have enough resource: " + msg
+        cap = alloc.get(k, 0)
+        if want[k] > 0 and want[k] > cap - used[k]:
+            return DEFERRED, fit_message(k, want[k], used[k], cap)
     return "", ""
+
+
+def retry_key(pod: Mapping[str, Any], st: ResizeState) -> tuple[int, int, int, int, str]:
+    """``sortPendingResizes`` as a sort key: resizes that do not increase cpu or memory
+    requests first, then higher ``spec.priority``, then Guaranteed pods, then the longest
+    pending (PodResizePending's lastTransitionTime; none last)."""
+    old, new = pod_requests(st.allocated), pod_requests(desired(pod))
+    increasing = new["cpu"] > old["cpu"] or new["memory"] > old["memory"]
+    status = pod.get("status") or {}
+    since = next(
+        (
+            str(c.get("lastTransitionTime", ""))
+            for c in status.get("conditions") or ()
+            if c.get("type") == "PodResizePending"
+        ),
+        None,
+    )
+    return (
+        int(increasing),
+        -int(pod["spec"].get("priority") or 0),
+        int(status.get("qosClass") != "Guaranteed"),
+        int(since is None),
+        since or "",
+    )
 
 
 def _restart_needed(pod: Mapping[str, Any], name: str, old: Obj, new: Obj) -> bool:
@@ -120,7 +153,10 @@ def reconcile(
                 if _restart_needed(pod, name, st.allocated.get(name, {}), res):
                     st.restarts[name] = st.restarts.get(name, 0) + 1
             st.allocated, st.pending = want, None
+            st.allocated_gen = int(pod["metadata"].get("generation", 1))
             st.done_at = Instant(now + actuation)
+    else:
+        st.pending = None  # a reverted resize: ClearPodResizePendingCondition
     if st.done_at is not None and now >= st.done_at:
         st.actual = {k: dict(v) for k, v in st.allocated.items()}
         st.done_at = None
@@ -159,10 +195,16 @@ def apply_resize(pod: Mapping[str, Any], status: Obj, st: ResizeState, now: str)
     if st.pending is not None:
         wanted = [_cond("PodResizePending", gen, now, *st.pending)]
     if st.allocated != st.actual:
-        wanted = [*wanted, _cond("PodResizeInProgress", gen, now)]
+        wanted = [*wanted, _cond("PodResizeInProgress", st.allocated_gen or gen, now)]
     for c in wanted:
+        # updatedPodResizeCondition keeps the time while the reason stays; a new
+        # allocation clears InProgress first, so its time moves with the generation.
         prev = old.get(c["type"])
-        if prev is not None and prev.get("reason") == c.get("reason"):
+        if (
+            prev is not None
+            and prev.get("reason") == c.get("reason")
+            and (c["type"] != "PodResizeInProgress" or prev.get("observedGeneration") == c["observedGeneration"])
+        ):
             c["lastTransitionTime"] = prev.get("lastTransitionTime", now)
         conds.append(c)
     status["conditions"] = conds
