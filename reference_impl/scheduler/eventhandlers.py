@@ -18,7 +18,7 @@ from reference_impl.scheduler.framework.events import (
     node_update_events,
     pod_update_events,
 )
-from reference_impl.scheduler.framework.interface import EventResource
+from reference_impl.scheduler.framework.interface import ClusterEvent, EventResource
 from reference_impl.scheduler.framework.types import pod_key
 
 if TYPE_CHECKING:
@@ -32,6 +32,18 @@ _TERMINAL: Final = ("Succeeded", "Failed")
 
 def _assigned(pod: Obj | None) -> bool:
     return pod is not None and bool(pod["spec"].get("nodeName"))
+
+
+def _priority(pod: Obj) -> int:
+    return int(pod["spec"].get("priority") or 0)  # corev1helpers.PodPriority: nil is 0
+
+
+def _nominated(pod: Obj) -> str:
+    return str((pod.get("status") or {}).get("nominatedNodeName") or "")
+
+
+def _deleting(pod: Obj) -> bool:
+    return bool(pod["metadata"].get("deletionTimestamp"))
 
 
 def _terminal(pod: Obj) -> bool:
@@ -49,6 +61,10 @@ class EventHandlers:
             pod["spec"].get("schedulerName") == self._s.profile.scheduler_name
             and not pod["metadata"].get("deletionTimestamp")
         )
+
+    def _pod_events(self, resource: EventResource, old: Obj, new: Obj) -> list[ClusterEvent]:
+        dra = self._s.features.enable_dynamic_resource_allocation
+        return pod_update_events(resource, old, new, dra=dra)
 
     def on_node(self, ev: ObjectEvent) -> None:
         """Node add/update/delete: keep the cache current and requeue what might now fit."""
@@ -70,7 +86,7 @@ class EventHandlers:
         if _assigned(new):
             assert new is not None
             if not _assigned(old):
-                self._unassigned_gone(old or new)
+                self._unassigned_gone(old or new, binding=True)
             self._deferred_changed(old if _assigned(old) else None, new)
             self._assigned_changed(old if _assigned(old) else None, new)
         elif _assigned(old):
@@ -98,7 +114,7 @@ class EventHandlers:
             queue.delete(pod)
         elif was and now:
             assert old is not None
-            queue.update(old, pod, pod_update_events(EventResource.ASSIGNED_POD, old, pod))
+            queue.update(old, pod, self._pod_events(EventResource.ASSIGNED_POD, old, pod))
 
     def _assigned_changed(self, old: Obj | None, new: Obj) -> None:
         cache, queue = self._s.cache, self._s.queue
@@ -112,7 +128,7 @@ class EventHandlers:
             queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, new)
             return
         cache.update_pod(new)
-        for event in pod_update_events(EventResource.ASSIGNED_POD, old, new):
+        for event in self._pod_events(EventResource.ASSIGNED_POD, old, new):
             queue.move_all_to_active_or_backoff(event, old, new)
 
     def _assigned_gone(self, old: Obj) -> None:
@@ -121,14 +137,49 @@ class EventHandlers:
 
     def _unassigned_changed(self, old: Obj | None, new: Obj) -> None:
         queue = self._s.queue
+        if old is not None and self._s.cache.is_assumed(pod_key(new)):
+            # ``updatePodInSchedulingQueue``: an assumed pod belongs to its binding cycle;
+            # only the start of its deletion matters.
+            if _deleting(new) and not _deleting(old):
+                self._assumed_deleted(new)
+            return
         if not self._responsible(new):
             queue.delete(new)
             self._s.reject_waiting(pod_key(new), "pod is being deleted")
         elif old is None:
             queue.add(new)
         else:
-            queue.update(old, new, pod_update_events(EventResource.UNSCHEDULED_POD, old, new))
+            # The queued pod's own update: TargetPod events (``PriorityQueue.Update``).
+            queue.update(old, new, self._pod_events(EventResource.TARGET_POD, old, new))
+            if _nominated(old) and _nominated(old) != _nominated(new):
+                self._nomination_gone(old)
 
-    def _unassigned_gone(self, pod: Obj) -> None:
+    def _unassigned_gone(self, pod: Obj, *, binding: bool = False) -> None:
+        """``deletePodFromSchedulingQueue``; a binding is no removal from the cluster."""
         self._s.queue.delete(pod)
+        if binding:
+            return
+        if self._s.cache.is_assumed(pod_key(pod)):
+            self._assumed_deleted(pod)
+            return
         self._s.reject_waiting(pod_key(pod), "pod was deleted")
+        if _nominated(pod):
+            self._nomination_gone(pod)
+
+    def _assumed_deleted(self, pod: Obj) -> None:
+        """``handleAssumedPodDeletion``: a pod waiting at Permit is rejected (its binding
+        cycle forgets it); otherwise its room is freed now, not when the binding fails."""
+        key = pod_key(pod)
+        node = self._s.cache.assumed_node(key)
+        if not self._s.reject_waiting(key, "pod is being deleted"):
+            self._s.cache.forget_pod(key)
+        old = {**pod, "spec": {**pod["spec"], "nodeName": node}}
+        self._s.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, old, None)
+
+    def _nomination_gone(self, old: Obj) -> None:
+        """``hasNominatedNodeNameChanged``/``deletePodFromSchedulingQueue``: lower or equal
+        priority pods treated the nominated pod as placed, so they may fit now."""
+        prio = _priority(old)
+        self._s.queue.move_all_to_active_or_backoff(
+            ASSIGNED_POD_DELETE, old, None, lambda p: _priority(p) <= prio
+        )

@@ -213,11 +213,12 @@ class Scheduler:
                 return True
         return False
 
-    def reject_waiting(self, key: str, message: str) -> None:
-        """Reject a pod parked at Permit (it was deleted)."""
+    def reject_waiting(self, key: str, message: str) -> bool:
+        """Reject a pod parked at Permit (it was deleted); False if none was waiting."""
         wp = self.framework.waiting_pods.get(key)
         if wp is not None:
             wp.reject("", message)
+        return wp is not None
 
     def _binding_cycle(self, state: CycleState, pinfo: QueuedPodInfo, node: str) -> None:
         if self.killed:

@@ -169,6 +169,7 @@ class EventResource(StrEnum):
     POD = "Pod"
     ASSIGNED_POD = "AssignedPod"
     UNSCHEDULED_POD = "UnscheduledPod"
+    TARGET_POD = "TargetPod"  # the queued pod's own update (``Update`` in the queue)
     NODE = "Node"
     RESOURCE_CLAIM = "ResourceClaim"
     RESOURCE_SLICE = "ResourceSlice"
@@ -196,8 +197,9 @@ class ActionType(IntFlag):
     UPDATE_OTHER = 1 << 12  # any other update (objects without fine-grained kinds)
     UPDATE_POD_SCALE_UP = 1 << 13
     UPDATE_NODE_PREEMPTION_POLICY = 1 << 14
-    UPDATE = (1 << 15) - 4  # every update kind
-    ALL = (1 << 15) - 1
+    UPDATE_NODE_DECLARED_FEATURE = 1 << 15
+    UPDATE = (1 << 16) - 4  # every update kind
+    ALL = (1 << 16) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,9 +211,19 @@ class ClusterEvent:
     label: str = ""
 
     def matches(self, incoming: ClusterEvent) -> bool:
-        """Whether a registration for ``self`` covers the ``incoming`` event."""
-        same = self.resource is EventResource.WILDCARD or self.resource is incoming.resource
-        return same and bool(self.action & incoming.action)
+        """Whether a registration for ``self`` covers the ``incoming`` event.
+
+        ``MatchClusterEvents``: ``*``/All covers everything; ``Pod`` covers its three
+        sub-kinds; the incoming action must be as or more specific than the registered one.
+        """
+        if self.resource is EventResource.WILDCARD and self.action == ActionType.ALL:
+            return True
+        same = (
+            self.resource is EventResource.WILDCARD
+            or self.resource is incoming.resource
+            or (self.resource is EventResource.POD and incoming.resource in _POD_KINDS)
+        )
+        return same and bool(self.action & incoming.action) and incoming.action <= self.action
 
 
 class QueueingHint(Enum):
@@ -223,6 +235,11 @@ class QueueingHint(Enum):
 
 # fn(pod, old, new) -> QueueingHint; ``old``/``new`` are the changed object's manifests.
 QueueingHintFn = Callable[[Obj, Obj | None, Obj | None], QueueingHint]
+
+
+_POD_KINDS: Final = frozenset(
+    (EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD, EventResource.TARGET_POD)
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from typing import Any, Final, Protocol
 from reference_impl.clock import Duration, Instant, SimClock, seconds
 from reference_impl.scheduler.framework.heap import KeyedHeap
 from reference_impl.scheduler.framework.interface import (
+    ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
@@ -93,9 +94,12 @@ class SchedulingQueue:
         self.last_examined = 0  # pods whose hints the last cluster event ran
         self.examined_total = 0
         self._in_flight: dict[str, tuple[QueuedPodInfo, int]] = {}
+        # ``inFlightEvents``: (seq, pod key or "" for a cluster event, event, old, new) seen
+        # while pods are in flight; a rejected pod replays those after its pop (its marker).
+        self._flight_events: list[tuple[int, str, ClusterEvent, Obj | None, Obj | None]] = []
+        self._event_seq = 0
         self._seq = 0
         self.scheduling_cycle = 0
-        self._move_request_cycle = -1
         self._backoff_timer: Instant | None = None
         self._leftover_timer: Instant | None = None
         self._errored: set[str] = set()
@@ -153,7 +157,14 @@ class SchedulingQueue:
         found.info = PodInfo(new)
         if self._signer is not None:  # upstream re-signs the updated pod
             found.signature = self._signer(new)
-        if key not in self._unschedulable or not _spec_changed(old, new):
+        if not _spec_changed(old, new):
+            return
+        if key in self._in_flight and found is self._in_flight[key][0]:
+            for ev in events:  # ``addEventsIfPodInFlight``
+                self._event_seq += 1
+                self._flight_events.append((self._event_seq, key, ev, old, new))
+            return
+        if key not in self._unschedulable:
             return
         if found.gated:
             del self._unschedulable[key]
@@ -171,21 +182,31 @@ class SchedulingQueue:
         self._active.delete(key)
         self._backoff_delete(key)
         self._unschedulable.pop(key, None)
-        self._in_flight.pop(key, None)
+        if self._in_flight.pop(key, None) is not None:
+            self._prune_flight_events()
         self._errored.discard(key)
 
     def move_all_to_active_or_backoff(
-        self, event: ClusterEvent, old: Obj | None, new: Obj | None
+        self, event: ClusterEvent, old: Obj | None, new: Obj | None,
+        precheck: Callable[[Obj], bool] | None = None,
     ) -> None:
-        """Requeue pool pods for which a rejecting plugin's hint says QUEUE (in key order)."""
-        self._move_request_cycle = self.scheduling_cycle
+        """Requeue pool pods for which a rejecting plugin's hint says QUEUE (in key order).
+
+        ``precheck`` (upstream's PreEnqueueCheck) limits the move to the pods it accepts.
+        """
         interested = self._fw.plugins_interested_in(event)
+        wildcard = event.resource is EventResource.WILDCARD and event.action == ActionType.ALL
+        if self._in_flight and (wildcard or interested):  # ``isEventOfInterest``
+            self._event_seq += 1
+            self._flight_events.append((self._event_seq, "", event, old, new))
         # The pool's indexes narrow the scan to pods this event may help (DRA-REQUEUE).
         candidates = self._unschedulable.candidates(event, old, new, interested)
         self.last_examined = len(candidates)
         self.examined_total += len(candidates)
         for key in sorted(candidates):
             pinfo = self._unschedulable[key]
+            if precheck is not None and not precheck(pinfo.pod):
+                continue
             hint = self._worth_requeuing(pinfo, event, old, new)
             if hint is not None:
                 self._requeue(pinfo, immediate=hint)
@@ -204,7 +225,7 @@ class SchedulingQueue:
         pinfo.attempts += 1
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self._clock.now()
-        self._in_flight[pinfo.key] = (pinfo, self.scheduling_cycle)
+        self._in_flight[pinfo.key] = (pinfo, self._event_seq)
         return pinfo
 
     def pop_member(self, key: str) -> QueuedPodInfo | None:
@@ -219,34 +240,68 @@ class SchedulingQueue:
         pinfo.attempts += 1
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self._clock.now()
-        self._in_flight[key] = (pinfo, self.scheduling_cycle)
+        self._in_flight[key] = (pinfo, self._event_seq)
         return pinfo
 
     def done(self, key: str) -> None:
         """The pod's cycle ended without a requeue (bound, or gone)."""
-        self._in_flight.pop(key, None)
+        if self._in_flight.pop(key, None) is not None:
+            self._prune_flight_events()
         self._errored.discard(key)
 
     def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, *, error: bool) -> None:
         """Return a failed pod: to backoffQ if something moved meanwhile or it errored,
         else to the unschedulable pool."""
         entry = self._in_flight.pop(pinfo.key, None)
+        seen: list[tuple[ClusterEvent, Obj | None, Obj | None]] = []
+        if entry is not None:
+            seen = [(ev, old, new) for seq, key, ev, old, new in self._flight_events
+                    if seq > entry[1] and key in ("", pinfo.key)]
+            self._prune_flight_events()
         if entry is None or self._find(pinfo.key) is not None:
             return  # deleted while in flight, or already re-added by an update
         pinfo.timestamp = self._clock.now()
-        if error:
+        # No rejecting plugin means something unusual failed: upstream counts it as an error.
+        if error or not (pinfo.unschedulable_plugins or pinfo.pending_plugins):
             pinfo.consecutive_errors += 1
-            self._errored.add(pinfo.key)
-            self._push_backoff(pinfo)
+            if self._pre_enqueue(pinfo):  # ``moveToBackoffQ`` runs PreEnqueue on the way in
+                self._errored.add(pinfo.key)
+                self._push_backoff(pinfo)
             return
         pinfo.unschedulable_count += 1
         pinfo.consecutive_errors = 0  # the error is gone
         self._errored.discard(pinfo.key)
-        if self._move_request_cycle >= entry[1]:
-            self._requeue(pinfo, immediate=False)
-        else:
-            self._unschedulable[pinfo.key] = pinfo
-            self._arm_leftover_timer()
+        strategy = self._in_flight_hint(pinfo, seen)
+        if strategy is not None:
+            self._requeue(pinfo, immediate=strategy)
+            return
+        self._unschedulable[pinfo.key] = pinfo
+        self._arm_leftover_timer()
+
+    def _in_flight_hint(
+        self, pinfo: QueuedPodInfo, events: Sequence[tuple[ClusterEvent, Obj | None, Obj | None]]
+    ) -> bool | None:
+        """``determineSchedulingHintForInFlightPod`` over the events seen since the pop."""
+        strategy: bool | None = None
+        for ev, old, new in events:
+            hint = self._worth_requeuing(pinfo, ev, old, new)
+            if hint is None:
+                continue
+            if hint:
+                return True
+            strategy = False
+            if not pinfo.pending_plugins:
+                break
+        return strategy
+
+    def _prune_flight_events(self) -> None:
+        """Drop the events no in-flight pod can still see."""
+        if not self._in_flight:
+            self._flight_events.clear()
+            return
+        oldest = min(marker for _, marker in self._in_flight.values())
+        if self._flight_events and self._flight_events[0][0] <= oldest:
+            self._flight_events = [e for e in self._flight_events if e[0] > oldest]
 
     # -- internals --------------------------------------------------------------------
 
@@ -268,8 +323,9 @@ class SchedulingQueue:
         pinfo.gating_plugin = pinfo.gating_message = ""
         return True
 
-    def _move_to_active(self, pinfo: QueuedPodInfo) -> None:
-        if not self._pre_enqueue(pinfo):
+    def _move_to_active(self, pinfo: QueuedPodInfo, *, from_backoff: bool = False) -> None:
+        # ``moveToActiveQ``: a pod leaving backoffQ passed PreEnqueue when it entered it.
+        if not from_backoff and not self._pre_enqueue(pinfo):
             return
         self._backoff_delete(pinfo.key)
         self._unschedulable.pop(pinfo.key, None)
@@ -394,7 +450,7 @@ class SchedulingQueue:
         self._backoff_timer = None
         for pinfo in self.pop_all_backoff_completed():
             self._errored.discard(pinfo.key)
-            self._move_to_active(pinfo)
+            self._move_to_active(pinfo, from_backoff=True)
         self._arm_backoff_timer()
 
     def _arm_leftover_timer(self, earliest: Instant | None = None) -> None:

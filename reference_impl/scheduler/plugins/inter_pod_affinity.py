@@ -253,7 +253,7 @@ class InterPodAffinity:
                 _assigned_pod_changed,
             ),
             ClusterEventWithHint(
-                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL), None
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_LABEL), None
             ),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),

@@ -137,7 +137,7 @@ class NodeDeclaredFeatures:
                 ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE),
                 _node_changed,
             ),
-            ClusterEventWithHint(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE), _pod_updated),
+            ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE), _pod_updated),
         )
 
 

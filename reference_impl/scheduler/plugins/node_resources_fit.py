@@ -378,7 +378,7 @@ class NodeResourcesFit:
                 self._node_changed,
             ),
             ClusterEventWithHint(
-                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_SCALE_DOWN), None
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_SCALE_DOWN), None
             ),
         ]
         if self._dra is not None:  # DRAExtendedResource: a class may now serve the resource
@@ -393,7 +393,7 @@ class NodeResourcesFit:
                     ClusterEvent(EventResource.ASSIGNED_POD, up), self._assigned_scaled_up
                 ),
                 ClusterEventWithHint(
-                    ClusterEvent(EventResource.UNSCHEDULED_POD, up), self._target_scaled_up
+                    ClusterEvent(EventResource.TARGET_POD, up), self._target_scaled_up
                 ),
             ]
         return tuple(regs)

@@ -90,7 +90,7 @@ class NodeUnschedulable:
                 _node_changed,
             ),
             ClusterEventWithHint(
-                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_TOLERATIONS),
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_TOLERATIONS),
                 _pod_tolerations_changed,
             ),
         )

@@ -200,7 +200,7 @@ class PodTopologySpread:
             ),
             ClusterEventWithHint(
                 ClusterEvent(
-                    EventResource.UNSCHEDULED_POD,
+                    EventResource.TARGET_POD,
                     ActionType.UPDATE_POD_TOLERATIONS | ActionType.UPDATE_POD_LABEL,
                 ),
                 self._target_pod_changed,

@@ -49,7 +49,7 @@ class SchedulingGates:
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Only the pod's own update that removes its last gate can release it."""
         ev = ClusterEvent(
-            EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+            EventResource.TARGET_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED
         )
         return (ClusterEventWithHint(ev, _gates_eliminated),)
 

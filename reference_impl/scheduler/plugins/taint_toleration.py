@@ -159,7 +159,7 @@ class TaintToleration:
                 self._node_changed,
             ),
             ClusterEventWithHint(
-                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_TOLERATIONS), None
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_TOLERATIONS), None
             ),
         )
 

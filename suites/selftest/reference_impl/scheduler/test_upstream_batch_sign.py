@@ -285,6 +285,8 @@ def test_priority_queue_update_recomputes_signature(where: str) -> None:
     if where in ("backoff", "unschedulable"):
         pinfo = q.pop()
         assert pinfo is not None
+        if where == "unschedulable":
+            pinfo.unschedulable_plugins.add("fakePlugin")  # no rejector counts as an error
         q.add_unschedulable_if_not_present(pinfo, error=where == "backoff")
         assert q.where(pinfo.key) == where
     q.update(pod1, pod2, [])

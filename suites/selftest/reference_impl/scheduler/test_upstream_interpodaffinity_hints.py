@@ -110,7 +110,7 @@ def test_is_schedulable_after_target_pod_update_label() -> None:
     """Any label change of the pod itself requeues it (no hint: always QUEUE)."""
     pl = ipa.new(None, snapshot([], []), SchedulerFeatures())  # type: ignore[arg-type]
     assert isinstance(pl, ipa.InterPodAffinity)
-    regs = [r for r in pl.events_to_register() if r.event.resource is EventResource.UNSCHEDULED_POD]
+    regs = [r for r in pl.events_to_register() if r.event.resource is EventResource.TARGET_POD]
     assert regs and all(r.hint is None for r in regs)
 
 

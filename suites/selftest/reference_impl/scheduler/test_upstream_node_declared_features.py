@@ -128,7 +128,7 @@ def test_is_schedulable_after_target_pod_update_no_change() -> None:
     """"Pod Update with no change in requirements": no feature inferred either way."""
     new = pod()
     new["metadata"]["labels"] = {"foo": "bar"}
-    assert _hint("UNSCHEDULED_POD")(pod(), pod(), new) == QueueingHint.QUEUE_SKIP
+    assert _hint("TARGET_POD")(pod(), pod(), new) == QueueingHint.QUEUE_SKIP
 
 
 @pytest.mark.parametrize(

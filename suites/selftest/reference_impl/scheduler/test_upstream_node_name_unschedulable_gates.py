@@ -145,7 +145,7 @@ def test_node_unschedulable_is_schedulable_after_node_change(
 def test_node_unschedulable_is_schedulable_after_pod_toleration_change(
     old: Obj | None, new: Obj | None, want: QueueingHint
 ) -> None:
-    assert _hint(NodeUnschedulable(), "UNSCHEDULED_POD")(pod(uid="uid"), old, new) == want
+    assert _hint(NodeUnschedulable(), "TARGET_POD")(pod(uid="uid"), old, new) == want
 
 
 def test_node_unschedulable_deferred_resize_skipped() -> None:
@@ -171,5 +171,5 @@ def test_pre_enqueue(p: Obj, want: Status) -> None:
 
 
 def test_is_schedulable_after_update_target_pod_scheduling_gates_eliminated() -> None:
-    hint = _hint(SchedulingGates(), "UNSCHEDULED_POD")
+    hint = _hint(SchedulingGates(), "TARGET_POD")
     assert hint(pod(gates=["foo"]), pod(gates=["foo"]), pod()) == Q

@@ -96,7 +96,7 @@ def test_is_schedulable_after_assigned_pod_delete(pod: Obj, old: Obj, want: Queu
     ],
 )
 def test_is_schedulable_after_target_pod_scale_down(pod: Obj) -> None:
-    hint = _hint(NodeResourcesFit(NodeResourcesFitArgs(), None), "UNSCHEDULED_POD", ActionType.UPDATE_POD_SCALE_DOWN)
+    hint = _hint(NodeResourcesFit(NodeResourcesFitArgs(), None), "TARGET_POD", ActionType.UPDATE_POD_SCALE_DOWN)
     assert hint is None or hint(pod, None, None) == Q  # no hint: always queue
 
 
@@ -263,7 +263,7 @@ _LOCKED = pytest.mark.skip(reason="InPlacePodVerticalScaling is GA and locked on
     [
         P(False, [("AssignedPod", ActionType.DELETE), ("Node", ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
                   ("AssignedPod", ActionType.UPDATE_POD_SCALE_DOWN),
-                  ("UnscheduledPod", ActionType.UPDATE_POD_SCALE_DOWN)],
+                  ("TargetPod", ActionType.UPDATE_POD_SCALE_DOWN)],
           id="Register events with InPlacePodVerticalScaling feature enabled"),
         P(False, [], id="Register events with default features", marks=_LOCKED),
         P(True, [], id="Register events with DRAExtendedResource feature enabled", marks=_LOCKED),

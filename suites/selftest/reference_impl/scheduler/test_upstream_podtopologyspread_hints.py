@@ -150,4 +150,4 @@ TARGET = [
 
 @pytest.mark.parametrize(("pod", "old", "new", "want"), [pytest.param(*r[1:], id=r[0]) for r in TARGET])
 def test_is_schedulable_after_target_pod_change(pod: Obj, old: Obj, new: Obj, want: QueueingHint) -> None:
-    assert _hint(EventResource.UNSCHEDULED_POD)(pod, old, new) is want
+    assert _hint(EventResource.TARGET_POD)(pod, old, new) is want

@@ -218,7 +218,7 @@ def test_is_schedulable_after_node_change(old: Obj | None, new: Obj | None, want
 
 def test_is_schedulable_after_target_pod_toleration_change() -> None:
     """"queue-on-toleration-added": the reference registers no hint, which queues."""
-    hint = _hint("UNSCHEDULED_POD")
+    hint = _hint("TARGET_POD")
     old = {"metadata": {"name": "pod-1", "namespace": "ns-1"}, "spec": {}}
     new = {"metadata": {"name": "pod-1", "namespace": "ns-1"},
            "spec": {"tolerations": [{"key": "foo", "effect": "NoSchedule"}]}}

@@ -1,0 +1,376 @@
+"""Upstream's event-handler tables against reference_impl/scheduler/eventhandlers.py.
+
+Ported (pkg/scheduler/eventhandlers_test.go): ``TestEventHandlers_MoveToActiveOnNominatedNodeUpdate``,
+``TestUpdateAssignedPodInCache`` (the cache is keyed by namespace/name, not UID, so the
+"different UIDs" row checks that the node holds only the new pod), and the rows of
+``TestAddPod``, ``TestUpdatePod`` and ``TestDeletePod`` without pod-group state. The handlers
+run against a real SchedulingQueue (backoff off, as the upstream test) and SchedulerCache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import pytest
+
+from reference_impl.api import make_node, make_pod
+from reference_impl.apiserver.watch import ObjectEvent
+from reference_impl.clock import Duration, SimClock
+from reference_impl.scheduler.cache import SchedulerCache
+from reference_impl.scheduler.eventhandlers import EventHandlers
+from reference_impl.scheduler.framework.events import ASSIGNED_POD_DELETE
+from reference_impl.scheduler.framework.interface import (
+    OK,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+    Status,
+)
+from reference_impl.scheduler.framework.queue import SchedulingQueue
+from reference_impl.scheduler.framework.registry import SchedulerFeatures
+from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo
+from reference_impl.scheduler.plugins import queue_sort
+
+if TYPE_CHECKING:
+    from reference_impl.api.resources import ResourceInfo
+    from reference_impl.api.watch import WatchEventType
+    from reference_impl.scheduler.scheduler import Scheduler
+
+Obj = dict[str, Any]
+SCHED = "test-scheduler"
+
+
+@dataclass
+class _QueueFramework:
+    """PrioritySort and one plugin's registrations (upstream's QueueingHintMapPerProfile)."""
+
+    events: dict[str, list[ClusterEventWithHint]]
+
+    def __post_init__(self) -> None:
+        self._sort = queue_sort.new(None, None, SchedulerFeatures())  # type: ignore[arg-type]
+
+    def queue_sort_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return bool(getattr(self._sort, "less")(a, b))  # noqa: B009 - the QueueSort plugin
+
+    def run_pre_enqueue_plugins(self, pod: Obj) -> Status:
+        return OK
+
+    def events_for(self, plugin: str) -> list[ClusterEventWithHint]:
+        return self.events.get(plugin, [])
+
+    def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
+        return frozenset(n for n, rs in self.events.items() if any(r.event.matches(event) for r in rs))
+
+
+@dataclass
+class _Profile:
+    scheduler_name: str = SCHED
+
+
+@dataclass
+class _Sched:
+    """The parts of Scheduler the handlers touch."""
+
+    queue: SchedulingQueue
+    cache: SchedulerCache = field(default_factory=SchedulerCache)
+    profile: _Profile = field(default_factory=_Profile)
+    features: SchedulerFeatures = field(default_factory=SchedulerFeatures)
+    rejected: list[str] = field(default_factory=list)
+    waiting: set[str] = field(default_factory=set)  # pods parked at Permit
+
+    def reject_waiting(self, key: str, message: str) -> bool:
+        self.rejected.append(key)
+        if key in self.waiting:
+            self.waiting.discard(key)
+            return True
+        return False
+
+
+def _handlers(events: dict[str, list[ClusterEventWithHint]]) -> tuple[EventHandlers, _Sched]:
+    q = SchedulingQueue(SimClock(), _QueueFramework(events), lambda: None,
+                        initial_backoff=Duration(0), max_backoff=Duration(0))
+    s = _Sched(q)
+    return EventHandlers(cast("Scheduler", s)), s
+
+
+def _ev(kind: str, obj: Obj, old: Obj | None = None) -> ObjectEvent:
+    # The handlers never read ``info``.
+    return ObjectEvent(cast("WatchEventType", kind), cast("ResourceInfo", None), obj, old)
+
+
+# -- TestEventHandlers_MoveToActiveOnNominatedNodeUpdate --------------------------------
+
+HIGH, MID, LOW = 100, 50, 10
+
+
+def _p(name: str, ns: str, prio: int, nominated: str = "") -> Obj:
+    pod = make_pod(name, ns).build()
+    pod["spec"].update(priority=prio, schedulerName=SCHED)
+    if nominated:
+        pod["status"] = {**(pod.get("status") or {}), "nominatedNodeName": nominated}
+    return pod
+
+
+HPP = _p("hpp", "ns1", HIGH)
+MPP_NOMINATED = _p("mpp", "ns2", MID, "node1")
+SMPP = _p("smpp", "ns3", MID)
+LPP = _p("lpp", "ns4", LOW)
+
+
+def _renominate(pod: Obj, node: str) -> Obj:
+    return {**pod, "status": {**(pod.get("status") or {}), "nominatedNodeName": node},
+            "metadata": {**pod["metadata"], "resourceVersion": "1"}}
+
+
+def _delete_hint(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """Schedulable on a delete, but not when a nominated node appears."""
+    assert old is not None
+    if not (old.get("status") or {}).get("nominatedNodeName"):
+        return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE
+
+
+Update = Callable[[EventHandlers], None]
+
+
+@pytest.mark.parametrize(
+    ("update", "want"),
+    [
+        pytest.param(lambda h: h.on_pod(_ev("MODIFIED", _renominate(MPP_NOMINATED, "node2"), MPP_NOMINATED)),
+                     {"lpp", "smpp", "mpp"},
+                     id="Update of a nominated node name to a different value should trigger "
+                        "rescheduling of lower priority pods"),
+        pytest.param(lambda h: h.on_pod(_ev("MODIFIED", _renominate(MPP_NOMINATED, ""), MPP_NOMINATED)),
+                     {"lpp", "smpp", "mpp"},
+                     id="Removal of a nominated node name should trigger rescheduling of lower "
+                        "priority pods"),
+        pytest.param(lambda h: h.on_pod(_ev("DELETED", MPP_NOMINATED)), {"lpp", "smpp"},
+                     id="Removal of a pod that had nominated node name should trigger rescheduling "
+                        "of lower priority pods"),
+        pytest.param(lambda h: h.on_pod(_ev("MODIFIED", _renominate(HPP, "node2"), HPP)), set(),
+                     id="Addition of a nominated node name to the high priority pod that did not "
+                        "have it before shouldn't trigger rescheduling"),
+    ],
+)
+def test_move_to_active_on_nominated_node_update(update: Update, want: set[str]) -> None:
+    h, s = _handlers({"fooPlugin1": [ClusterEventWithHint(ASSIGNED_POD_DELETE, _delete_hint)]})
+    for pod in (HPP, MPP_NOMINATED, SMPP, LPP):
+        s.queue.add(pod)
+        pinfo = s.queue.pop()
+        assert pinfo is not None
+        pinfo.unschedulable_plugins.add("fooPlugin1")
+        s.queue.add_unschedulable_if_not_present(pinfo, error=False)
+    names = {"hpp": "ns1", "mpp": "ns2", "smpp": "ns3", "lpp": "ns4"}
+    assert all(s.queue.where(f"{ns}/{n}") == "unschedulable" for n, ns in names.items())
+    update(h)
+    moved = {n for n, ns in names.items() if s.queue.where(f"{ns}/{n}") in ("active", "backoff")}
+    assert moved == want
+
+
+# -- TestUpdateAssignedPodInCache -------------------------------------------------------
+
+
+def _port_pod(uid: str, port: int) -> Obj:
+    pod = make_pod("pod").node("node").build()
+    pod["metadata"]["uid"] = uid
+    pod["spec"]["containers"][0]["ports"] = [{"hostPort": port, "containerPort": port}]
+    return pod
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        pytest.param(_port_pod("oldUID", 80), _port_pod("oldUID", 8080),
+                     id="pod updated with the same UID"),
+        pytest.param(_port_pod("oldUID", 80), _port_pod("newUID", 8080),
+                     id="pod updated with different UIDs"),
+    ],
+)
+def test_update_assigned_pod_in_cache(old: Obj, new: Obj) -> None:
+    h, s = _handlers({})
+    h.on_node(_ev("ADDED", make_node("node").build()))
+    h.on_pod(_ev("ADDED", old))
+    h.on_pod(_ev("MODIFIED", new, old))
+    ni = s.cache.get("node")
+    assert ni is not None
+    assert [p.pod["metadata"]["uid"] for p in ni.pods.values()] == [new["metadata"]["uid"]]
+
+
+# -- TestAddPod / TestUpdatePod / TestDeletePod -------------------------------------------
+# Pod-group state rows belong to the workload cache (not modelled by these handlers), and
+# the informer's DeletedFinalStateUnknown tombstones do not occur here.
+
+SUPPORTED, OTHER = SCHED, "other-scheduler"
+_PG_STATE = pytest.mark.skip(reason="pod-group state (GenericWorkload) is not these handlers'")
+_TOMBSTONE = pytest.mark.skip(reason="no DeletedFinalStateUnknown tombstones in the simulator")
+
+
+def _bp(*, sched: str = SUPPORTED, node: str = "", labels: Obj | None = None, rv: str = "",
+        deleting: bool = False, group: str = "") -> Obj:
+    pod = make_pod("pod1", "ns1").build()
+    pod["metadata"]["uid"] = "pod1"
+    pod["spec"]["schedulerName"] = sched
+    if node:
+        pod["spec"]["nodeName"] = node
+    if labels:
+        pod["metadata"]["labels"] = dict(labels)
+    if rv:
+        pod["metadata"]["resourceVersion"] = rv
+    if deleting:
+        pod["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    if group:
+        pod["spec"]["schedulingGroup"] = {"podGroupName": group}
+    return pod
+
+
+KEY = "ns1/pod1"
+FOO = {"foo": "bar"}
+
+
+def _setup(initial: Obj | None, assumed: Obj | None, waiting: bool) -> tuple[EventHandlers, _Sched]:
+    h, s = _handlers({})
+    for n in ("node1", "node2"):
+        h.on_node(_ev("ADDED", make_node(n).build()))
+    if assumed is not None:
+        s.cache.assume_pod(PodInfo(assumed), assumed["spec"]["nodeName"])
+        if waiting:
+            s.waiting.add(KEY)
+    elif initial is not None:
+        h.on_pod(_ev("ADDED", initial))
+    return h, s
+
+
+def _cached(s: _Sched) -> Obj | None:
+    for ni in s.cache.node_infos():
+        if KEY in ni.pods:
+            return ni.pods[KEY].pod
+    return None
+
+
+def _view(pod: Obj | None) -> tuple[str, Obj, bool] | None:
+    """What the rows tell apart: the node, the labels and whether deletion started."""
+    if pod is None:
+        return None
+    meta = pod["metadata"]
+    return pod["spec"].get("nodeName", ""), meta.get("labels") or {}, "deletionTimestamp" in meta
+
+
+def _queued(s: _Sched) -> Obj | None:
+    found = s.queue._find(KEY)  # noqa: SLF001 - upstream's GetPod
+    return found.pod if found is not None else None
+
+
+@pytest.mark.parametrize(
+    ("pod", "in_queue", "in_cache"),
+    [
+        pytest.param(_bp(), True, False, id="add unscheduled pod"),
+        pytest.param(_bp(sched=OTHER), False, False, id="add unscheduled pod with other scheduler name"),
+        pytest.param(_bp(node="node1"), False, True, id="add scheduled pod"),
+        pytest.param(_bp(group="pg1"), True, False, id="add a pod group member with GenericWorkload disabled"),
+        pytest.param(_bp(group="pg1"), True, False, id="add an unscheduled pod group member",
+                     marks=_PG_STATE),
+        pytest.param(_bp(node="node1", group="pg1"), False, True,
+                     id="add a scheduled pod group member", marks=_PG_STATE),
+    ],
+)
+def test_add_pod(pod: Obj, in_queue: bool, in_cache: bool) -> None:
+    h, s = _setup(None, None, False)
+    h.on_pod(_ev("ADDED", pod))
+    assert (_queued(s) is not None) is in_queue
+    assert (_cached(s) is not None) is in_cache
+
+
+POD = _bp()
+UPDATED = _bp(labels=FOO, rv="2")
+DELETING = _bp(deleting=True, rv="2")
+OTHER_POD, UPDATED_OTHER = _bp(sched=OTHER), _bp(sched=OTHER, labels=FOO, rv="2")
+SCHEDULED = _bp(node="node1")
+UPDATED_SCHEDULED = _bp(node="node1", labels=FOO, rv="2")
+OTHER_SCHEDULED = _bp(sched=OTHER, node="node1")
+UPDATED_OTHER_SCHEDULED = _bp(sched=OTHER, node="node1", labels=FOO, rv="2")
+SCHEDULED_NODE2 = _bp(node="node2")
+PG, PG_LABELS = _bp(group="pg1"), _bp(group="pg1", labels=FOO, rv="2")
+
+
+@pytest.mark.parametrize(
+    ("old", "assumed", "new", "waiting", "in_queue", "in_cache"),
+    [
+        pytest.param(POD, None, UPDATED, False, UPDATED, None, id="update unscheduled pod"),
+        pytest.param(OTHER_POD, None, UPDATED_OTHER, False, None, None,
+                     id="update unscheduled pod with other scheduler name"),
+        pytest.param(POD, SCHEDULED, UPDATED, False, None, SCHEDULED, id="update assumed pod"),
+        pytest.param(SCHEDULED, None, UPDATED_SCHEDULED, False, None, UPDATED_SCHEDULED,
+                     id="update scheduled pod"),
+        pytest.param(OTHER_SCHEDULED, None, UPDATED_OTHER_SCHEDULED, False, None,
+                     UPDATED_OTHER_SCHEDULED, id="update scheduled pod with other scheduler name"),
+        pytest.param(POD, None, SCHEDULED, False, None, SCHEDULED, id="bind unscheduled pod"),
+        pytest.param(OTHER_POD, None, OTHER_SCHEDULED, False, None, OTHER_SCHEDULED,
+                     id="bind unscheduled pod with other scheduler name"),
+        pytest.param(POD, SCHEDULED, SCHEDULED, False, None, SCHEDULED, id="bind assumed pod"),
+        pytest.param(POD, SCHEDULED, SCHEDULED_NODE2, False, None, SCHEDULED_NODE2,
+                     id="bind assumed pod to a different node"),
+        pytest.param(POD, SCHEDULED, DELETING, False, None, None,
+                     id="update assumed pod with deletion timestamp"),
+        pytest.param(POD, SCHEDULED, DELETING, True, None, SCHEDULED,
+                     id="update assumed pod waiting on permit with deletion timestamp"),
+        pytest.param(PG, None, PG_LABELS, False, PG_LABELS, None,
+                     id="update pod group member with GenericWorkload disabled"),
+        *(pytest.param(POD, None, POD, False, None, None, id=name, marks=_PG_STATE) for name in (
+            "update unscheduled pod group member, add label",
+            "update assumed pod group member, add label",
+            "update scheduled pod group member, add label",
+            "bind unscheduled pod group member",
+            "bind assumed pod group member",
+            "bind assumed pod group member to a different node",
+            "update assumed pod group member with deletion timestamp",
+            "update assumed pod group member waiting on permit with deletion timestamp",
+        )),
+    ],
+)
+def test_update_pod(
+    old: Obj, assumed: Obj | None, new: Obj, waiting: bool, in_queue: Obj | None,
+    in_cache: Obj | None,
+) -> None:
+    h, s = _setup(old, assumed, waiting)
+    h.on_pod(_ev("MODIFIED", new, old))
+    assert _queued(s) == in_queue
+    assert _view(_cached(s)) == _view(in_cache)
+    if waiting:
+        assert KEY not in s.waiting  # rejected at Permit
+
+
+@pytest.mark.parametrize(
+    ("initial", "assumed", "delete", "waiting", "in_cache"),
+    [
+        pytest.param(POD, None, POD, False, False, id="delete unscheduled pod"),
+        pytest.param(OTHER_POD, None, OTHER_POD, False, False,
+                     id="delete unscheduled pod with other scheduler name"),
+        pytest.param(POD, None, POD, False, False, id="delete unscheduled pod with unknown state",
+                     marks=_TOMBSTONE),
+        pytest.param(POD, SCHEDULED, POD, False, False, id="delete assumed pod"),
+        pytest.param(SCHEDULED, None, SCHEDULED, False, False, id="delete scheduled pod"),
+        pytest.param(OTHER_SCHEDULED, None, OTHER_SCHEDULED, False, False,
+                     id="delete scheduled pod with other scheduler name"),
+        pytest.param(SCHEDULED, None, SCHEDULED, False, False,
+                     id="delete scheduled pod with unknown state", marks=_TOMBSTONE),
+        pytest.param(SCHEDULED, None, POD, False, False,
+                     id="delete scheduled pod with unknown older state", marks=_TOMBSTONE),
+        pytest.param(PG, None, PG, False, False,
+                     id="delete a pod group member, GenericWorkload disabled"),
+        *(pytest.param(POD, None, POD, False, False, id=name, marks=_PG_STATE) for name in (
+            "delete an unscheduled pod group member",
+            "delete a scheduled pod group member",
+            "delete an assumed pod group member",
+            "delete an assumed pod group member waiting on permit",
+        )),
+    ],
+)
+def test_delete_pod(
+    initial: Obj, assumed: Obj | None, delete: Obj, waiting: bool, in_cache: bool
+) -> None:
+    h, s = _setup(initial, assumed, waiting)
+    h.on_pod(_ev("DELETED", delete))
+    assert (_cached(s) is not None) is in_cache
+    assert _queued(s) is None
