@@ -55,3 +55,8 @@ class KubeletConfig:
     resize_actuation_seconds: float = 1.0
     # Whether the container runtime implements CRI CheckpointPod/RestorePod (KEP-5823).
     checkpoint_supported: bool = True
+    # --cpu-manager-policy, --memory-manager-policy and memorySwap.swapBehavior, at
+    # upstream's defaults; the resize handler reads them (Guaranteed pods, swap).
+    cpu_manager_policy: str = "none"
+    memory_manager_policy: str = "None"
+    swap_behavior: str = "NoSwap"

@@ -10,6 +10,7 @@ deadlines with the clock, so the kubelet runs as ordered clock events.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -21,20 +22,19 @@ from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, Instant, Priority, rfc3339, seconds
 from reference_impl.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from reference_impl.kubelet import config as cfg
+from reference_impl.kubelet.allocation import AllocationManager, resource_info
 from reference_impl.kubelet.checkpoint import GATE, CheckpointStore, unimplemented
 from reference_impl.kubelet.ipam import NodeAddresses
 from reference_impl.kubelet.node_status import initialized_status, lease_manifest, micro_time
 from reference_impl.kubelet.pod_status import Placement, running_status, terminated_status
 from reference_impl.kubelet.projected import ProjectedVolumes
 from reference_impl.kubelet.resize import (
-    DEFERRED,
     ResizeState,
-    admitted,
     apply_resize,
-    reconcile,
-    retry_key,
+    manager_gates,
+    new_manager,
+    restarted_containers,
 )
-from reference_impl.kubelet.resize import pod_requests as allocated_requests
 
 __all__ = ["Kubelet"]
 
@@ -85,7 +85,9 @@ class Kubelet:
         self._paused_at: dict[str, Instant] = {}  # node -> when its heartbeat stopped
         # Told when a node's heartbeat stops or resumes (the node lifecycle controller).
         self.heartbeat_listeners: list[Callable[[str], None]] = []
-        self._deferred: set[str] = set()  # pods whose resize is PodResizePending/Deferred
+        # Per node: kl.allocationManager (allocations, resize conditions, pending queue).
+        self._managers: dict[str, AllocationManager] = {}
+        self._gates = manager_gates({g: ctx.gates.enabled(g) for g in ctx.gates})
         self._actuation = Duration(seconds(self.config.resize_actuation_seconds))
         self.addresses = NodeAddresses()
         self.volumes = ProjectedVolumes(ctx, self._queue.add)  # podCertificate, CTB
@@ -186,48 +188,114 @@ class Kubelet:
         self._queue.add(object_key(ev.obj))
         phase = (ev.obj.get("status") or {}).get("phase")
         if ev.type == "DELETED" or phase in _TERMINAL:
-            # Room freed on a node: deferred resizes there are retried (upstream retries
-            # pending resizes whenever a pod is removed).
-            # They are queued in sortPendingResizes order: the first one synced takes the room.
+            # Room freed on a node: HandlePodRemoves (and a terminated pod) retry the
+            # pending resizes there, in sortPendingResizes order.
             node = ev.obj["spec"].get("nodeName")
-            waiting = []
-            assert self._pods is not None
-            for key in sorted(self._deferred):
-                st, pod = self._states.get(key), self._pods.get(key)
-                if st is not None and st.node == node and st.resize is not None and pod:
-                    waiting.append((retry_key(pod, st.resize), key))
-            for _, key in sorted(waiting):
-                self._queue.add(key)
+            mgr = self._managers.get(node) if node else None
+            if mgr is not None:
+                uid = ev.obj["metadata"]["uid"]
+                if ev.type == "DELETED":
+                    mgr.remove_pod(uid)
+                mgr.pending = [u for u in mgr.pending if u != uid]
+                self._retry_pending(node)
 
-    def _resize(self, key: str, pod: Obj, st: _PodState, status: Obj, now: Instant) -> Instant | None:
-        """Allocate/actuate a pending resize and write its state into ``status``."""
-        assert st.resize is not None and self._nodes is not None
-        node = self._nodes.get(st.node) or {}
-        alloc = allocated_requests(
-            {"node": {"requests": (node.get("status") or {}).get("allocatable") or {}}}
-        )
-        wake = reconcile(pod, st.resize, self._used(st.node, key), alloc, now, self._actuation)
-        pending = st.resize.pending
-        if pending is not None and pending[0] == DEFERRED:
-            self._deferred.add(key)
-        else:
-            self._deferred.discard(key)
-        apply_resize(pod, status, st.resize, rfc3339(now))
-        return wake
+    def _manager(self, node: str) -> AllocationManager:
+        mgr = self._managers.get(node)
+        if mgr is None:
+            mgr = new_manager(
+                self.config,
+                self._gates,
+                lambda: self._active_pods(node),
+                lambda uid: self._pod_by_uid(node, uid),
+                lambda: rfc3339(self._ctx.clock.now()),
+            )
+            self._managers[node] = mgr
+        assert self._nodes is not None
+        found = self._nodes.get(node) or {}
+        mgr.allocatable = dict((found.get("status") or {}).get("allocatable") or {})
+        return mgr
 
-    def _used(self, node: str, skip: str) -> dict[str, int]:
-        """Requests allocated on ``node`` to pods other than ``skip`` that still hold them."""
+    def _active_pods(self, node: str) -> list[Obj]:
+        """``GetActivePods`` on ``node``: the pods it runs that have not terminated."""
         assert self._pods is not None
-        used = dict.fromkeys(("cpu", "memory"), 0)
+        out = []
         for key, st in sorted(self._states.items()):
             pod = self._pods.get(key)
-            if key == skip or st.node != node or st.resize is None or pod is None:
+            if st.node != node or pod is None or pod["metadata"]["uid"] != st.uid:
                 continue
-            if (pod.get("status") or {}).get("phase") in _TERMINAL:
+            if (pod.get("status") or {}).get("phase") not in _TERMINAL:
+                out.append(pod)
+        return out
+
+    def _pod_by_uid(self, node: str, uid: str) -> Obj | None:
+        return next((p for p in self._active_pods(node) if p["metadata"]["uid"] == uid), None)
+
+    def _key_of(self, uid: str) -> str | None:
+        return next((k for k, st in sorted(self._states.items()) if st.uid == uid), None)
+
+    def _retry_pending(self, node: str) -> None:
+        """``RetryPendingResizes``: allocated resizes start actuating; pods whose resize
+        was allocated or whose conditions changed are synced."""
+        mgr = self._manager(node)
+        before = {uid: copy.deepcopy(mgr.allocated.get(uid)) for uid in mgr.pending}
+        mgr.retry_pending_resizes()
+        for uid, old in before.items():
+            key = self._key_of(uid)
+            if key is None:
                 continue
-            for k, v in allocated_requests(st.resize.allocated).items():
-                used[k] += v
-        return used
+            new = mgr.allocated.get(uid)
+            if new is not None and new != old:
+                self._start_actuation(key, old or {}, new)
+                self._queue.add(key)
+        for uid in mgr.synced:
+            key = self._key_of(uid)
+            if key is not None:
+                self._queue.add(key)
+        mgr.synced.clear()
+        for kind, reason, message in mgr.events:
+            self._ctx.trace.record(self.name, reason, kind, message)
+        mgr.events.clear()
+
+    def _start_actuation(self, key: str, old: Obj, new: Obj) -> None:
+        """The runtime applies a new allocation ``actuation`` from now, restarting the
+        containers whose resizePolicy asks for it."""
+        st = self._states[key]
+        assert st.resize is not None and self._pods is not None
+        pod = self._pods.get(key) or {}
+        for name in restarted_containers(pod, old, new):
+            st.resize.restarts[name] = st.resize.restarts.get(name, 0) + 1
+        st.resize.done_at = Instant(self._ctx.clock.now() + self._actuation)
+
+    def _resize(self, key: str, pod: Obj, st: _PodState, status: Obj, now: Instant) -> Instant | None:
+        """Hand a requested resize to the allocation manager, finish an actuation that is
+        due, and write the allocation and resize conditions into ``status``; returns when
+        the kubelet must look again (an actuation in flight), or None."""
+        assert st.resize is not None
+        mgr = self._manager(st.node)
+        uid = st.uid
+        if uid not in mgr.allocated:
+            mgr.set_allocated_resources(pod)
+        conds = mgr.conditions_of(uid)
+        gen = int(pod["metadata"].get("generation", 1))
+        _, requested = mgr.update_pod_from_allocation(pod)
+        if requested:
+            # A spec update (pod config ignores status-only updates) requests it anew.
+            if gen != st.resize.seen_generation:
+                st.resize.seen_generation = gen
+                mgr.push_pending_resize(uid)
+                self._retry_pending(st.node)
+        else:
+            # A reverted resize (or none): handlePodResourcesResize clears Pending.
+            mgr.pending = [u for u in mgr.pending if u != uid]
+            conds.clear_pending()
+        alloc = mgr.allocated[uid]
+        if st.resize.done_at is not None and now >= st.resize.done_at:
+            st.resize.actual = copy.deepcopy(alloc)
+            st.resize.done_at = None
+        if st.resize.done_at is None and st.resize.actual == alloc:
+            conds.clear_in_progress()  # isPodResizeInProgress is false: actual matches
+        apply_resize(status, alloc, st.resize, conds.conditions())
+        return st.resize.done_at
 
     # -- nodes ------------------------------------------------------------------------
 
@@ -273,7 +341,11 @@ class Kubelet:
                 self.addresses.release(st.node, st.uid)
                 del self._states[key]
                 self.volumes.forget(key)
-                self._deferred.discard(key)
+                mgr = self._managers.get(st.node)
+                if mgr is not None:
+                    mgr.remove_pod(st.uid)
+                    mgr.conditions.pop(st.uid, None)
+                    mgr.pending = [u for u in mgr.pending if u != st.uid]
             if pod is None:
                 return
         node = pod["spec"].get("nodeName")
@@ -309,6 +381,7 @@ class Kubelet:
         run = (pod["metadata"].get("annotations") or {}).get(cfg.ANN_RUN)
         if run is not None and pod["spec"].get("restartPolicy") in ("Never", "OnFailure"):
             complete_at = Instant(start_at + seconds(float(run)))
+        self._manager(node).set_allocated_resources(pod)  # admitted at its spec
         st = _PodState(
             pod["metadata"]["uid"],
             node,
@@ -316,7 +389,7 @@ class Kubelet:
             start_at,
             Instant(start_at + seconds(load)),
             complete_at,
-            resize=admitted(pod),
+            resize=ResizeState(resource_info(pod, self._gates)),
         )
         self._states[key] = st
         self._ctx.trace.record(self.name, "accept", key, node)

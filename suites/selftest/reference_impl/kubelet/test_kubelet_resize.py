@@ -1,106 +1,159 @@
-"""Unit tests of the kubelet's resize allocation (reference_impl/kubelet/resize.py)."""
+"""The running kubelet's in-place resizes, decided by its allocation manager
+(reference_impl/kubelet/allocation.py wired in by reference_impl/kubelet/resize.py)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from reference_impl.api import make_pod
-from reference_impl.clock import Duration, Instant, seconds
-from reference_impl.kubelet.resize import DEFERRED, admitted, apply_resize, reconcile, retry_key
+from kubelet_harness import KubeletHarness, make_harness
 
-ALLOC = {"cpu": 4000, "memory": 8 * 2**30}
+from reference_impl.api import make_node, make_pod
+from reference_impl.kubelet import KubeletConfig
+
+Obj = dict[str, Any]
 
 
-def _pod(cpu: str, policy: str = "NotRequired") -> dict[str, Any]:
-    pod = make_pod("p", "default").req(cpu=cpu).build()
-    pod["spec"]["containers"][0]["resizePolicy"] = [
-        {"resourceName": "cpu", "restartPolicy": policy}
+def _resize_conds(pod: Obj | None) -> list[tuple[str, str | None, str | None]]:
+    assert pod is not None
+    return [
+        (c["type"], c.get("reason"), c.get("message"))
+        for c in pod["status"].get("conditions") or ()
+        if c["type"] in ("PodResizePending", "PodResizeInProgress")
     ]
+
+
+def _running(k: KubeletHarness, name: str) -> Obj:
+    k.wait(lambda: ((k.pod(name) or {}).get("status") or {}).get("phase") == "Running")
+    pod = k.pod(name)
+    assert pod is not None
     return pod
 
 
-def test_fitting_resize_is_in_progress_then_applied() -> None:
-    """Allocated at once, actual after the actuation delay; InProgress in between."""
-    st = admitted(_pod("1"))
-    wake = reconcile(
-        _pod("2"), st, {"cpu": 1000, "memory": 0}, ALLOC, Instant(0), Duration(seconds(1))
-    )
-    assert wake == Instant(seconds(1)) and st.allocated["main"]["requests"]["cpu"] == "2"
-    status = apply_resize(_pod("2"), {"containerStatuses": [{"name": "main"}]}, st, "t")
-    assert [c["type"] for c in status["conditions"]] == ["PodResizeInProgress"]
-    assert (
-        reconcile(
-            _pod("2"), st, {"cpu": 1000, "memory": 0}, ALLOC, Instant(seconds(1)), Duration(0)
-        )
-        is None
-    )
-    assert st.actual == st.allocated and st.restarts == {}
+def _resize(k: KubeletHarness, name: str, edit: Any) -> None:
+    pod = copy.deepcopy(k.pod(name))
+    assert pod is not None
+    edit(pod["spec"])
+    k.server.resize(pod)
+    k.clock.settle()
 
 
-def test_deferred_infeasible_and_restart() -> None:
-    """Not next to others: Deferred; beyond allocatable: Deferred too (upstream v1.37.2,
-    TestRetryPendingResizes "Request CPU increase beyond node capacity - expect Deferred");
-    RestartContainer counts."""
-    st = admitted(_pod("1"))
-    reconcile(_pod("3"), st, {"cpu": 2000, "memory": 0}, ALLOC, Instant(0), Duration(0))
-    assert st.pending is not None and st.pending[0] == DEFERRED
-    reconcile(_pod("5"), st, {"cpu": 0, "memory": 0}, ALLOC, Instant(0), Duration(0))
-    assert st.pending == (
-        DEFERRED,
-        "Node didn't have enough resource: cpu, requested: 5000, used: 0, capacity: 4000",
-    )
-    st = admitted(_pod("1", "RestartContainer"))
-    reconcile(
-        _pod("2", "RestartContainer"), st, {"cpu": 0, "memory": 0}, ALLOC, Instant(0), Duration(0)
-    )
-    assert st.restarts == {"main": 1} and st.pending is None
+def _guaranteed(name: str, cpu: str) -> Obj:
+    return make_pod(name, "default").req(cpu=cpu, memory="1Gi").lim(cpu=cpu, memory="1Gi").node("n1").build()
 
 
-def test_retry_key_orders_like_sort_pending_resizes() -> None:
-    """Deferred resizes retry non-increasing first, then by priority, then the oldest."""
-    def pending(cpu: str, priority: int, since: str | None) -> dict[str, Any]:
-        pod = _pod(cpu)
-        pod["spec"]["priority"] = priority
-        if since is not None:
-            pod["status"] = {"conditions": [{"type": "PodResizePending", "reason": DEFERRED,
-                                             "lastTransitionTime": since}]}
-        return pod
-
-    st = admitted(_pod("1"))
-    pods = {
-        "newest": pending("2", 0, None),
-        "older": pending("2", 0, "2026-01-01T00:00:01Z"),
-        "oldest": pending("2", 0, "2026-01-01T00:00:00Z"),
-        "high": pending("2", 10, "2026-01-01T00:00:05Z"),
-        "shrink": pending("500m", 0, None),
-    }
-    order = sorted(pods, key=lambda k: retry_key(pods[k], st))
-    assert order == ["shrink", "high", "oldest", "older", "newest"]
+def _set_cpu(c: Obj, cpu: str) -> None:
+    c["resources"]["requests"]["cpu"] = cpu
+    if "cpu" in c["resources"].get("limits", {}):
+        c["resources"]["limits"]["cpu"] = cpu
 
 
-def test_in_progress_keeps_the_allocated_generation_while_a_later_resize_waits() -> None:
-    """TestRetryPendingResizesMultipleConditions' shape: InProgress keeps the generation it
-    was allocated at; the Deferred condition carries the newer one."""
-    st = admitted(_pod("1"))
-    first = _pod("2")
-    first["metadata"]["generation"] = 2
-    reconcile(first, st, {"cpu": 0, "memory": 0}, ALLOC, Instant(0), Duration(seconds(10)))
-    later = _pod("5")
-    later["metadata"]["generation"] = 3
-    reconcile(later, st, {"cpu": 0, "memory": 0}, ALLOC, Instant(seconds(1)), Duration(seconds(10)))
-    status = apply_resize(later, {"containerStatuses": [{"name": "main"}]}, st, "t")
-    assert [(c["type"], c.get("reason"), c["observedGeneration"]) for c in status["conditions"]] == [
-        ("PodResizePending", DEFERRED, 3),
-        ("PodResizeInProgress", None, 2),
+def test_a_sidecar_resize_is_allocated_restarted_and_actuated() -> None:
+    """Sidecars are resizable containers (IsResizableContainer): allocated, in progress
+    until actuated, and restarted by their RestartContainer resizePolicy."""
+    k = make_harness()
+    k.create(make_node("n1").capacity(cpu="4", memory="8Gi").build())
+    pod = make_pod("p", "default").req(cpu="1").node("n1").build()
+    pod["spec"]["initContainers"] = [
+        {
+            "name": "side",
+            "image": "busybox",
+            "restartPolicy": "Always",
+            "resources": {"requests": {"cpu": "500m"}},
+            "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "RestartContainer"}],
+        }
     ]
+    k.create(pod)
+    _running(k, "p")
+    _resize(k, "p", lambda s: _set_cpu(s["initContainers"][0], "1"))
+    got = k.pod("p")
+    assert _resize_conds(got) == [("PodResizeInProgress", None, None)]
+    assert got is not None
+    side = got["status"]["initContainerStatuses"][0]
+    assert side["allocatedResources"] == {"cpu": "1"} and side["resources"]["requests"] == {"cpu": "500m"}
+    assert side["restartCount"] == 1
+    k.wait(lambda: not _resize_conds(k.pod("p")))
+    got = k.pod("p")
+    assert got is not None
+    assert got["status"]["initContainerStatuses"][0]["resources"]["requests"] == {"cpu": "1"}
 
 
-def test_a_reverted_resize_clears_pending() -> None:
-    """handlePodResourcesResize: spec back at the allocation clears PodResizePending."""
-    st = admitted(_pod("1"))
-    reconcile(_pod("5"), st, {"cpu": 0, "memory": 0}, ALLOC, Instant(0), Duration(0))
-    deferred = st.pending
-    reconcile(_pod("1"), st, {"cpu": 0, "memory": 0}, ALLOC, Instant(0), Duration(0))
-    assert deferred is not None and st.pending is None
-    status = apply_resize(_pod("1"), {"containerStatuses": [{"name": "main"}]}, st, "t")
-    assert status["conditions"] == []
+def test_a_guaranteed_cpu_resize_is_infeasible_under_the_static_cpu_manager() -> None:
+    """podResizesAdmitHandler: a Guaranteed pod's cpu resize next to CPU Manager policy
+    "static" is Infeasible (InPlacePodVerticalScalingExclusiveCPUs off)."""
+    k = make_harness(KubeletConfig(cpu_manager_policy="static"))
+    k.create(make_node("n1").capacity(cpu="4", memory="8Gi").build(), _guaranteed("p", "1"))
+    _running(k, "p")
+    _resize(k, "p", lambda s: _set_cpu(s["containers"][0], "2"))
+    assert _resize_conds(k.pod("p")) == [
+        (
+            "PodResizePending",
+            "Infeasible",
+            'Resize is infeasible for Guaranteed Pods alongside CPU Manager policy "static"',
+        )
+    ]
+    got = k.pod("p")
+    assert got is not None
+    assert got["status"]["containerStatuses"][0]["allocatedResources"]["cpu"] == "1"
+
+
+def test_the_default_policies_leave_a_guaranteed_resize_feasible() -> None:
+    """Policy none (the default): the same resize is allocated, then applied."""
+    k = make_harness()
+    k.create(make_node("n1").capacity(cpu="4", memory="8Gi").build(), _guaranteed("p", "1"))
+    _running(k, "p")
+    _resize(k, "p", lambda s: _set_cpu(s["containers"][0], "2"))
+    assert _resize_conds(k.pod("p")) == [("PodResizeInProgress", None, None)]
+    k.wait(lambda: not _resize_conds(k.pod("p")))
+    got = k.pod("p")
+    assert got is not None
+    assert got["status"]["containerStatuses"][0]["resources"]["limits"]["cpu"] == "2"
+
+
+def test_a_deferred_resize_is_retried_when_a_pod_leaves() -> None:
+    """Deferred with the predicate's message; RetryPendingResizes allocates it once a
+    pod is removed from the node."""
+    k = make_harness()
+    k.create(
+        make_node("n1").capacity(cpu="4", memory="8Gi").build(),
+        make_pod("a", "default").req(cpu="2").node("n1").build(),
+        make_pod("b", "default").req(cpu="1").node("n1").build(),
+    )
+    _running(k, "b")
+    _resize(k, "b", lambda s: _set_cpu(s["containers"][0], "3"))
+    assert _resize_conds(k.pod("b")) == [
+        (
+            "PodResizePending",
+            "Deferred",
+            "Node didn't have enough resource: cpu, requested: 3000, used: 2000, capacity: 4000",
+        )
+    ]
+    k.server.delete("v1", "Pod", "a", "default", grace_period_seconds=0)
+    k.clock.settle()
+    assert _resize_conds(k.pod("b")) == [("PodResizeInProgress", None, None)]
+
+
+def test_a_pod_level_resize_is_allocated_and_reported() -> None:
+    """InPlacePodLevelResourcesVerticalScaling: pod-level requests are part of the
+    allocation and reported in status.allocatedResources / status.resources."""
+    k = make_harness()
+    pod = make_pod("p", "default").req(cpu="100m").node("n1").build()
+    pod["spec"]["resources"] = {"requests": {"cpu": "1"}}
+    other = make_pod("o", "default").req(cpu="2").node("n1").build()
+    k.create(make_node("n1").capacity(cpu="4", memory="8Gi").build(), pod, other)
+    got = _running(k, "p")
+    assert got["status"]["allocatedResources"] == {"cpu": "1"}
+    _resize(k, "p", lambda s: s["resources"]["requests"].update(cpu="3"))
+    assert _resize_conds(k.pod("p")) == [
+        (
+            "PodResizePending",
+            "Deferred",
+            "Node didn't have enough resource: cpu, requested: 3000, used: 2000, capacity: 4000",
+        )
+    ]
+    _resize(k, "p", lambda s: s["resources"]["requests"].update(cpu="2"))
+    assert _resize_conds(k.pod("p")) == [("PodResizeInProgress", None, None)]
+    k.wait(lambda: not _resize_conds(k.pod("p")))
+    got = _running(k, "p")
+    assert got["status"]["allocatedResources"] == {"cpu": "2"}
+    assert got["status"]["resources"] == {"requests": {"cpu": "2"}}
