@@ -44,10 +44,12 @@ UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "Un
 
 @dataclass
 class FakeQueueFramework:
-    """PrioritySort, a SchedulingGates-like PreEnqueue, and per-plugin registrations."""
+    """PrioritySort, a SchedulingGates-like PreEnqueue (with optional allow and deny
+    labels), and per-plugin registrations."""
 
     events: dict[str, list[ClusterEventWithHint]] = field(default_factory=dict)
     allow_label: str = ""  # upstream's preEnqueuePlugin{allowlists}: pods need this label
+    deny_label: str = ""  # upstream's denyingPreEnqueuePlugin{denylists}: pods must lack it
 
     def __post_init__(self) -> None:
         self._sort = queue_sort.new(None, None, SchedulerFeatures())  # type: ignore[arg-type]
@@ -64,6 +66,8 @@ class FakeQueueFramework:
         labels = pod["metadata"].get("labels") or {}
         if self.allow_label and self.allow_label not in labels:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("not allowed",), self.allow_label)
+        if self.deny_label and self.deny_label in labels:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("denied",), "denyingPreEnqueuePlugin")
         return OK
 
     def events_for(self, plugin: str) -> Sequence[ClusterEventWithHint]:

@@ -22,16 +22,13 @@ from reference_impl.scheduler.cache import SchedulerCache
 from reference_impl.scheduler.eventhandlers import EventHandlers
 from reference_impl.scheduler.framework.events import ASSIGNED_POD_DELETE
 from reference_impl.scheduler.framework.interface import (
-    OK,
-    ClusterEvent,
     ClusterEventWithHint,
     QueueingHint,
-    Status,
 )
 from reference_impl.scheduler.framework.queue import SchedulingQueue
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
-from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo
-from reference_impl.scheduler.plugins import queue_sort
+from reference_impl.scheduler.framework.types import PodInfo
+from suites.selftest.reference_impl.scheduler.test_upstream_core_queue import FakeQueueFramework
 
 if TYPE_CHECKING:
     from reference_impl.api.resources import ResourceInfo
@@ -40,28 +37,6 @@ if TYPE_CHECKING:
 
 Obj = dict[str, Any]
 SCHED = "test-scheduler"
-
-
-@dataclass
-class _QueueFramework:
-    """PrioritySort and one plugin's registrations (upstream's QueueingHintMapPerProfile)."""
-
-    events: dict[str, list[ClusterEventWithHint]]
-
-    def __post_init__(self) -> None:
-        self._sort = queue_sort.new(None, None, SchedulerFeatures())  # type: ignore[arg-type]
-
-    def queue_sort_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        return bool(getattr(self._sort, "less")(a, b))  # noqa: B009 - the QueueSort plugin
-
-    def run_pre_enqueue_plugins(self, pod: Obj) -> Status:
-        return OK
-
-    def events_for(self, plugin: str) -> list[ClusterEventWithHint]:
-        return self.events.get(plugin, [])
-
-    def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
-        return frozenset(n for n, rs in self.events.items() if any(r.event.matches(event) for r in rs))
 
 
 @dataclass
@@ -89,7 +64,7 @@ class _Sched:
 
 
 def _handlers(events: dict[str, list[ClusterEventWithHint]]) -> tuple[EventHandlers, _Sched]:
-    q = SchedulingQueue(SimClock(), _QueueFramework(events), lambda: None,
+    q = SchedulingQueue(SimClock(), FakeQueueFramework(events), lambda: None,
                         initial_backoff=Duration(0), max_backoff=Duration(0))
     s = _Sched(q)
     return EventHandlers(cast("Scheduler", s)), s

@@ -12,7 +12,6 @@ csiNodeUpdate -> DeviceClass/Update); only which plugin registered what matters.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -20,18 +19,15 @@ import pytest
 from reference_impl.api import make_pod
 from reference_impl.clock import SimClock
 from reference_impl.scheduler.framework.interface import (
-    OK,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
     QueueingHint,
-    Status,
 )
 from reference_impl.scheduler.framework.queue import SchedulingQueue
-from reference_impl.scheduler.framework.registry import SchedulerFeatures
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo
-from reference_impl.scheduler.plugins import queue_sort
+from suites.selftest.reference_impl.scheduler.test_upstream_core_queue import FakeQueueFramework
 
 Obj = dict[str, Any]
 R, A = EventResource, ActionType
@@ -57,34 +53,12 @@ Q, S = _queue_hint, _skip_hint
 HintMap = dict[ClusterEvent, list[tuple[str, Callable[[Obj, Obj | None, Obj | None], QueueingHint]]]]
 
 
-@dataclass
-class _Framework:
-    """PrioritySort and upstream's QueueingHintMap regrouped by plugin."""
-
-    events: dict[str, list[ClusterEventWithHint]]
-
-    def __post_init__(self) -> None:
-        self._sort = queue_sort.new(None, None, SchedulerFeatures())  # type: ignore[arg-type]
-
-    def queue_sort_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        return bool(getattr(self._sort, "less")(a, b))  # noqa: B009 - the QueueSort plugin
-
-    def run_pre_enqueue_plugins(self, pod: Obj) -> Status:
-        return OK
-
-    def events_for(self, plugin: str) -> list[ClusterEventWithHint]:
-        return self.events.get(plugin, [])
-
-    def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
-        return frozenset(n for n, rs in self.events.items() if any(r.event.matches(event) for r in rs))
-
-
 def _queue(hints: HintMap) -> SchedulingQueue:
     by_plugin: dict[str, list[ClusterEventWithHint]] = {}
     for event, regs in hints.items():
         for plugin, fn in regs:
             by_plugin.setdefault(plugin, []).append(ClusterEventWithHint(event, fn))
-    return SchedulingQueue(SimClock(), _Framework(by_plugin), lambda: None)
+    return SchedulingQueue(SimClock(), FakeQueueFramework(by_plugin), lambda: None)
 
 
 POD1, POD2, POD3 = (make_pod(n).build() for n in ("targetpod", "targetpod2", "targetpod3"))

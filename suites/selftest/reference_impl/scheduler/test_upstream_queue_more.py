@@ -37,9 +37,8 @@ from reference_impl.scheduler.framework.queue import (
     MAX_IN_UNSCHEDULABLE_PODS,
     SchedulingQueue,
 )
-from reference_impl.scheduler.framework.registry import SchedulerFeatures
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo
-from reference_impl.scheduler.plugins import queue_sort
+from suites.selftest.reference_impl.scheduler.test_upstream_core_queue import FakeQueueFramework
 
 Obj = dict[str, Any]
 TARGET_POD_UPDATE = ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE)
@@ -53,34 +52,9 @@ def _skip_hint(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
-@dataclass
-class _Framework:
-    """PrioritySort, ``denyingPreEnqueuePlugin{denylists: ["deny"]}`` and the hint map."""
-
-    events: dict[str, list[ClusterEventWithHint]]
-
-    def __post_init__(self) -> None:
-        self._sort = queue_sort.new(None, None, SchedulerFeatures())  # type: ignore[arg-type]
-
-    def queue_sort_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        return bool(getattr(self._sort, "less")(a, b))  # noqa: B009 - the QueueSort plugin
-
-    def run_pre_enqueue_plugins(self, pod: Obj) -> Status:
-        if "deny" in (pod["metadata"].get("labels") or {}):
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("denied",),
-                          "denyingPreEnqueuePlugin")
-        return OK
-
-    def events_for(self, plugin: str) -> list[ClusterEventWithHint]:
-        return self.events.get(plugin, [])
-
-    def plugins_interested_in(self, event: ClusterEvent) -> frozenset[str]:
-        return frozenset(n for n, rs in self.events.items() if any(r.event.matches(event) for r in rs))
-
-
 def _new_queue(events: dict[str, list[ClusterEventWithHint]]) -> tuple[SchedulingQueue, SimClock]:
     clock = SimClock()
-    return SchedulingQueue(clock, _Framework(events), lambda: None), clock
+    return SchedulingQueue(clock, FakeQueueFramework(events, deny_label="deny"), lambda: None), clock
 
 
 def _pod(name: str, prio: int, *, labels: Obj | None = None, nominated: str = "") -> Obj:
@@ -435,7 +409,7 @@ def test_high_priority_flush_unschedulable_entities_leftover() -> None:
 
 
 @dataclass
-class _AllowFramework(_Framework):
+class _AllowFramework(FakeQueueFramework):
     """Upstream's ``preEnqueuePlugin{allowlists}``: a pod needs one listed label per plugin."""
 
     allowlists: list[list[str]] | None = None
@@ -486,7 +460,7 @@ def test_priority_queue_move_to_active_q(
     allowlists: list[list[str]] | None, label: str, how: str, want_success: bool
 ) -> None:
     clock = SimClock()
-    q = SchedulingQueue(clock, _AllowFramework({}, allowlists), lambda: None,
+    q = SchedulingQueue(clock, _AllowFramework({}, allowlists=allowlists), lambda: None,
                         initial_backoff=seconds(30), max_backoff=seconds(60))
     pod = make_pod(label, "ns1").build()
     pod["metadata"]["labels"] = {label: ""}
