@@ -7,15 +7,17 @@ from a template with a controller ownerReference.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference_impl.api.meta import condition
+from reference_impl.api.meta import condition, selector_from_label_selector
 from reference_impl.clock import Instant, parse_rfc3339
+from reference_impl.errors import ApiError, NotFound
 
 __all__ = [
     "ControllerExpectations",
+    "claim_objects",
     "controller_ref",
     "deletion_rank",
     "is_pod_active",
@@ -150,3 +152,44 @@ def pod_from_template(
 def sorted_by_key(objs: Iterable[Obj]) -> list[Obj]:
     """Objects in ``namespace/name`` order, so iteration never depends on insertion order."""
     return sorted(objs, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+
+
+def claim_objects(
+    owner: Obj,
+    candidates: Iterable[Obj],
+    adopt: Callable[[Obj], Obj],
+    release: Callable[[Obj], object],
+    *,
+    may_adopt: bool = True,
+) -> list[Obj]:
+    """``BaseControllerRefManager.ClaimObject`` over ``candidates``: those of ``owner``'s
+    namespace it controls and its selector matches, plus matching orphans it adopts
+    (``adopt`` returns the adopted object); controlled ones that no longer match are
+    released. Nothing is adopted or released while ``owner`` is being deleted, or when
+    ``may_adopt`` is False. The first adopt/release error other than NotFound is raised
+    once every candidate was tried."""
+    ns, uid = owner["metadata"].get("namespace"), owner["metadata"]["uid"]
+    sel = selector_from_label_selector(owner["spec"].get("selector"))
+    changes = may_adopt and not owner["metadata"].get("deletionTimestamp")
+    out: list[Obj] = []
+    errors: list[ApiError] = []
+    for obj in candidates:
+        if obj["metadata"].get("namespace") != ns:
+            continue
+        ref = controller_ref(obj)
+        matches = sel.matches(obj["metadata"].get("labels"))
+        try:
+            if ref is not None and ref.get("uid") == uid:
+                if matches:
+                    out.append(obj)
+                elif changes:
+                    release(obj)
+            elif ref is None and matches and changes and not obj["metadata"].get("deletionTimestamp"):
+                out.append(adopt(obj))
+        except NotFound:
+            pass  # the object is gone
+        except ApiError as exc:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
+    return out

@@ -18,6 +18,7 @@ from reference_impl.clock import Duration, Instant, parse_rfc3339, seconds
 from reference_impl.controllers.controller_utils import (
     BURST_REPLICAS,
     ControllerExpectations,
+    claim_objects,
     controller_ref,
     is_pod_active,
     is_pod_ready,
@@ -206,38 +207,18 @@ class ReplicaSetController:
             return out
 
     def _claim_pods(self, rs: Obj, adopt: bool = True) -> list[Obj]:
-        """``claimPods`` (``ClaimObject``): owned pods that match, after adopting orphans and
-        releasing non-matching ones; the first adopt/release error other than NotFound is
-        raised once every pod was tried."""
+        """``claimPods``: ``claim_objects`` over the cached pods; an adopted pod is returned
+        as the informer now holds it."""
         assert self._pods is not None
-        ns = rs["metadata"].get("namespace")
+        pods = self._pods
+
+        def adopt_pod(pod: Obj) -> Obj:
+            self._adopt(rs, pod)
+            return pods.get(object_key(pod)) or pod
+
         uid = rs["metadata"]["uid"]
-        sel = selector_from_label_selector(rs["spec"].get("selector"))
-        deleting = bool(rs["metadata"].get("deletionTimestamp"))
-        out = []
-        errors: list[ApiError] = []
-        for pod in sorted_by_key(self._pods.items()):
-            if pod["metadata"].get("namespace") != ns:
-                continue
-            ref = controller_ref(pod)
-            matches = sel.matches(pod["metadata"].get("labels"))
-            try:
-                if ref is not None and ref.get("uid") == uid:
-                    if matches:
-                        out.append(pod)
-                    elif adopt and not deleting:
-                        self._release(pod, uid)
-                elif ref is None and matches and adopt and not deleting:
-                    if not pod["metadata"].get("deletionTimestamp"):
-                        self._adopt(rs, pod)
-                        out.append(self._pods.get(object_key(pod)) or pod)
-            except NotFound:
-                pass  # the pod is gone
-            except ApiError as exc:
-                errors.append(exc)
-        if errors:
-            raise errors[0]
-        return out
+        return claim_objects(rs, sorted_by_key(pods.items()), adopt_pod,
+                             lambda pod: self._release(pod, uid), may_adopt=adopt)
 
     def _adopt(self, rs: Obj, pod: Obj) -> None:
         body = {**pod, "metadata": dict(pod["metadata"])}

@@ -15,6 +15,7 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.controllers.controller_utils import (
+    claim_objects,
     controller_ref,
     owner_reference,
     sorted_by_key,
@@ -35,7 +36,7 @@ from reference_impl.controllers.deployment.util import (
     revision,
     set_new_rs_annotations,
 )
-from reference_impl.errors import AlreadyExists, ApiError, Conflict, NotFound
+from reference_impl.errors import AlreadyExists, ApiError, Conflict
 
 __all__ = ["DeploymentController"]
 
@@ -161,37 +162,16 @@ class DeploymentController:
             recreate.rollout_recreate(self, d, rs_list)
 
     def _claim_replica_sets(self, d: Obj) -> list[Obj]:
-        """``getReplicaSetsForDeployment`` (``ClaimObject``): owned sets that match, after
-        adopting matching orphans and releasing owned sets that no longer match; the first
-        adopt/release error other than NotFound is raised once every set was tried."""
+        """``getReplicaSetsForDeployment``: ``claim_objects`` over private copies of the
+        cached sets."""
         assert self._rss is not None
-        ns, uid = d["metadata"].get("namespace"), d["metadata"]["uid"]
-        sel = selector_from_label_selector(d["spec"].get("selector"))
-        deleting = bool(d["metadata"].get("deletionTimestamp"))
-        out: list[Obj] = []
-        errors: list[ApiError] = []
-        for cached in sorted_by_key(self._rss.items()):
-            if cached["metadata"].get("namespace") != ns:
-                continue
-            rs = copy.deepcopy(cached)
-            ref = controller_ref(rs)
-            matches = sel.matches(rs["metadata"].get("labels"))
-            try:
-                if ref is not None and ref.get("uid") == uid:
-                    if matches:
-                        out.append(rs)
-                    elif not deleting:
-                        self._release(d, rs)
-                elif ref is None and matches and not deleting:
-                    if not rs["metadata"].get("deletionTimestamp"):
-                        out.append(self._adopt(d, rs))
-            except NotFound:
-                pass  # the set is gone
-            except ApiError as exc:
-                errors.append(exc)
-        if errors:
-            raise errors[0]
-        return out
+        return claim_objects(
+            d,
+            (copy.deepcopy(rs) for rs in sorted_by_key(self._rss.items())
+             if rs["metadata"].get("namespace") == d["metadata"].get("namespace")),
+            lambda rs: self._adopt(d, rs),
+            lambda rs: self._release(d, rs),
+        )
 
     def _adopt(self, d: Obj, rs: Obj) -> Obj:
         refs = [*(rs["metadata"].get("ownerReferences") or []), owner_reference(d)]
