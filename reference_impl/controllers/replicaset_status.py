@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from reference_impl.api.meta import condition
 from reference_impl.clock import Instant, rfc3339
 from reference_impl.controllers.controller_utils import is_pod_available, is_pod_ready
 
@@ -29,12 +30,8 @@ def _has_labels(labels: Mapping[str, str] | None, want: Mapping[str, str]) -> bo
 
 
 def get_condition(status: Obj, ctype: str) -> Obj | None:
-    """``GetCondition``."""
-    for c in status.get("conditions") or []:
-        if c.get("type") == ctype:
-            out: Obj = c
-            return out
-    return None
+    """``GetCondition``: ``api.meta.condition`` on a bare status."""
+    return condition({"status": status}, ctype)
 
 
 def set_condition(status: Obj, cond: Obj) -> None:

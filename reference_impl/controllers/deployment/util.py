@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Final
 
+from reference_impl.api.meta import condition
 from reference_impl.clock import parse_rfc3339
 
 __all__ = [
@@ -349,9 +350,5 @@ def remove_deployment_condition(status: Obj, ctype: str) -> None:
 
 
 def condition_of(status: Obj, ctype: str) -> Obj | None:
-    """The condition of ``ctype`` in a status dict."""
-    for c in status.get("conditions") or []:
-        if c.get("type") == ctype:
-            out: Obj = c
-            return out
-    return None
+    """The condition of ``ctype`` in a status dict (``api.meta.condition`` on it)."""
+    return condition({"status": status}, ctype)
