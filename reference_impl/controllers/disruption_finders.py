@@ -71,11 +71,16 @@ def _owned(get: Getter, api_version: str, kind: str, ref: Mapping[str, Any], ns:
     return obj
 
 
-def get_pod_replica_set(get: Getter, ref: Mapping[str, Any], ns: str) -> tuple[str, int] | None:
-    """``getPodReplicaSet``: a ReplicaSet that no Deployment controls."""
+def _replica_set(get: Getter, ref: Mapping[str, Any], ns: str) -> Obj | None:
+    """The ReplicaSet ``ref`` names, when it is one (both finders start here)."""
     if not _verify_group_kind(ref, "ReplicaSet", ("apps", "extensions")):
         return None
-    rs = _owned(get, "apps/v1", "ReplicaSet", ref, ns)
+    return _owned(get, "apps/v1", "ReplicaSet", ref, ns)
+
+
+def get_pod_replica_set(get: Getter, ref: Mapping[str, Any], ns: str) -> tuple[str, int] | None:
+    """``getPodReplicaSet``: a ReplicaSet that no Deployment controls."""
+    rs = _replica_set(get, ref, ns)
     if rs is None:
         return None
     owner = controller_ref(rs)
@@ -94,9 +99,7 @@ def get_pod_stateful_set(get: Getter, ref: Mapping[str, Any], ns: str) -> tuple[
 
 def get_pod_deployment(get: Getter, ref: Mapping[str, Any], ns: str) -> tuple[str, int] | None:
     """``getPodDeployment``: the Deployment controlling the pod's ReplicaSet."""
-    if not _verify_group_kind(ref, "ReplicaSet", ("apps", "extensions")):
-        return None
-    rs = _owned(get, "apps/v1", "ReplicaSet", ref, ns)
+    rs = _replica_set(get, ref, ns)
     if rs is None:
         return None
     owner = controller_ref(rs)
