@@ -10,6 +10,7 @@ It reacts to PodGroup events and to pods that go away or reach a terminal phase.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from reference_impl.apiserver.admission.podgroup_protection import PODGROUP_PROTECTION_FINALIZER
@@ -18,27 +19,72 @@ from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.errors import NotFound
 
-__all__ = ["PodGroupProtectionController"]
+__all__ = [
+    "PodGroupProtectionController",
+    "active_pod_scheduling_group_keys",
+    "get_pod",
+    "has_active_pods",
+    "is_deletion_candidate",
+    "is_pod_terminated",
+    "pod_group_keys_for_pod_change",
+]
 
 Obj = dict[str, Any]
 POD_GROUP_API: Final = "scheduling.k8s.io/v1beta1"
 
 
-def _group_of(pod: Obj) -> str | None:
+def _group_of(pod: Mapping[str, Any]) -> str | None:
     """``<namespace>/<podGroupName>`` of the group a pod names, or None."""
     name = ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
-    return f"{pod['metadata'].get('namespace', 'default')}/{name}" if name else None
+    return f"{pod['metadata'].get('namespace', '')}/{name}" if name else None
 
 
-def _terminated(pod: Obj) -> bool:
+def is_pod_terminated(pod: Mapping[str, Any]) -> bool:
+    """``isPodTerminated``: phase Succeeded or Failed."""
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
-def _deletion_candidate(pg: Obj) -> bool:
+def get_pod(obj: object) -> Obj | None:
+    """``getPod``: the pod of an event, None for no object or another kind (informer
+    tombstones are not modelled: a DELETED event carries the last state itself)."""
+    if isinstance(obj, dict) and obj.get("kind", "Pod") == "Pod" and "metadata" in obj:
+        return obj
+    return None
+
+
+def is_deletion_candidate(pg: Mapping[str, Any]) -> bool:
+    """``protectionutil.IsDeletionCandidate``: being deleted and holding the finalizer."""
     meta = pg["metadata"]
     return bool(meta.get("deletionTimestamp")) and PODGROUP_PROTECTION_FINALIZER in (
         meta.get("finalizers") or ()
     )
+
+
+def active_pod_scheduling_group_keys(pod: Mapping[str, Any]) -> list[str]:
+    """The ``activePodSchedulingGroup`` index function: a non-terminated pod's group."""
+    key = None if is_pod_terminated(pod) else _group_of(pod)
+    return [key] if key else []
+
+
+def has_active_pods(pg: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]) -> bool:
+    """``hasActivePods``: some non-terminated pod names the PodGroup."""
+    key = f"{pg['metadata'].get('namespace', '')}/{pg['metadata']['name']}"
+    return any(key in active_pod_scheduling_group_keys(p) for p in pods)
+
+
+def pod_group_keys_for_pod_change(old: object, new: object) -> list[str]:
+    """``handlePodChange``: the groups to requeue, in order. Only a pod that finished,
+    went away, or was replaced under the same name (a masked delete) can free one."""
+    new_pod, old_pod = get_pod(new), get_pod(old)
+    pods: list[Obj] = []
+    if new_pod is not None and is_pod_terminated(new_pod):
+        pods.append(new_pod)
+    if new_pod is not None and old_pod is not None:
+        if old_pod["metadata"].get("uid") != new_pod["metadata"].get("uid"):
+            pods.append(old_pod)
+    if new_pod is None and old_pod is not None:
+        pods.append(old_pod)
+    return [k for k in map(_group_of, pods) if k]
 
 
 class PodGroupProtectionController:
@@ -61,30 +107,39 @@ class PodGroupProtectionController:
         self._groups.add_handler(self._on_group)
         self._pods.add_handler(self._on_pod)
         for pg in self._groups.items():
-            if _deletion_candidate(pg):
-                self._queue.add(object_key(pg))
+            self.handle_pod_group_update(pg)
 
-    def _on_group(self, ev: ObjectEvent) -> None:
-        if ev.type != "DELETED" and _deletion_candidate(ev.obj):
-            self._queue.add(object_key(ev.obj))
+    def queue_length(self) -> int:
+        """Keys waiting in the work queue (for tests, as upstream's ``queue.Len()``)."""
+        return len(self._queue)
 
-    def _on_pod(self, ev: ObjectEvent) -> None:
-        # Only a pod that leaves or finishes can let a finalizer go.
-        gone = ev.type == "DELETED" or _terminated(ev.obj)
-        if ev.old is not None and ev.old["metadata"].get("uid") != ev.obj["metadata"].get("uid"):
-            old = _group_of(ev.old)
-            if old:
-                self._queue.add(old)
-        key = _group_of(ev.obj)
-        if gone and key:
+    def handle_pod_group_update(self, pg: Obj) -> None:
+        """``handlePodGroupUpdate`` (add and update; deletes need nothing)."""
+        if is_deletion_candidate(pg):
+            self._queue.add(object_key(pg))
+
+    def handle_pod_change(self, old: Obj | None, new: Obj | None) -> None:
+        """``handlePodChange``; the queue drops a key already waiting."""
+        for key in pod_group_keys_for_pod_change(old, new):
             self._queue.add(key)
 
+    def _on_group(self, ev: ObjectEvent) -> None:
+        if ev.type != "DELETED":
+            self.handle_pod_group_update(ev.obj)
+
+    def _on_pod(self, ev: ObjectEvent) -> None:
+        if ev.type == "DELETED":
+            self.handle_pod_change(ev.obj, None)
+        else:
+            self.handle_pod_change(ev.old if ev.type == "MODIFIED" else None, ev.obj)
+
     def _sync(self, key: str) -> None:
+        """``processPodGroup``."""
         assert self._groups is not None and self._pods is not None
         pg = self._groups.get(key)
-        if pg is None or not _deletion_candidate(pg):
+        if pg is None or not is_deletion_candidate(pg):
             return
-        if any(_group_of(p) == key and not _terminated(p) for p in self._pods.items()):
+        if has_active_pods(pg, self._pods.items()):
             return  # still in use; a pod event requeues it
         meta = pg["metadata"]
         latest = self._ctx.server.try_get(

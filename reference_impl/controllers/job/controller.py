@@ -40,7 +40,10 @@ from reference_impl.controllers.job.pods import new_pod
 from reference_impl.controllers.job.status import JobStatusWriter, count_terminating
 from reference_impl.controllers.job.success_policy import SUCCESS_POLICY, match_success_policy
 from reference_impl.controllers.job.sync_ctx import SyncCtx
-from reference_impl.controllers.job_workload import ensure_job_workload
+from reference_impl.controllers.job_workload import (
+    ensure_workload_and_pod_group,
+    pod_group_owner_reference,
+)
 from reference_impl.controllers.serviceaccounts import terminating
 from reference_impl.errors import ApiError, Forbidden, NotFound
 
@@ -65,7 +68,8 @@ class JobController:
         self._backoff: dict[str, BackoffRecord] = {}
         self._jobs: SharedInformer | None = None
         self._pods: SharedInformer | None = None
-        self._groups: dict[str, str] = {}  # Job key -> its PodGroup (WorkloadWithJob)
+        self._groups: dict[str, Obj] = {}  # Job key -> its PodGroup (WorkloadWithJob)
+        self.events: list[tuple[str, str, str, str]] = []  # (Job key, type, reason, message)
         self._status = JobStatusWriter(ctx.server)
 
     def start(self) -> None:
@@ -108,17 +112,23 @@ class JobController:
         if pod is not None and tracking.has_tracking_finalizer(pod):
             self._server.update(tracking.remove_finalizer(pod))
 
-    def ensure_workload(self, job: Obj, pods: list[Obj]) -> str | None:
+    def ensure_workload(self, job: Obj, pods: list[Obj]) -> Obj | None:
         """KEP-5547 (gate WorkloadWithJob): create, discover or resize the Job's Workload
-        and PodGroup before its pods; the PodGroup's name, or None."""
+        and PodGroup before its pods (``ensureWorkloadAndPodGroup``); the PodGroup, or
+        None. An error fails the sync before any pod is made, as upstream."""
         gates = self._ctx.gates
+        key = object_key(job)
+        self._groups.pop(key, None)
         if not (gates.get("WorkloadWithJob", False) and gates.get("GenericWorkload", False)):
             return None
-        group = ensure_job_workload(self._server, job, pods)
-        if group is None:
-            self._groups.pop(object_key(job), None)
-        else:
-            self._groups[object_key(job)] = group
+
+        def record(kind: str, reason: str, message: str) -> None:
+            self.events.append((key, kind, reason, message))
+            self._ctx.trace.record(self.name, "event", key, f"{reason} {message}")
+
+        _, group = ensure_workload_and_pod_group(self._server, job, pods, record)
+        if group is not None:
+            self._groups[key] = group
         return group
 
     # -- syncJob ----------------------------------------------------------------------
@@ -346,7 +356,13 @@ class JobController:
                     replaced = ctx.delayed.get(ix)
                     per_index.add_index_failure_count_annotation(manifest, ctx.job, replaced)
                 if group is not None:
-                    manifest["spec"]["schedulingGroup"] = {"podGroupName": group}
+                    meta = manifest["metadata"]
+                    pg_name = group["metadata"]["name"]
+                    manifest["spec"]["schedulingGroup"] = {"podGroupName": pg_name}
+                    meta["ownerReferences"] = [
+                        *(meta.get("ownerReferences") or []),
+                        pod_group_owner_reference(group),
+                    ]
                 try:
                     pod = self._server.create(manifest)
                 except ApiError as err:
