@@ -28,6 +28,9 @@ from reference_impl.controllers.pv_protection import PVProtectionController
 from reference_impl.controllers.pvc_protection import PVCProtectionController
 from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.controllers.resourceclaim import ResourceClaimController
+from reference_impl.controllers.resourcepoolstatusrequest import (
+    ResourcePoolStatusRequestController,
+)
 from reference_impl.controllers.resourcequota import ResourceQuotaController
 from reference_impl.controllers.root_ca_publisher import RootCACertPublisher
 from reference_impl.controllers.serviceaccounts import ServiceAccountsController
@@ -52,6 +55,7 @@ __all__ = [
     "PVProtectionController",
     "ReplicaSetController",
     "ResourceClaimController",
+    "ResourcePoolStatusRequestController",
     "ResourceQuotaController",
     "RootCACertPublisher",
     "ServiceAccountsController",
@@ -99,6 +103,7 @@ def start_controllers(
         DeploymentController(ctx),
         JobController(ctx),
         ResourceClaimController(ctx),
+        ResourcePoolStatusRequestController(ctx),
         DeviceTaintEvictionController(ctx),
         HorizontalController(ctx, external_metrics, pod_metrics=pod_metrics),
         FakeProvisioner(ctx),

@@ -25,6 +25,7 @@ from reference_impl.apiserver.strategies import (
     certificates_status,  # PODCERT status updates
     configmap,  # ConfigMap and Secret keys
     coordination,  # Lease spec, gated fields dropped
+    coordination_candidates,  # LeaseCandidate spec and leaseName
     core,
     core_templates,  # ReplicationController and PodTemplate
     discovery,  # EndpointSlice
@@ -51,6 +52,7 @@ from reference_impl.apiserver.strategies import (
     resource_admin,  # adminAccess needs the namespace label
     resource_extended,  # DeviceClass extendedResourceName format
     resource_gates,  # gated DRA fields dropped
+    resource_pool_status,  # ResourcePoolStatusRequest (v1alpha3)
     resource_quota,  # ResourceQuota spec, scopes, selector, status
     resource_time,  # DeviceTaint.timeAdded
     scheduling,
@@ -67,6 +69,7 @@ from reference_impl.apiserver.strategies import (
     storage,  # StorageClass, VolumeAttributesClass, CSIStorageCapacity, VolumeAttachment
     storage_csi,  # CSIDriver, CSINode
     storage_health,  # CSINode /status storageHealth
+    storage_version,  # StorageVersion (internal.apiserver.k8s.io) status
 )
 
 __all__ = [
@@ -97,6 +100,7 @@ __all__ = [
     "certificates_status",
     "configmap",
     "coordination",
+    "coordination_candidates",
     "core",
     "core_templates",
     "endpoints",
@@ -117,6 +121,7 @@ __all__ = [
     "resource_admin",
     "resource_extended",
     "resource_gates",
+    "resource_pool_status",
     "resource_quota",
     "resource_time",
     "scheduling",
@@ -133,4 +138,5 @@ __all__ = [
     "storage",
     "storage_csi",
     "storage_health",
+    "storage_version",
 ]

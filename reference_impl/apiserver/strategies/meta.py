@@ -12,6 +12,8 @@ from reference_impl.api.formats import (
     label_value_errors,
 )
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver.strategies.configmap import config_key_errors
+from reference_impl.apiserver.strategies.storage_version import storage_version_name_errors
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.ip_formats import ip_errors
 from reference_impl.errors import Cause
@@ -139,6 +141,10 @@ def name_errors(kind: str, name: str, prefix: bool, obj: dict[str, Any]) -> list
         return []
     if kind == "IPAddress":  # ValidateIPAddressName: IsValidIP; a prefix is not special
         return ip_errors(name)
+    if kind == "LeaseCandidate":  # ValidLeaseCandidateName: IsConfigMapKey, prefix or not
+        return config_key_errors(name)
+    if kind == "StorageVersion":  # ValidateStorageVersionName ignores the prefix flag too
+        return storage_version_name_errors(name)
     if kind in GENERIC_META_ONLY or (obj.get("apiVersion"), kind) in _GENERIC_META_ONLY_AT:
         return _path_segment_errors(name, prefix)
     if kind in _RBAC_NAMED:
