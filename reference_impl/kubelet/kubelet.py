@@ -6,6 +6,10 @@ Succeeded or Failed. A pod marked for deletion is stopped after
 ``min(deletionGracePeriodSeconds, termination_seconds)`` and deleted with grace 0. Every
 transition is a deadline per pod; timers only wake the work queue, whose sync compares
 deadlines with the clock, so the kubelet runs as ordered clock events.
+
+A pod first seen not yet terminal is admitted (``admission.py``, the predicate admit
+handler) against the pods already admitted on its node; a rejected pod is written Failed
+with the handler's reason and "Pod was rejected: <message>" and never started.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from typing import Any, Final
 from reference_impl.api.meta import parse_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
+from reference_impl.apiserver.quota.pod_resources import get_pod_qos
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import Duration, Instant, Priority, rfc3339, seconds
 from reference_impl.errors import AlreadyExists, BadRequest, Conflict, NotFound
+from reference_impl.kubelet import admission
 from reference_impl.kubelet import config as cfg
 from reference_impl.kubelet.allocation import AllocationManager, resource_info
 from reference_impl.kubelet.checkpoint import GATE, CheckpointStore, unimplemented
@@ -56,6 +62,7 @@ class _PodState:
     stop_at: Instant | None = None
     wake_at: Instant | None = None
     resize: ResizeState | None = None
+    admitted: bool = True  # False: rejected at admission (Failed, never started)
 
 
 def _ann_seconds(pod: Obj, key: str, default: float) -> float:
@@ -64,6 +71,10 @@ def _ann_seconds(pod: Obj, key: str, default: float) -> float:
         return float(raw) if raw is not None else default
     except ValueError:
         return default
+
+
+def _by_creation(pod: Obj) -> tuple[str, str]:
+    return (str(pod["metadata"].get("creationTimestamp") or ""), object_key(pod))
 
 
 class Kubelet:
@@ -104,7 +115,8 @@ class Kubelet:
         self.volumes.start()
         for node in self._nodes.items():
             self._nodes_q.add(object_key(node))
-        for pod in self._pods.items():
+        # HandlePodAdditions admits a batch oldest first (PodsByCreationTime).
+        for pod in sorted(self._pods.items(), key=_by_creation):
             self._queue.add(object_key(pod))
 
     # -- node selection ---------------------------------------------------------------
@@ -149,7 +161,7 @@ class Kubelet:
             fn(name)
         self._nodes_q.add(name)
         assert self._pods is not None
-        for pod in self._pods.items():
+        for pod in sorted(self._pods.items(), key=_by_creation):
             if pod["spec"].get("nodeName") == name:
                 self._queue.add(object_key(pod))
 
@@ -221,7 +233,7 @@ class Kubelet:
         out = []
         for key, st in sorted(self._states.items()):
             pod = self._pods.get(key)
-            if st.node != node or pod is None or pod["metadata"]["uid"] != st.uid:
+            if st.node != node or pod is None or pod["metadata"]["uid"] != st.uid or not st.admitted:
                 continue
             if (pod.get("status") or {}).get("phase") not in _TERMINAL:
                 out.append(pod)
@@ -351,13 +363,13 @@ class Kubelet:
         node = pod["spec"].get("nodeName")
         if not node or not self.manages(node):
             return
-        st = self._states.get(key) or self._accept(key, pod, node)
+        st = self._states.get(key) or self._admit(key, pod, node)
         now = self._ctx.clock.now()
         if pod["metadata"].get("deletionTimestamp"):
             self._terminate(key, pod, st, now)
             return
         phase = (pod.get("status") or {}).get("phase", "Pending")
-        if phase in _TERMINAL:
+        if phase in _TERMINAL or not st.admitted:
             return
         mounted, refresh_at = self.volumes.ready(key, pod, self._nodes.get(node) if self._nodes else None)
         if refresh_at is not None:
@@ -365,6 +377,52 @@ class Kubelet:
         if not mounted:
             return  # ContainerCreating until every projected source can be mounted
         self._advance(key, pod, st, now)
+
+    def _gate(self, name: str) -> bool:
+        gates = self._ctx.gates
+        return name in gates and gates.enabled(name)
+
+    def _admit(self, key: str, pod: Obj, node: str) -> _PodState:
+        """``HandlePodAdditions``: a pod not yet terminal goes through the admit handlers
+        (``allocationManager.AddPod``; of those only the predicate handler is modelled)
+        against the other admitted pods at their allocations; a rejected pod is failed
+        (``rejectPod``) and never started."""
+        if (pod.get("status") or {}).get("phase") in _TERMINAL:
+            return self._accept(key, pod, node)
+        assert self._nodes is not None
+        mgr = self._manager(node)
+        uid = pod["metadata"]["uid"]
+        others = [
+            mgr.update_pod_from_allocation(p)[0]
+            for p in self._active_pods(node)
+            if p["metadata"]["uid"] != uid and p["metadata"]["uid"] in mgr.allocated
+        ]
+        found = self._nodes.get(node)
+        # The fake kubelet reports no capacity of its own: a node whose allocatable nobody
+        # set is not checked for room (upstream's kubelet always publishes it).
+        sized = bool(((found or {}).get("status") or {}).get("allocatable"))
+        result = admission.admit(
+            pod,
+            others,
+            lambda _use_cache: self._nodes.get(node) if self._nodes else None,
+            pod_level=self._gate("PodLevelResources"),
+            dra_extended=self._gate("DRAExtendedResource"),
+            compare_taints=self._gate("TaintTolerationComparisonOperators"),
+            resources=sized,
+        )
+        if result.admit:
+            return self._accept(key, pod, node)
+        now = self._ctx.clock.now()
+        st = _PodState(uid, node, now, now, now, None, admitted=False)
+        self._states[key] = st
+        qos = get_pod_qos(
+            pod,
+            pod_level=self._gate("PodLevelResources"),
+            fix_kubelet_qos=self._gate("PodLevelResourcesFixKubeletQOSClass"),
+        )
+        self._ctx.trace.record(self.name, result.reason, key, result.message)  # Warning event
+        self._write(key, pod, admission.rejected_status(pod, result, qos, rfc3339(now)), "reject")
+        return st
 
     def _accept(self, key: str, pod: Obj, node: str) -> _PodState:
         now = self._ctx.clock.now()
@@ -438,7 +496,7 @@ class Kubelet:
             self._wake(key, st, st.stop_at)
             return
         phase = (pod.get("status") or {}).get("phase", "Pending")
-        if pod["metadata"].get("finalizers") and phase not in _TERMINAL:
+        if pod["metadata"].get("finalizers") and phase not in _TERMINAL and st.admitted:
             # Someone (the Job controller) waits to see how the pod ended before letting go.
             status = terminated_status(pod, self._placement(pod, st), 143, rfc3339(now))
             pod = self._write(key, pod, status, "stop") or pod
