@@ -14,8 +14,9 @@ from reference_impl.api.node_affinity import compile_terms
 
 __all__ = [
     "BETA_CLASS", "BIND_COMPLETED", "BOUND_BY_CONTROLLER", "NOT_SUPPORTED_PROVISIONER", "SELECTED_NODE",
-    "bind_volume_to_claim", "check_node_affinity", "claim_class", "claim_size", "find_matching_volume",
-    "fully_bound", "match_topology", "resource_version", "volume_bound_to_claim", "volume_class",
+    "bind_volume_to_claim", "check_access_modes", "check_node_affinity", "check_volume_mode_mismatches",
+    "claim_class", "claim_size", "find_matching_volume", "fully_bound", "match_topology", "resource_version",
+    "volume_bound_to_claim", "volume_class",
 ]
 
 Obj = dict[str, Any]
@@ -89,12 +90,12 @@ def volume_bound_to_claim(pv: Obj, pvc: Obj) -> bool:
     return not ref.get("uid") or ref.get("uid") == meta.get("uid")
 
 
-def _mode_mismatch(pvc: Obj, pv: Obj) -> bool:
+def check_volume_mode_mismatches(pvc: Obj, pv: Obj) -> bool:
     """``CheckVolumeModeMismatches``: unset means Filesystem on both sides."""
     return (pvc["spec"].get("volumeMode") or "Filesystem") != (pv["spec"].get("volumeMode") or "Filesystem")
 
 
-def _access_modes_ok(pvc: Obj, pv: Obj) -> bool:
+def check_access_modes(pvc: Obj, pv: Obj) -> bool:
     """``CheckAccessModes``: the volume offers every mode the claim asks for."""
     offered = set(pv["spec"].get("accessModes") or ())
     return all(m in offered for m in pvc["spec"].get("accessModes") or ())
@@ -122,7 +123,7 @@ def find_matching_volume(
         if pv["spec"].get("claimRef") is not None and not volume_bound_to_claim(pv, claim):
             continue
         size = _volume_size(pv)
-        if size < requested or _mode_mismatch(claim, pv):
+        if size < requested or check_volume_mode_mismatches(claim, pv):
             continue
         if (pv["spec"].get("volumeAttributesClassName") or "") != claim_vac:
             continue
@@ -139,7 +140,7 @@ def find_matching_volume(
             continue
         if volume_class(pv) != cls or not affinity_ok:
             continue
-        if node_labels is not None and not _access_modes_ok(claim, pv):
+        if node_labels is not None and not check_access_modes(claim, pv):
             continue
         if best is None or best_size > size:
             best, best_size = pv, size

@@ -1,61 +1,88 @@
-"""The binding part of kube-controller-manager's PersistentVolume controller (models
-pkg/controller/volume/persistentvolume/pv_controller.go: syncVolume, syncUnboundClaim,
-syncBoundClaim, bind), enough for the scheduler's volume binder to see claims bound:
+"""kube-controller-manager's PersistentVolume controller (models
+pkg/controller/volume/persistentvolume/pv_controller.go; the claim side here, the volume
+side and reclaiming in ``pv_reclaim``, status writes in ``pv_status``, the volume index in
+``pv_index``):
 
-* a new (Pending) volume without a claimRef (or pre-bound without a uid) becomes
-  ``Available``; one bound to a claim that is bound to it becomes ``Bound``;
-* an unbound claim is bound to a volume that is pre-bound to it (the scheduler's PreBind
-  writes the claimRef), or, for an Immediate claim, to the smallest matching Available
-  volume (``findBestMatchForClaim``); a claim pre-bound by ``spec.volumeName`` to a
-  volume that is free or pre-bound to it is bound to that volume.
-  Binding sets the volume's claimRef, the claim's ``volumeName`` and
-  ``pv.kubernetes.io/bind-completed``, and both phases ``Bound``.
+* ``syncClaim``: an unbound claim is bound to the volume pre-bound to it or, unless its
+  class binds WaitForFirstConsumer, to the best matching Available volume
+  (``findBestMatchForClaim``); a claim naming a volume is bound to it when it satisfies
+  the claim (``checkVolumeSatisfyClaim``); a bound claim whose volume is gone or bound
+  elsewhere is Lost. Without a volume: a classless claim gets the default class
+  (``assignDefaultStorageClass``), a delayed claim an event, a claim with a class is
+  handed to its provisioner (``provisionClaim``: external provisioners get the claim's
+  ``volume.kubernetes.io/storage-provisioner`` annotation; there are no in-tree ones).
+* ``syncVolume``: free volumes are Available, bound ones Bound, a volume whose claim is
+  gone is Released and reclaimed by its policy; one whose claim went elsewhere is
+  unbound.
 
-Not modelled: reclaiming (Released/Failed volumes, or a Bound volume without a claim
-going back to Available), Lost claims, dynamic provisioning of
-Immediate claims (the fake provisioner provisions WaitForFirstConsumer claims).
+Not modelled: CSI migration annotations and finalizers, in-tree provisioning, recycler
+pods, metrics. Events are trace records (``pv_status``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
+from reference_impl.api.meta import parse_quantity
 from reference_impl.api.pv_helpers import (
+    BETA_CLASS,
     BIND_COMPLETED,
     BOUND_BY_CONTROLLER,
+    SELECTED_NODE,
     bind_volume_to_claim,
+    check_access_modes,
+    check_volume_mode_mismatches,
     claim_class,
-    find_matching_volume,
-    fully_bound,
+    claim_size,
     volume_bound_to_claim,
+    volume_class,
 )
+from reference_impl.apiserver.admission.default_storage_class import default_class
 from reference_impl.apiserver.component import ComponentContext
-from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
+from reference_impl.apiserver.informers import object_key
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.errors import ApiError
+from reference_impl.controllers.pv_index import find_best_match_for_claim
+from reference_impl.controllers.pv_reclaim import PVReclaimer
+from reference_impl.controllers.pv_status import NORMAL, WARNING, PVSyncError
 
-__all__ = ["PVBinderController"]
+__all__ = ["STORAGE_PROVISIONER", "BETA_STORAGE_PROVISIONER", "PVBinderController", "check_volume_satisfy_claim"]
 
 Obj = dict[str, Any]
 _VOLUME: Final = "v:"
 _CLAIM: Final = "c:"
+STORAGE_PROVISIONER: Final = "volume.kubernetes.io/storage-provisioner"
+BETA_STORAGE_PROVISIONER: Final = "volume.beta.kubernetes.io/storage-provisioner"
 
 
-class PVBinderController:
-    """Binds claims to volumes and keeps the volumes' phases (see the module docstring)."""
+def check_volume_satisfy_claim(pv: Obj, pvc: Obj) -> str:
+    """``checkVolumeSatisfyClaim`` (VolumeAttributesClass on): why the volume a claim
+    names cannot serve it, or "" when it can."""
+    if pv["metadata"].get("deletionTimestamp"):
+        return f'the volume is marked for deletion "{pv["metadata"]["name"]}"'
+    size = parse_quantity(str((pv["spec"].get("capacity") or {}).get("storage", "0")))
+    if size < claim_size(pvc):
+        return "requested PV is too small"
+    if volume_class(pv) != claim_class(pvc):
+        return "storageClassName does not match"
+    if (pvc["spec"].get("volumeAttributesClassName") or "") != (pv["spec"].get("volumeAttributesClassName") or ""):
+        return "volumeAttributesClassName does not match"
+    if check_volume_mode_mismatches(pvc, pv):
+        return "incompatible volumeMode"
+    if not check_access_modes(pvc, pv):
+        return "incompatible accessMode"
+    return ""
 
-    name: Final = "persistentvolume-binder"
+
+class PVBinderController(PVReclaimer):
+    """Binds claims and volumes and reclaims released volumes (see the module docstring)."""
 
     def __init__(self, ctx: ComponentContext) -> None:
-        self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self._sync, name="persistentvolume-binder")
-        self._claims: SharedInformer | None = None
-        self._volumes: SharedInformer | None = None
+        super().__init__(ctx, self._sync)
 
     def start(self) -> None:
         """Watch claims and volumes; queue every existing one."""
-        self._claims = self._ctx.informers.informer("v1", "PersistentVolumeClaim")
-        self._volumes = self._ctx.informers.informer("v1", "PersistentVolume")
+        self._claims_inf = self._ctx.informers.informer("v1", "PersistentVolumeClaim")
+        self._volumes_inf = self._ctx.informers.informer("v1", "PersistentVolume")
         self._claims.add_handler(self._on_claim)
         self._volumes.add_handler(self._on_volume)
         for pvc in self._claims.items():
@@ -67,7 +94,7 @@ class PVBinderController:
         if ev.type != "DELETED":
             self._queue.add(_CLAIM + object_key(ev.obj))
         if name := ev.obj["spec"].get("volumeName"):
-            self._queue.add(_VOLUME + str(name))
+            self._queue.add(_VOLUME + str(name))  # deleteClaim: the volume may be released
 
     def _on_volume(self, ev: ObjectEvent) -> None:
         if ev.type != "DELETED":
@@ -77,85 +104,159 @@ class PVBinderController:
             self._queue.add(f"{_CLAIM}{ref.get('namespace', '')}/{ref['name']}")
 
     def _sync(self, key: str) -> None:
-        try:
-            if key.startswith(_VOLUME):
-                self._sync_volume(key[len(_VOLUME):])
-            else:
-                self._sync_claim(key[len(_CLAIM):])
-        except ApiError:
-            self._queue.add(key)  # raced with another writer: retry with the next version
-
-    def _sync_volume(self, name: str) -> None:
-        """``syncVolume``'s phase: Available when free, Bound when its claim is bound to it."""
-        assert self._volumes is not None and self._claims is not None
-        pv = self._volumes.get(name)
-        if pv is None or pv["metadata"].get("deletionTimestamp"):
-            return
-        ref = pv["spec"].get("claimRef")
-        phase = (pv.get("status") or {}).get("phase")
-        want = ""
-        if ref is None or not ref.get("uid"):
-            want = "Available" if phase in (None, "Pending") else ""  # reclaiming is not modelled
+        if key.startswith(_VOLUME):
+            pv = self._volumes.get(key[len(_VOLUME):])
+            if pv is not None:
+                self._sync_volume(pv)
         else:
-            pvc = self._claims.get(f"{ref.get('namespace', '')}/{ref.get('name', '')}")
-            if pvc is not None and pvc["metadata"].get("uid") == ref["uid"] and pvc["spec"].get("volumeName") == name:
-                want = "Bound"
-        if want and phase != want:
-            self._ctx.server.update_status({**pv, "status": {**(pv.get("status") or {}), "phase": want}})
+            pvc = self._claims.get(key[len(_CLAIM):])
+            if pvc is not None:
+                self._sync_claim(pvc)
 
-    def _sync_claim(self, key: str) -> None:
-        assert self._volumes is not None and self._claims is not None
-        pvc = self._claims.get(key)
-        if pvc is None or pvc["metadata"].get("deletionTimestamp"):
+    def _sync_claim(self, pvc: Obj) -> None:
+        """``syncClaim``: by the bind-completed annotation."""
+        if BIND_COMPLETED in (pvc["metadata"].get("annotations") or {}):
+            self._sync_bound_claim(pvc)
+        else:
+            self._sync_unbound_claim(pvc)
+
+    def _sync_unbound_claim(self, pvc: Obj) -> None:
+        """``syncUnboundClaim``."""
+        name = pvc["spec"].get("volumeName") or ""
+        if not name:
+            delay = self._is_delay_binding_mode(pvc)
+            pv = find_best_match_for_claim(pvc, self._volumes.items(), delay)
+            if pv is not None:
+                self._bind(pv, pvc)
+                return
+            if self._assign_default_storage_class(pvc):
+                return  # the update brings the claim back
+            anns = pvc["metadata"].get("annotations") or {}
+            if delay and SELECTED_NODE not in anns:
+                self._event_for_unbound_delay_binding_claim(pvc)
+            elif claim_class(pvc):
+                self._provision_claim(pvc)
+                return
+            else:
+                self._event(pvc, NORMAL, "FailedBinding",
+                            "no persistent volumes available for this claim and no storage class is set")
+            self._update_claim_status(pvc, "Pending", None)
             return
-        if fully_bound(pvc):
-            pv = self._volumes.get(str(pvc["spec"]["volumeName"]))
-            if pv is not None and volume_bound_to_claim(pv, pvc):
-                self._claim_bound_status(pvc, pv)
+        pv = self._volumes.get(name)
+        if pv is None:
+            self._update_claim_status(pvc, "Pending", None)  # the user's volume does not exist (yet)
             return
-        if name := pvc["spec"].get("volumeName"):
-            pv = self._volumes.get(str(name))  # syncUnboundClaim: pre-bound by the user
-            if pv is not None and (pv["spec"].get("claimRef") is None or volume_bound_to_claim(pv, pvc)):
+        if pv["spec"].get("claimRef") is None:
+            if why := check_volume_satisfy_claim(pv, pvc):
+                self._event(pvc, WARNING, "VolumeMismatch", f'Cannot bind to requested volume "{name}": {why}')
+                self._update_claim_status(pvc, "Pending", None)
+            else:
                 self._bind(pv, pvc)
             return
-        pv = self._best_match(pvc)
-        if pv is not None:
+        if volume_bound_to_claim(pv, pvc):
             self._bind(pv, pvc)
+            return
+        self._event(pvc, WARNING, "FailedBinding", f'volume "{name}" already bound to a different claim.')
+        if BOUND_BY_CONTROLLER not in (pvc["metadata"].get("annotations") or {}):
+            self._update_claim_status(pvc, "Pending", None)
+            return
+        ref = pv["spec"]["claimRef"]
+        raise PVSyncError(f'invalid binding of claim "{object_key(pvc)}" to volume "{name}": volume already '
+                          f'claimed by "{ref.get("namespace", "")}/{ref.get("name", "")}"')
 
-    def _best_match(self, pvc: Obj) -> Obj | None:
-        """``findBestMatchForClaim``: delayed claims only take volumes pre-bound to them;
-        candidates offer every access mode the claim asks for (the access-mode index)."""
-        assert self._volumes is not None
+    def _sync_bound_claim(self, pvc: Obj) -> None:
+        """``syncBoundClaim``: Lost when the volume is gone or bound to another claim."""
+        name = pvc["spec"].get("volumeName") or ""
+        if not name:
+            self._update_claim_status_with_event(pvc, "Lost", None, WARNING, "ClaimLost",
+                                                 "Bound claim has lost reference to PersistentVolume. "
+                                                 "Data on the volume is lost!")
+            return
+        pv = self._volumes.get(name)
+        if pv is None:
+            self._update_claim_status_with_event(pvc, "Lost", None, WARNING, "ClaimLost",
+                                                 "Bound claim has lost its PersistentVolume. Data on the volume is lost!")
+            return
+        ref = pv["spec"].get("claimRef")
+        if ref is None or ref.get("uid", "") == pvc["metadata"].get("uid", ""):
+            self._bind(pv, pvc)  # finish a binding, or keep the status up to date
+            return
+        self._update_claim_status_with_event(pvc, "Lost", None, WARNING, "ClaimMisbound",
+                                             "Two claims are bound to the same volume, this one is bound incorrectly")
+
+    def _is_delay_binding_mode(self, pvc: Obj) -> bool:
+        """``IsDelayBindingMode``: the claim's class binds WaitForFirstConsumer."""
         cls = claim_class(pvc)
-        sc = self._ctx.informers.informer("storage.k8s.io/v1", "StorageClass").get(cls) if cls else None
-        delay = sc is not None and sc.get("volumeBindingMode") == "WaitForFirstConsumer"
-        modes = set(pvc["spec"].get("accessModes") or ())
-        candidates = sorted(
-            (pv for pv in self._volumes.items() if modes <= set(pv["spec"].get("accessModes") or ())),
-            key=lambda pv: pv["metadata"]["name"],
-        )
-        return find_matching_volume(pvc, candidates, None, (), delay)
+        if not cls:
+            return False
+        sc = self._ctx.informers.informer("storage.k8s.io/v1", "StorageClass").get(cls)
+        if sc is None:
+            return False
+        mode = sc.get("volumeBindingMode")
+        if mode is None:
+            raise PVSyncError(f'VolumeBindingMode not set for StorageClass "{cls}"')
+        return bool(mode == "WaitForFirstConsumer")
+
+    def _assign_default_storage_class(self, pvc: Obj) -> bool:
+        """``assignDefaultStorageClass``: a claim with no class at all gets the default."""
+        if BETA_CLASS in (pvc["metadata"].get("annotations") or {}) or pvc["spec"].get("storageClassName") is not None:
+            return False
+        sc = default_class(list(self._ctx.informers.informer("storage.k8s.io/v1", "StorageClass").items()))
+        if sc is None:
+            return False
+        self._ctx.server.update({**pvc, "spec": {**pvc["spec"], "storageClassName": sc["metadata"]["name"]}})
+        return True
+
+    def _event_for_unbound_delay_binding_claim(self, pvc: Obj) -> None:
+        """``emitEventForUnboundDelayBindingClaim``."""
+        names = [str(p["metadata"]["name"]) for p in self._pods_using_claim(object_key(pvc))
+                 if not p["spec"].get("nodeName")]
+        if not names:
+            self._event(pvc, NORMAL, "WaitForFirstConsumer", "waiting for first consumer to be created before binding")
+        elif len(names) == 1:
+            self._event(pvc, NORMAL, "WaitForPodScheduled", f"waiting for pod {names[0]} to be scheduled")
+        else:
+            self._event(pvc, NORMAL, "WaitForPodScheduled", f"waiting for pods {','.join(names)} to be scheduled")
+
+    def _provision_claim(self, pvc: Obj) -> None:
+        """``provisionClaim`` with ``findProvisionablePlugin``: there are no in-tree
+        provisioners, so a ``kubernetes.io/`` provisioner fails and any other is external
+        (``provisionClaimOperationExternal``)."""
+        cls = claim_class(pvc)
+        sc = self._ctx.informers.informer("storage.k8s.io/v1", "StorageClass").get(cls)
+        if sc is None:
+            self._event(pvc, WARNING, "ProvisioningFailed", f'storageclass.storage.k8s.io "{cls}" not found')
+            return
+        provisioner = str(sc.get("provisioner") or "")
+        if provisioner.startswith("kubernetes.io/"):
+            self._event(pvc, WARNING, "ProvisioningFailed", f"no volume plugin matched name: {provisioner}")
+            return
+        anns = dict(pvc["metadata"].get("annotations") or {})
+        if anns.get(STORAGE_PROVISIONER) != provisioner:  # setClaimProvisioner
+            anns[BETA_STORAGE_PROVISIONER] = anns[STORAGE_PROVISIONER] = provisioner
+            pvc = self._ctx.server.update({**pvc, "metadata": {**pvc["metadata"], "annotations": anns}})
+        self._event(pvc, NORMAL, "ExternalProvisioning",
+                    f"Waiting for a volume to be created either by the external provisioner '{provisioner}' or "
+                    "manually by the system administrator. If volume creation is delayed, please verify that the "
+                    "provisioner is running and correctly registered.")
 
     def _bind(self, pv: Obj, pvc: Obj) -> None:
-        """``bind``: the volume's claimRef and phase, then the claim's volume and status."""
+        """``bind``: the volume's claimRef, its phase, the claim's volume and annotations,
+        then the claim's status (``bindVolumeToClaim``, ``bindClaimToVolume``)."""
         server = self._ctx.server
         new_pv, dirty = bind_volume_to_claim(pv, pvc)
-        if dirty:
-            new_pv = server.update(new_pv)
-        if (new_pv.get("status") or {}).get("phase") != "Bound":
-            server.update_status({**new_pv, "status": {**(new_pv.get("status") or {}), "phase": "Bound"}})
+        pv = server.update(new_pv) if dirty else pv
+        pv = self._update_volume_phase(pv, "Bound", "")
         anns = dict(pvc["metadata"].get("annotations") or {})
-        anns[BIND_COMPLETED] = "yes"
-        if not pvc["spec"].get("volumeName"):
-            anns[BOUND_BY_CONTROLLER] = "yes"
-        written = server.update({**pvc, "metadata": {**pvc["metadata"], "annotations": anns},
-                                 "spec": {**pvc["spec"], "volumeName": pv["metadata"]["name"]}})
-        self._claim_bound_status(written, new_pv)
-
-    def _claim_bound_status(self, pvc: Obj, pv: Obj) -> None:
-        """``updateClaimStatus``: Bound, with the volume's access modes and capacity."""
-        status = pvc.get("status") or {}
-        want = {**status, "phase": "Bound", "accessModes": list(pv["spec"].get("accessModes") or ()),
-                "capacity": dict(pv["spec"].get("capacity") or {})}
-        if status != want:
-            self._ctx.server.update_status({**pvc, "status": want})
+        spec = pvc["spec"]
+        dirty = False
+        if pv["metadata"]["name"] != spec.get("volumeName"):
+            spec = {**spec, "volumeName": pv["metadata"]["name"]}
+            anns.setdefault(BOUND_BY_CONTROLLER, "yes")
+            dirty = True
+        if BIND_COMPLETED not in anns:
+            anns[BIND_COMPLETED] = "yes"
+            dirty = True
+        if dirty:
+            pvc = server.update({**pvc, "metadata": {**pvc["metadata"], "annotations": anns}, "spec": spec})
+        self._update_claim_status(pvc, "Bound", pv)

@@ -139,14 +139,17 @@ def test_a_live_claim_that_lost_the_finalizer_gets_it_back(cluster: Cluster) -> 
 
 
 def test_a_bound_volume_stays_until_it_is_released(cluster: Cluster) -> None:
-    """pv-protection: a Bound PV keeps its finalizer; once not Bound it is removed."""
+    """pv-protection: a Bound PV keeps its finalizer; once its claim is gone the PV
+    controller releases it (Retain) and the finalizer is removed."""
     cluster.create(_volume())
-    pv = cluster.get("v1", "PersistentVolume", "pv")
-    cluster.patch_status({**pv, "status": {"phase": "Bound"}})
+    cluster.create(_claim())
+    cluster.settle()
+    assert cluster.get("v1", "PersistentVolume", "pv")["status"]["phase"] == "Bound"
     cluster.delete("v1", "PersistentVolume", "pv")
     cluster.settle()
     pv = cluster.get("v1", "PersistentVolume", "pv")
-    assert pv["metadata"]["finalizers"] == [PV_FIN]
-    cluster.patch_status({**pv, "status": {"phase": "Released"}})
+    assert pv["metadata"]["finalizers"] == [PV_FIN] and pv["status"]["phase"] == "Bound"
+    cluster.delete("v1", "PersistentVolumeClaim", "claim", NS)
     cluster.settle()
+    assert _gone(cluster, "PersistentVolumeClaim", "claim", NS)
     assert _gone(cluster, "PersistentVolume", "pv", None)
