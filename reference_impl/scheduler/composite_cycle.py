@@ -2,15 +2,18 @@
 
 A gang CompositePodGroup (``schedulingPolicy.gang.minGroupCount``) is admitted only when
 at least ``minGroupCount`` of its children can each meet their own gang minimum at the
-same time. Until the topmost such ancestor of a PodGroup is admitted
-(``CompositePodGroupInitiallyScheduled=True``), a pod of any PodGroup below it triggers one
-attempt for the whole subtree: every child group is placed in turn on the cache (keeping
+same time. While the topmost such ancestor of a PodGroup does not have that many children
+meeting their minimum with pods already on nodes, a pod of any PodGroup below it triggers
+one attempt for the whole subtree: every child group is placed in turn on the cache (keeping
 the assumptions of the children that met their minimum), and either the subtree as a
 whole binds or nothing does. When it does not fit, the composite preempts as one (as
 upstream 1.37's pod-group PostFilter does with a CompositePodGroup preemptor): its own
 priority and preemptionPolicy, lower-priority victims chosen cluster-wide until
 ``minGroupCount`` children fit, members nominated to their nodes. A hierarchy deeper than
-4 composite levels, or a cycle, is flagged ``Invalid`` and its pods wait.
+4 composite levels, or a cycle, holds its pods. Upstream's scheduler writes no condition on
+a CompositePodGroup (``submitPodGroupAlgorithmResult`` skips composites; only its PodGroups
+get PodGroupInitiallyScheduled), and neither does this cycle: whether a composite is
+already met is read from its subtree's scheduled pods, as upstream's attempt counts them.
 """
 
 from __future__ import annotations
@@ -19,10 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from reference_impl.api.meta import condition, set_condition
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.clock import rfc3339
-from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.interface import (
     ActionType,
@@ -48,11 +48,10 @@ if TYPE_CHECKING:
     from reference_impl.scheduler.group_placement import GroupAttempt
     from reference_impl.scheduler.workload_cycle import WorkloadCycle
 
-__all__ = ["COMPOSITE_SCHEDULED", "CPG_VERSION", "MAX_DEPTH", "CompositeCycle"]
+__all__ = ["CPG_VERSION", "MAX_DEPTH", "CompositeCycle"]
 
 Obj = dict[str, Any]
 CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
-COMPOSITE_SCHEDULED: Final = "CompositePodGroupInitiallyScheduled"
 MAX_DEPTH: Final = 4
 
 
@@ -68,10 +67,6 @@ def min_group_count(cpg: Obj) -> int:
     """The composite gang minimum; 0 for ``basic: {}`` (children scheduled independently)."""
     gang = (cpg.get("spec") or {}).get("schedulingPolicy", {}).get("gang")
     return int(gang.get("minGroupCount") or 0) if gang is not None else 0
-
-
-def _admitted(cpg: Obj) -> bool:
-    return (condition(cpg, COMPOSITE_SCHEDULED) or {}).get("status") == "True"
 
 
 @dataclass(slots=True)
@@ -118,10 +113,24 @@ class CompositeCycle:
                 return (cpg, "invalid")
             seen.add(name)
             top = cpg
-            if min_group_count(cpg) > 0 and not _admitted(cpg):
+            if min_group_count(cpg) > 0 and not self._met(cpg):
                 root = cpg
             name = _parent(cpg)
         return (root, "")
+
+    def _met(self, cpg: Obj, depth: int = 0) -> bool:
+        """Whether enough children of ``cpg`` meet their own minimum with the members already
+        on a node (bound or assumed): upstream's attempt then succeeds for them without
+        placing anything (PlacementFeasible counts ``ScheduledPodsCount``)."""
+        ns, name = _ns_name(cpg)
+        pgs, cpgs = self._children(ns, name)
+        met = sum(
+            len(self._wc._bound_members(f"{ns}/{pg['metadata']['name']}")) >= max(1, min_count(pg))  # noqa: SLF001
+            for pg in pgs
+        )
+        if depth < MAX_DEPTH:
+            met += sum(self._met(c, depth + 1) for c in cpgs)
+        return met >= max(1, min_group_count(cpg))
 
     # -- the subtree attempt ------------------------------------------------------------
 
@@ -129,8 +138,6 @@ class CompositeCycle:
         """One all-or-nothing attempt for the subtree below ``root``."""
         if why or root is None:
             self._hold([first], f"pod group hierarchy is {why or 'incomplete'}")
-            if why == "invalid" and root is not None:
-                self._set(root, "False", "Invalid", "cycle or more than 4 levels of groups")
             return
         ns, name = _ns_name(root)
         groups = self._subtree_groups(ns, name)
@@ -155,7 +162,6 @@ class CompositeCycle:
             if not preempted:
                 for g in groups:
                     self._wc._set_condition(g, "False", "Unschedulable", msg)  # noqa: SLF001
-                self._set(root, "False", "Unschedulable", msg)
             return
         placed = {p.key for att in placement.attempts for _, p, _ in att.placed}
         for att in placement.attempts:
@@ -164,7 +170,6 @@ class CompositeCycle:
         self._hold([p for k, p in sorted(pinfos.items()) if k not in placed], "group not admitted")
         for g in placement.groups:
             self._wc._set_condition(g, "True", "Scheduled", "")  # noqa: SLF001
-        self._set(root, "True", "Scheduled", f"{len(placement.groups)} child groups placed")
 
     # -- composite preemption -----------------------------------------------------------
 
@@ -190,7 +195,7 @@ class CompositeCycle:
                 continue
             fits = lambda: attempt() is not None  # noqa: E731
             place = lambda: attempt() or {}  # noqa: E731
-            if preempt(pods, root, max(1, min_group_count(root)), fits, place, own):
+            if preempt(pods, root, max(1, min_group_count(root)), fits, place, own)[0]:
                 return True
         return False
 
@@ -342,24 +347,3 @@ class CompositeCycle:
             # child's pods (a node's taint, say) may let the subtree fit.
             diag.unschedulable_plugins |= {GANG, names.NODE_RESOURCES_FIT, *rejectors}
             self._s._handle_failure(pinfo, Status(Code.UNSCHEDULABLE, (msg,), GANG), diag)  # noqa: SLF001
-
-    def _set(self, cpg: Obj, status: str, reason: str, message: str) -> None:
-        """CompositePodGroupInitiallyScheduled; terminal once True."""
-        latest = self._cpg(*_ns_name(cpg))
-        if latest is None or _admitted(latest):
-            return
-        st = {**(latest.get("status") or {})}
-        st["conditions"] = [dict(c) for c in st.get("conditions") or ()]
-        cond: dict[str, Any] = {
-            "type": COMPOSITE_SCHEDULED,
-            "status": status,
-            "reason": reason,
-            "message": message,
-        }
-        if latest["metadata"].get("generation"):  # pg.Generation; 0 is omitted (omitempty)
-            cond["observedGeneration"] = int(latest["metadata"]["generation"])
-        if set_condition(st, cond, rfc3339(self._s.ctx.clock.now())):
-            try:
-                self._s.ctx.server.update_status({**latest, "status": st})
-            except ApiError:
-                pass  # changed meanwhile; the next attempt writes it again

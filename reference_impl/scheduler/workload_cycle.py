@@ -3,9 +3,11 @@
 When a pod of a gang PodGroup is popped, every other pending member is taken out of the
 queue too and the group gets one atomic placement attempt: each pod is placed in turn on
 the cache with its assumption and reservation, and only if at least ``minCount`` members
-(already-bound ones included) fit at the same time do they bind. Otherwise every
+(already-bound ones included) fit at the same time do they bind; GangScheduling's
+PlacementFeasible ends the attempt as soon as that can no longer happen. Otherwise every
 assumption and reservation is rolled back, the members return to the unschedulable pool,
-and workload-aware preemption may free room. Where the group is tried (one candidate per
+and workload-aware preemption may free room; the PodGroup's condition and each member's
+status carry upstream's messages (``_fail_unschedulable``). Where the group is tried (one candidate per
 topology domain with TopologyAwareWorkloadScheduling, the best-scoring feasible one kept)
 is ``group_placement.py``.
 """
@@ -27,7 +29,12 @@ from reference_impl.scheduler.framework.interface import (
     Status,
 )
 from reference_impl.scheduler.framework.types import QueuedPodInfo
-from reference_impl.scheduler.group_placement import GroupAttempt, GroupPlacer
+from reference_impl.scheduler.group_placement import (
+    PG_UNSCHEDULABLE,
+    GroupAttempt,
+    GroupPlacer,
+    as_error,
+)
 from reference_impl.scheduler.plugins.gang_scheduling import (
     NAME as GANG,
 )
@@ -62,6 +69,7 @@ class WorkloadCycle:
             (p for p in sched.framework.plugins if isinstance(p, GangScheduling)), None
         )
         self.group_attempts = 0
+        self.last_dry_run_message = ""
         self.placer = GroupPlacer(sched)
         self.composite = CompositeCycle(self) if sched.features.enable_composite_pod_group else None
 
@@ -128,7 +136,7 @@ class WorkloadCycle:
             if failed is not None and failed.error is not None:
                 self._fail_with_error(pinfos, pg, failed.error.message(), failed)
             else:
-                self._fail_all(pinfos, pg, need, failed)
+                self._fail_unschedulable(pinfos, pg, need, failed)
             return
         for pinfo, status in best.failed:
             diag = Diagnosis()
@@ -141,11 +149,23 @@ class WorkloadCycle:
     def dry_run(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> bool:
         """Whether ``need`` of ``pinfos`` would fit together now (nothing is kept)."""
         bound = self._bound_members(group_key(pinfos[0].pod) or "")
-        for nodes in self.placer.candidates(pg, bound)[0]:
-            attempt = self.placer.try_place(pinfos, nodes)
+        candidates = self.placer.candidates(pg, bound)[0]
+        first: GroupAttempt | None = None
+        for nodes in candidates:
+            attempt = self.placer.try_place(pinfos, nodes, pg, len(bound))
             self.placer.rollback(attempt)
             if len(attempt.placed) >= need:
                 return True
+            if first is None:
+                first = attempt
+        # The status upstream's PodGroupSchedulingFunc returns, for the preemption message.
+        msg = first.status.message() if first is not None else ""
+        if first is not None and self._s.features.enable_topology_aware_workload_scheduling:
+            msg = (
+                f"{PG_UNSCHEDULABLE}, 0/{len(candidates)} placements are available, "
+                f"first placement status: {as_error(first.status)}"
+            )
+        self.last_dry_run_message = msg
         return False
 
     def dry_run_placement(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> dict[str, str]:
@@ -153,7 +173,7 @@ class WorkloadCycle:
         gang preemption nominates each member to its node."""
         bound = self._bound_members(group_key(pinfos[0].pod) or "")
         for nodes in self.placer.candidates(pg, bound)[0]:
-            attempt = self.placer.try_place(pinfos, nodes)
+            attempt = self.placer.try_place(pinfos, nodes, pg, len(bound))
             self.placer.rollback(attempt)
             if len(attempt.placed) >= need:
                 return {p.key: node for _, p, node in attempt.placed}
@@ -200,27 +220,57 @@ class WorkloadCycle:
             self._s._handle_failure(pinfo, status, Diagnosis())  # noqa: SLF001
         self._set_condition(pg, "False", REASON_SCHEDULER_ERROR, err)
 
-    def _fail_all(
+    def _fail_unschedulable(
         self, pinfos: list[QueuedPodInfo], pg: Obj, need: int, att: GroupAttempt | None
     ) -> None:
-        placed = len(att.placed) if att else 0
-        gk = f"{pg['metadata'].get('namespace', 'default')}/{pg['metadata']['name']}"
-        msg = f"pod group {gk}: only {placed} of the {need} pods needed fit at the same time"
-        reasons = {p.key: st.message() for p, st in (att.failed if att else [])}
-        self._s.preempt_for_group(pinfos, pg, need)
+        """The group does not fit (``podGroupCycle`` then ``submitPodGroupAlgorithmResult``).
+
+        The PodGroup's condition carries the group status's message ("minCount (N) cannot
+        be satisfied: S scheduled, R remaining" from GangScheduling's PlacementFeasible),
+        with the PodGroupPostFilter (preemption) status appended as one more reason. A
+        member that failed on its own reports its own status; one never tried (the attempt
+        stopped early) the group status as it was before preemption ran; one that did fit
+        the group status if the group now waits on preemption, else "pod group is
+        unschedulable, " and the group's message."""
+        group = att.status if att is not None else Status(Code.UNSCHEDULABLE, (PG_UNSCHEDULABLE,))
+        if group.is_success():  # no placement at all was evaluated
+            group = Status(Code.UNSCHEDULABLE, (PG_UNSCHEDULABLE,))
+        final, waiting = group, False
+        if group.code is Code.UNSCHEDULABLE:  # only then does PodGroupPostFilter run
+            _, post = self._s.preempt_for_group(pinfos, pg, need)
+            waiting = post.is_success()
+            final = Status(group.code, (*group.reasons, post.message()), group.plugin)
+        self.submit_unschedulable(pinfos, pg, att, group, final, waiting)
+
+    def submit_unschedulable(
+        self,
+        pinfos: list[QueuedPodInfo],
+        pg: Obj,
+        att: GroupAttempt | None,
+        group: Status,
+        final: Status,
+        waiting: bool,
+    ) -> None:
+        """``submitPodGroupAlgorithmResult`` for a rejected group: ``group`` is its status as
+        the algorithm left it (what members never tried get), ``final`` with PostFilter's
+        reason appended, ``waiting`` whether PostFilter succeeded."""
+        own = {p.key: st for p, st in (att.failed if att else ())}
+        placed = {p.key for _, p, _ in (att.placed if att else ())}
         rejectors = (att.rejectors if att else set()) | {GANG}
         for pinfo in pinfos:
-            status = Status(
-                Code.UNSCHEDULABLE,
-                (msg, *([reasons[pinfo.key]] if pinfo.key in reasons else [])),
-                GANG,
-            )
+            if pinfo.key in own:
+                status = own[pinfo.key]
+            elif pinfo.key in placed:
+                status = final if waiting else Status(
+                    Code.UNSCHEDULABLE, (PG_UNSCHEDULABLE, final.message())
+                )
+            else:
+                status = group  # completePodGroupAlgorithmResult: a clone, before PostFilter
             diag = Diagnosis()
             diag.unschedulable_plugins |= rejectors
             self._s._handle_failure(pinfo, status, diag)  # noqa: SLF001
-        # submitPodGroupAlgorithmResult: Unschedulable whether or not the group now waits on
-        # preemption (only its pods' nominations differ).
-        self._set_condition(pg, "False", "Unschedulable", msg)
+        # Unschedulable whether or not the group now waits on preemption.
+        self._set_condition(pg, "False", "Unschedulable", final.message())
 
     def _set_condition(self, pg: Obj, status: str, reason: str, message: str) -> None:
         """``updatePodGroupCondition`` on the latest PodGroup (``podgroup_rules``)."""

@@ -26,15 +26,22 @@ from reference_impl.scheduler.framework.types import NodeInfo, PodInfo
 
 __all__ = [
     "Placement",
+    "PlacementFeasiblePlugin",
     "PlacementGeneratePlugin",
     "PlacementScorePlugin",
     "PodGroupAssignments",
     "PodGroupInfo",
+    "run_placement_feasible_plugins",
     "run_placement_generate_plugins",
     "run_placement_score_plugins",
 ]
 
 Obj = dict[str, Any]
+
+
+def code_string(code: Code) -> str:
+    """``Code.String()``: "UnschedulableAndUnresolvable" for UNSCHEDULABLE_AND_UNRESOLVABLE."""
+    return "".join(w.capitalize() for w in code.name.split("_"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +76,17 @@ class PlacementGeneratePlugin(Plugin, Protocol):
         self, group: PodGroupInfo, parent: Placement
     ) -> tuple[list[Placement], Status]:
         """The candidate placements, or a non-success status."""
+        ...
+
+
+@runtime_checkable
+class PlacementFeasiblePlugin(Plugin, Protocol):
+    """Whether a group can still meet its constraints, given the progress of an attempt."""
+
+    def placement_feasible(
+        self, group: Obj, remaining: int, scheduled: int, *, composite: bool = False
+    ) -> Status:
+        """Success (met), Wait (may still be met) or Unschedulable (cannot be met)."""
         ...
 
 
@@ -133,3 +151,31 @@ def run_placement_score_plugins(
 def _failed(point: str, plugin: str, status: Status) -> Status:
     return Status(Code.ERROR, (f'running {point} plugins: plugin "{plugin}" failed with: '
                                f"{status.message()}",), plugin)
+
+
+def run_placement_feasible_plugins(
+    plugins: Sequence[PlacementFeasiblePlugin],
+    group: Obj,
+    remaining: int,
+    scheduled: int,
+    *,
+    composite: bool = False,
+) -> Status:
+    """``RunPlacementFeasiblePlugins``: the first Unschedulable (or error) ends it; else the
+    last Wait, else Success. Statuses carry the plugin's name."""
+    out = OK
+    for pl in plugins:
+        st = pl.placement_feasible(group, remaining, scheduled, composite=composite)
+        if st.is_success():
+            continue
+        name = pl.name()
+        if st.code is Code.WAIT:
+            out = st.with_plugin(name)
+        elif st.code is Code.UNSCHEDULABLE:
+            return st.with_plugin(name)
+        elif st.code is Code.ERROR:
+            return Status(Code.ERROR, (f"running PlacementFeasible plugin: {st.message()}",), name)
+        else:
+            why = f"unexpected status from PlacementFeasible plugin: {code_string(st.code)}"
+            return Status(Code.ERROR, (why,), name)
+    return out

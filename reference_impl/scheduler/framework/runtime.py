@@ -52,6 +52,7 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.opportunistic_batch import OpportunisticBatch
 from reference_impl.scheduler.framework.placement import (
+    PlacementFeasiblePlugin,
     PlacementGeneratePlugin,
     PlacementScorePlugin,
 )
@@ -114,6 +115,9 @@ class Framework:
         for cfg in profile.plugins:
             if cfg.name not in registry:
                 raise ValueError(f"plugin {cfg.name!r} is not in the registry; known: {sorted(registry)}")
+            if cfg.name in self.weights:
+                # expandMultiPointPlugins: enabling a plugin twice is a config error.
+                raise ValueError(f'plugin "{cfg.name}" already registered')
             self.plugins.append(registry[cfg.name](cfg.args, self, features))
             self.weights[cfg.name] = cfg.weight
         ps = self.plugins
@@ -133,7 +137,11 @@ class Framework:
         self.bind = [p for p in ps if isinstance(p, BindPlugin)]
         self.post_bind = [p for p in ps if isinstance(p, PostBindPlugin)]
         self.placement_generate = [p for p in ps if isinstance(p, PlacementGeneratePlugin)]
+        self.placement_feasible = [p for p in ps if isinstance(p, PlacementFeasiblePlugin)]
         self.placement_score = [p for p in ps if isinstance(p, PlacementScorePlugin)]
+        if len(self.placement_generate) > 1:  # NewFramework: only the first would ever run
+            raise ValueError("at most one placement generate plugin is allowed for profile with "
+                             f'scheduler name "{profile.scheduler_name}"')
         # Checked once: a runtime_checkable isinstance costs microseconds per call.
         self._batch_filter: dict[int, BatchFilterPlugin] = {
             id(p): p for p in self.filter if isinstance(p, BatchFilterPlugin)}

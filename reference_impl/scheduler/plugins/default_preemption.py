@@ -61,6 +61,12 @@ REASON: Final = "PreemptionByScheduler"
 NO_VICTIMS: Final = "No preemption victims found for incoming pod"
 NOT_HELPFUL: Final = "Preemption is not helpful for scheduling"
 TERMINATING: Final = "not eligible due to a terminating pod on the nominated node."
+NO_GROUP_VICTIMS: Final = "No preemption victims found for incoming preemptor"
+
+
+def _pg_status(code: Code, msg: str) -> Status:
+    """``DefaultPreemption.PodGroupPostFilter``: the evaluator's status, message prefixed."""
+    return Status(code, (f"pod group preemption: {msg}",))
 
 
 @final
@@ -130,23 +136,34 @@ class DefaultPreemption:
         fits: Callable[[], bool],
         place: Callable[[], dict[str, str]] | None = None,
         exclude: frozenset[str] = frozenset(),
-    ) -> bool:
+    ) -> tuple[bool, Status]:
         """Gang preemption: free room for ``need`` of ``pods`` at once, cluster-wide; each
         member of the placement that fits is nominated to its node. ``pg`` is the
         preemptor, a PodGroup or (composite preemption) a CompositePodGroup, whose
         priority and preemptionPolicy apply; ``exclude`` names the PodGroups whose pods
-        are its own (default: ``pg`` itself)."""
+        are its own (default: ``pg`` itself). Whether victims were chosen, and the
+        ``PodGroupPostFilter`` status (``PodGroupEvaluator.Preempt``'s, its message
+        prefixed "pod group preemption: "); Unschedulable without a reason where the
+        group does not fit even with every victim gone (upstream: the group algorithm's
+        own status, which the caller knows)."""
         gk = f"{pg['metadata'].get('namespace', 'default')}/{pg['metadata']['name']}"
         if pg.get("kind") == "CompositePodGroup":
             gk = f"CompositePodGroup:{gk}"
         policy = resolve_preemption_policy(pg, pods, group_policy=self._group_policy)
-        if need <= 0 or self._ineligible(gk, {"preemptionPolicy": policy}):
-            return False
+        if need <= 0:
+            return False, Status(Code.UNSCHEDULABLE)
+        if why := self._ineligible(gk, {"preemptionPolicy": policy}):
+            if why == TERMINATING:  # isOngoingPreemption: Success, the group waits
+                return False, _pg_status(Code.SUCCESS, "ongoing preemption on nominated nodes")
+            return False, _pg_status(Code.UNSCHEDULABLE, why)
         # PodGroupPriority / CompositePodGroupPriority: spec.priority, 0 when unset.
         prio = int((pg.get("spec") or {}).get("priority") or 0)
-        picked = self._select(self._units(prio, exclude=exclude or frozenset({gk})), fits)
+        units = self._units(prio, exclude=exclude or frozenset({gk}))
+        if not units:
+            return False, _pg_status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_GROUP_VICTIMS)
+        picked = self._select(units, fits)
         if not picked or not picked[0]:
-            return False
+            return False, Status(Code.UNSCHEDULABLE)
         nominations: dict[str, str] = {}
         if place is not None:
             for u in picked[0]:
@@ -157,7 +174,8 @@ class DefaultPreemption:
         kind = "compositepodgroup" if pg.get("kind") == "CompositePodGroup" else "podgroup"
         self._evict(gk, picked[0], _disruption_message(pods[0] if pods else {}, kind))
         _nominate(self._h.ctx.server, nominations)
-        return True
+        n = sum(len(u.pods) for u in picked[0])
+        return True, _pg_status(Code.SUCCESS, f"found a placement for podgroup, preempting {n} victims")
 
     def select_victims_on_node(
         self, state: CycleState, pod: Obj, ni: NodeInfo, units: list[Unit]

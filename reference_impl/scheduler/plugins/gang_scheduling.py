@@ -224,8 +224,8 @@ class GangScheduling:
         """``PlacementFeasible``: Success once ``scheduled`` meets the group's minimum,
         Wait while the ``remaining`` pods could still meet it, else Unschedulable. The
         minimum is the gang's minCount (a CompositePodGroup's minGroupCount), 1 for a
-        basic group. The reference's pod-group cycle applies the same test once per
-        attempt (``GroupPlacer.place``: placed plus bound >= minCount)."""
+        basic group. ``GroupPlacer.try_place`` runs it before the first member and after
+        each one, and stops the attempt at Unschedulable."""
         policy = (group.get("spec") or {}).get("schedulingPolicy") or {}
         gang = policy.get("gang")
         need = 1 if gang is None else int(gang.get("minGroupCount" if composite else "minCount") or 0)

@@ -5,7 +5,8 @@ Ported: ``TestPodGroupSchedulingPlacementAlgorithm`` and
 on the reference's ``GroupPlacer.place`` (``group_placement.py``). Upstream's
 fakePlacementPlugin is the Filter, PlacementGenerate (wrapped to order its placements by
 name, as "<name>_Ordered") and PlacementScore plugin; here the generate and score halves
-are real placement plugins in a stub framework, and the filter half is the stub's
+are real placement plugins in a stub framework (the fake is also its PlacementFeasible
+plugin where a row injects codes, as fakePlacementFeasiblePlugin), and the filter half is the stub's
 per-pod algorithm (first node of the placement whose filter status passes), so what runs
 for real is the reference's own part: candidates, one attempt per candidate with
 rollback, the best score, and how failures and errors come out. The group is a basic
@@ -51,9 +52,23 @@ class _Fake:
     generate_status: Status = OK
     score_status: dict[str, Status] = field(default_factory=dict)
     filter_status: dict[str, Status] = field(default_factory=dict)
+    # fakePlacementFeasiblePlugin's codes: per placement, one per evaluated pod.
+    feasible: list[list[Code]] = field(default_factory=list)
+    placements_seen: int = 0
 
     def name(self) -> str:
         return FAKE
+
+    def placement_feasible(
+        self, group: Obj, remaining: int, scheduled: int, *, composite: bool = False
+    ) -> Status:
+        evaluated = 1 - remaining  # one pod, "foo"
+        if evaluated == 0:
+            self.placements_seen += 1
+        codes = self.feasible[self.placements_seen - 1:self.placements_seen] or [[]]
+        if evaluated < len(codes[0]) and codes[0][evaluated] is not Code.SUCCESS:
+            return Status(codes[0][evaluated], ("injected placementFeasible status",))
+        return OK
 
     def score_placement(self, group: PodGroupInfo, a: PodGroupAssignments) -> tuple[int, Status]:
         return self.scores.get(a.placement.name, 0), self.score_status.get(a.placement.name, OK)
@@ -119,6 +134,7 @@ class _Scorer:
 class _Framework:
     def __init__(self, fake: _Fake, scorers: Sequence[tuple[_Scorer, int]] = ()) -> None:
         self.placement_generate = [_Ordered(fake)]
+        self.placement_feasible = [fake] if fake.feasible else []
         self.placement_score: list[_Fake | _Scorer] = [fake] if not scorers else []
         self.weights = {FAKE: 1}
         for pl, weight in scorers:
@@ -156,9 +172,10 @@ def _place(
 
 
 TWO = {"placement1": ["node1"], "placement2": ["node2"]}
-SKIP_INJECTED = pytest.mark.skip(
-    reason="injects PlacementFeasible statuses per pod; the reference has no PlacementFeasible "
-    "extension point (the gang minimum is checked once per placement)")
+WU = [[Code.WAIT, Code.UNSCHEDULABLE], [Code.WAIT, Code.UNSCHEDULABLE]]
+WS_WU = [[Code.WAIT, Code.SUCCESS], [Code.WAIT, Code.UNSCHEDULABLE]]
+ZERO_OF_TWO = ("pod group is unschedulable, 0/2 placements are available, first placement "
+               "status: injected placementFeasible status")
 
 CASES = [
     pytest.param(_Fake(TWO, {"placement1": 2, "placement2": 1}), "node1", None,
@@ -167,13 +184,13 @@ CASES = [
                  id="respects higher score of placement2"),
     pytest.param(_Fake(), "", None, id="when no placements are generated, returns unschedulable"),
     pytest.param(_Fake(TWO, {"placement1": 1, "placement2": 2},
-                       filter_status={"node1": UNSCHED, "node2": UNSCHED}), "", None,
+                       filter_status={"node1": UNSCHED, "node2": UNSCHED}, feasible=WU), "", None,
                  id="when all placements are infeasible, returns unschedulable"),
-    pytest.param(_Fake(TWO), "", None, marks=SKIP_INJECTED,
+    pytest.param(_Fake(TWO, {"placement1": 1, "placement2": 2}, feasible=WU), "", None,
                  id="when all placements are infeasible, but pods are feasible, returns unschedulable"),
-    pytest.param(_Fake(TWO, {"placement1": 1}, filter_status={"node2": UNSCHED}), "node1", None,
-                 id="filters out infeasible placements"),
-    pytest.param(_Fake(TWO), "", None, marks=SKIP_INJECTED,
+    pytest.param(_Fake(TWO, {"placement1": 1}, filter_status={"node2": UNSCHED}, feasible=WS_WU),
+                 "node1", None, id="filters out infeasible placements"),
+    pytest.param(_Fake(TWO, {"placement1": 1, "placement2": 2}, feasible=WS_WU), "node1", None,
                  id="filters out infeasible placements with feasible pods"),
     pytest.param(_Fake(generate_status=ERR), "", "error for test",
                  id="when generate plugin fails, returns error"),
@@ -202,6 +219,13 @@ def test_pod_group_scheduling_placement_algorithm(
     assert not sched.cache.is_assumed("default/foo")  # every try was rolled back
     if want_error is None:
         assert failed.error is None  # Unschedulable: the gang's usual failure path
+        if fake.feasible:  # the rows whose expected status upstream spells out
+            assert (failed.status.code, failed.status.message()) == (
+                Code.UNSCHEDULABLE, ZERO_OF_TWO)
+            # podResults: the first placement's, "foo" on node1 (or its FitError there).
+            first_fit = fake.filter_status.get("node1", OK).is_success()
+            assert [n for _, _, n in failed.placed] == (["node1"] if first_fit else [])
+            assert [st.code for _, st in failed.failed] == ([] if first_fit else [Code.UNSCHEDULABLE])
     else:
         assert failed.error is not None and failed.error.code is Code.ERROR
         assert failed.error.message() == want_error
