@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from reference_impl.scheduler.framework.node_memo import NodeList
 from reference_impl.scheduler.framework.registry import SharedLister
@@ -23,6 +23,10 @@ from reference_impl.scheduler.framework.types import NodeIndex, NodeInfo, PodInf
 __all__ = ["SchedulerCache"]
 
 Obj = dict[str, Any]
+_ZONE: Final = "topology.kubernetes.io/zone"
+_ZONE_BETA: Final = "failure-domain.beta.kubernetes.io/zone"
+_REGION: Final = "topology.kubernetes.io/region"
+_REGION_BETA: Final = "failure-domain.beta.kubernetes.io/region"
 
 
 class SchedulerCache:
@@ -68,12 +72,15 @@ class SchedulerCache:
 
     update_node = add_node
 
-    def remove_node(self, node: Obj) -> None:
-        """A node was deleted; its pods stay accounted until their own deletes arrive."""
+    def remove_node(self, node: Obj) -> str:
+        """A node was deleted; its pods stay accounted until their own deletes arrive.
+        ``RemoveNode``'s errors: an unknown node, or a ghost (its node tree entry is gone)."""
         name = node["metadata"]["name"]
         ni = self._nodes.get(name)
-        if ni is None or ni.node is None:
-            return
+        if ni is None:
+            return f"node {name} is not found"
+        if ni.node is None:
+            return f'node "{name}" in group "{_zone_key(node)}" was not found'
         i = bisect.bisect_left(self._names, name)
         del self._names[i]
         self._ordered = None
@@ -84,6 +91,7 @@ class SchedulerCache:
             ni.node = None  # a ghost, as upstream keeps until the pods are gone
         else:
             self._drop(name)
+        return ""
 
     # -- pods -----------------------------------------------------------------------
 
@@ -100,23 +108,42 @@ class SchedulerCache:
         """Why ``AssumePod`` would refuse ``key`` (the cache already holds it), or ""."""
         if key not in self._pods:
             return ""
-        info = self._pods[key]
-        uid = info.pod["metadata"].get("uid", "")
-        return f"pod {uid}({key}) is in the cache, so can't be assumed"
+        return f"pod {self._uid(self._pods[key])}({key}) is in the cache, so can't be assumed"
 
-    def assume_pod(self, info: PodInfo, node_name: str) -> None:
-        """Account for a pod on ``node_name`` before its binding is confirmed."""
+    def get_pod(self, key: str) -> Obj | None:
+        """``GetPod``: the accounted manifest (assumed or bound), or None."""
+        info = self._pods.get(key)
+        return info.pod if info is not None else None
+
+    def assume_pod(self, info: PodInfo, node_name: str) -> str:
+        """Account for a pod on ``node_name`` before its binding is confirmed; the error of
+        ``AssumePod`` (and no change) when the cache already holds the pod."""
+        why = self.unassumable(info.key)
+        if why:
+            return why
         self._place(info.on_node(node_name))
         self._assumed.add(info.key)
+        return ""
 
-    def forget_pod(self, key: str) -> None:
-        """Drop an assumed pod (its binding failed)."""
-        if key in self._assumed:
-            self._assumed.discard(key)
-            self._unplace(key)
+    def forget_pod(self, key: str, node_name: str | None = None) -> str:
+        """Drop an assumed pod (its binding failed). ``ForgetPod``/``RemoveAssumedPod``
+        (``validateAssumedPod``): a pod gone from the cache is no error; one bound, or
+        accounted on another node than ``node_name``, is refused."""
+        info = self._pods.get(key)
+        if info is None:
+            return ""
+        if node_name is not None and info.node_name != node_name:
+            return (f"pod {self._uid(info)}({key}) was assumed on {node_name} "
+                    f"but assigned to {info.node_name}")
+        if key not in self._assumed:
+            return f"pod {self._uid(info)}({key}) is not assumed, so it cannot be removed or forgotten"
+        self._assumed.discard(key)
+        self._unplace(key)
+        return ""
 
-    def add_pod(self, pod: Obj) -> None:
-        """A bound pod arrived: confirm an assumption, or account for it."""
+    def add_pod(self, pod: Obj) -> str:
+        """``AddPod``: a bound pod arrived. It confirms an assumption (wherever it landed),
+        or is accounted anew; a pod already added is refused (upstream's error string)."""
         key = pod_key(pod)
         node_name = pod["spec"]["nodeName"]
         old = self._pods.get(key)
@@ -124,19 +151,41 @@ class SchedulerCache:
             # The binding came back: same requests, so only the manifest is swapped.
             self._assumed.discard(key)
             old.pod = pod
-            return
+            return ""
+        if old is not None and key not in self._assumed:
+            return f"pod {self._uid(old)}({key}) was already in added state"
         self._assumed.discard(key)
         self._place(PodInfo(pod))
+        return ""
 
-    def update_pod(self, pod: Obj) -> None:
-        """A bound pod changed (labels, in-place resize)."""
-        self.add_pod(pod)
-
-    def remove_pod(self, pod: Obj) -> None:
-        """A bound pod was deleted or finished."""
+    def update_pod(self, pod: Obj) -> str:
+        """``UpdatePod``: a bound pod changed (labels, in-place resize). An unknown or
+        still-assumed pod is refused, as upstream (an assumed pod is confirmed by Add)."""
         key = pod_key(pod)
+        old = self._pods.get(key)
+        uid = pod["metadata"].get("uid", "")
+        if old is None:
+            return f"pod {uid}({key}) is not added to scheduler cache, so cannot be updated"
+        if key in self._assumed:
+            return f"assumed pod {uid}({key}) should not be updated"
+        self._place(PodInfo(pod))
+        return ""
+
+    def remove_pod(self, pod: Obj) -> str:
+        """``RemovePod``: a bound pod was deleted or finished; it leaves the node it is
+        accounted on."""
+        key = pod_key(pod)
+        if key not in self._pods:
+            uid = pod["metadata"].get("uid", "")
+            return f"pod {uid}({key}) is not found in scheduler cache, so cannot be removed from it"
         self._assumed.discard(key)
         self._unplace(key)
+        return ""
+
+    @staticmethod
+    def _uid(info: PodInfo) -> str:
+        uid: str = info.pod["metadata"].get("uid", "")
+        return uid
 
     def pod_count(self) -> int:
         """Pods accounted on nodes (assumed ones included)."""
@@ -173,6 +222,14 @@ class SchedulerCache:
         del self._nodes[name]
         self.index.affinity.pop(name, None)
         self.index.anti_affinity.pop(name, None)
+
+
+def _zone_key(node: Obj) -> str:
+    """``utilnode.GetZoneKey``: the node tree's group of a node ("" without zone labels)."""
+    labels = node["metadata"].get("labels") or {}
+    region = labels[_REGION] if _REGION in labels else labels.get(_REGION_BETA, "")
+    zone = labels[_ZONE] if _ZONE in labels else labels.get(_ZONE_BETA, "")
+    return f"{region}:\x00:{zone}" if region or zone else ""
 
 
 _: type[SharedLister] = SchedulerCache

@@ -66,7 +66,8 @@ class Resource:
     @classmethod
     def from_requests(cls, reqs: dict[str, int]) -> Resource:
         """From ``pod_requests`` output (already integers)."""
-        scalar = {k: v for k, v in reqs.items() if k not in _BASE}
+        # ``Resource.Add`` keeps only scalar names; others (an invalid key) are ignored.
+        scalar = {k: v for k, v in reqs.items() if k not in _BASE and is_scalar_resource_name(k)}
         return cls(
             reqs.get("cpu", 0), reqs.get("memory", 0), reqs.get("ephemeral-storage", 0),
             reqs.get("pods", 0), scalar,
