@@ -52,6 +52,7 @@ from reference_impl.scheduler.framework.registry import Handle, SchedulerFeature
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import dynamic_resources_binding as binding
 from reference_impl.scheduler.plugins import dynamic_resources_fast as fast
+from reference_impl.scheduler.plugins import dynamic_resources_node_allocatable as na
 from reference_impl.scheduler.plugins import extended_resources as ext
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.dynamic_resources_index import (
@@ -60,7 +61,8 @@ from reference_impl.scheduler.plugins.dynamic_resources_index import (
 )
 from reference_impl.scheduler.plugins.dynamic_resources_score import DynamicResourcesScore
 
-__all__ = ["DynamicResources", "MAX_RESERVED_FOR", "new"]
+__all__ = ["DynamicResources", "MAX_RESERVED_FOR", "OPTIONAL_NODE_OPERATIONS", "new",
+           "requires_optional_node_operations"]
 
 Obj = dict[str, Any]
 MAX_RESERVED_FOR: Final = 256
@@ -77,6 +79,8 @@ _RESOURCES: Final = {
 _CANNOT_ALLOCATE: Final = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (CANNOT_ALLOCATE,), names.DYNAMIC_RESOURCES
 )
+# The node feature (status.declaredFeatures) an allocation with skipNodeOperations needs.
+OPTIONAL_NODE_OPERATIONS: Final = "DRAOptionalNodeOperations"
 _ACTIONS: Final = {"ADDED": ActionType.ADD, "MODIFIED": ActionType.UPDATE_OTHER,
                    "DELETED": ActionType.DELETE}
 
@@ -97,6 +101,11 @@ class _State:
     short: set[str] = field(default_factory=set)  # nodes the fast path found too full
     unavailable: set[str] = field(default_factory=set)  # allocated claims unusable (keys)
     waiting: list[str] = field(default_factory=list)  # claims PreBind waits for (keys)
+    # Claims whose allocation skips node operations (keys): Filter wants
+    # DRAOptionalNodeOperations among the node's declared features.
+    node_ops: list[str] = field(default_factory=list)
+    reused: set[str] = field(default_factory=set)  # keys whose allocation is a pending one
+    node_alloc: na.CycleData | None = None  # DRANodeAllocatableResources (gate on)
 
     def clone(self) -> _State:
         return self
@@ -114,6 +123,8 @@ class DynamicResources(DynamicResourcesScore):
         gate = handle.ctx.gates.get("DRAExtendedResource", True)
         self._ext = ext.DeviceClassMapping(handle.ctx) if gate else None
         self._index = ClaimEventIndex(self.tracker)
+        self._node_alloc = handle.ctx.gates.get(na.GATE, False)
+        self._pod_level = handle.ctx.gates.get("PodLevelResources", True)
 
     def name(self) -> str:
         """The registered name."""
@@ -229,6 +240,9 @@ class DynamicResources(DynamicResourcesScore):
             return None, SKIP
         allocated: list[Obj] = []
         pending: list[Obj] = []
+        node_ops: list[str] = []
+        merged: list[Obj] = []
+        reused: set[str] = set()
         # KEP-5729: a shared PodGroup claim is reserved for the group, not for the pod.
         consumers = [self.tracker.consumer(pod, ref) for ref in refs]
         for c, consumer in zip(claims, consumers, strict=True):
@@ -243,10 +257,17 @@ class DynamicResources(DynamicResourcesScore):
             if assumed is not None:  # a group member reserved it earlier in this group cycle
                 c = {**c, "status": {**st, "allocation": assumed}}
             (allocated if st.get("allocation") or assumed else pending).append(c)
+            merged.append(c)
+            if assumed is not None:
+                reused.add(object_key(c))
+            if requires_optional_node_operations(st.get("allocation") or assumed):
+                node_ops.append(object_key(c))
         missing = missing_device_class(pending, self.tracker.classes.cache)
         if missing:  # waits in the pool for the DeviceClass event
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (missing,))
-        state.write(_KEY, _State(claims, allocated, pending, ext_requests=ext_reqs, consumers=consumers))
+        node_alloc = na.prepare(list(self.tracker.slices.items()), merged, refs) if self._node_alloc else None
+        state.write(_KEY, _State(claims, allocated, pending, ext_requests=ext_reqs, consumers=consumers,
+                                 node_ops=node_ops, reused=reused, node_alloc=node_alloc))
         return None, OK
 
     # -- Filter -------------------------------------------------------------------------
@@ -259,14 +280,31 @@ class DynamicResources(DynamicResourcesScore):
         if node_info.name in s.short:  # filter_suspects counted too few free devices
             return _CANNOT_ALLOCATE  # (it runs only without allocated or extended claims)
         unusable = [object_key(c) for c in s.allocated if not self._usable(c, node_info.node)]
+        if s.node_ops and OPTIONAL_NODE_OPERATIONS not in (
+                (node_info.node.get("status") or {}).get("declaredFeatures") or ()):
+            # Filter: a pending allocation (reused in a pod-group cycle) rejects the node
+            # outright; an allocation in the claim's status makes the claim unavailable.
+            for key in s.node_ops:
+                if key in s.reused:
+                    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (
+                        f"resource claim {key} allocation requires {OPTIONAL_NODE_OPERATIONS} "
+                        "feature on the node",))
+                if key not in unusable:
+                    unusable.append(key)
         if unusable:  # PostFilter may deallocate them
             s.unavailable.update(unusable)
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                           ("resourceclaim not available on the node",))
+        if s.node_alloc is not None:  # validateNodeAllocatableDRAClaimSharing
+            for c in s.allocated:
+                why = na.check_sharing(s.node_alloc, pod, c, object_key(c) in s.reused,
+                                       self.tracker.groups is not None)
+                if why is not None:
+                    return why
         extra = self._ext_claim(pod, s, node_info)
         pending = [*s.pending, extra] if extra else s.pending
         if not pending:
-            return OK
+            return self._node_fits(s, pod, node_info, {})
         if not extra and fast.cannot_allocate(self.tracker, s.pending, node_info):
             return _CANNOT_ALLOCATE  # no full search needed
         try:
@@ -279,7 +317,17 @@ class DynamicResources(DynamicResourcesScore):
         s.per_node[node_info.name] = alloc
         if extra:
             s.ext_claims[node_info.name] = extra
-        return OK
+        return self._node_fits(s, pod, node_info, dict(zip([object_key(c) for c in pending], alloc, strict=False)))
+
+    def _node_fits(self, s: _State, pod: Obj, node_info: NodeInfo, new: dict[str, Obj]) -> Status:
+        # DRANodeAllocatableResources: what the pod's devices map or cost must fit the node.
+        if s.node_alloc is None:
+            return OK
+        extra = s.ext_claims.get(node_info.name)
+        claims = [*s.allocated, *s.pending, *([extra] if extra else [])]
+        why = na.check_node(s.node_alloc, self.tracker.slices.items(), pod, claims, new, node_info,
+                            self._pod_level)
+        return OK if why is None else why
 
     # -- Score (DRAPrioritizedList; computeScore in dynamic_resources_score) -------------
 
@@ -320,8 +368,8 @@ class DynamicResources(DynamicResourcesScore):
         s = state.try_read(_KEY)
         if s is None:
             return set()
-        if s.allocated or s.ext_requests:
-            return None
+        if s.allocated or s.ext_requests or (s.node_alloc is not None and s.node_alloc.any_devices):
+            return None  # (node-allocatable devices: Filter checks every node)
         if not s.pending:
             return set()
         got = fast.vouch(self.tracker, s.pending, nodes)
@@ -380,6 +428,10 @@ class DynamicResources(DynamicResourcesScore):
                 self.tracker.forget(key)
             s.assumed.clear()
             binding.unreserve(self._ctx.server, self.tracker, s.claims, s.consumers, pod)
+            if s.node_alloc is not None and s.node_alloc.statuses.get(node_name):
+                stored = self._ctx.server.try_get("v1", "Pod", pod["metadata"]["name"],
+                                                  pod["metadata"].get("namespace", "default"))
+                na.clear_status(self._ctx.server, stored or pod)
 
     def pre_bind(self, state: CycleState, pod: Obj, node_name: str) -> Status:
         """Write allocations and reservations through ``resourceclaims/status``."""
@@ -399,6 +451,12 @@ class DynamicResources(DynamicResourcesScore):
                 return Status(Code.ERROR, (f"creating the extended resource claim: {e}",))
             finally:
                 self.tracker.forget(object_key(extra))
+        statuses = s.node_alloc.statuses.get(node_name) if s.node_alloc is not None else None
+        if statuses:  # the scheduler's assume copied them into the pod's status
+            assumed = {**pod, "status": {**(pod.get("status") or {}), na.FIELD: statuses}}
+            why = na.patch_status(self._ctx.server, assumed, statuses)
+            if why is not None:
+                return why
         if not stamp or not binding.has_binding_conditions(written):
             return OK
         ready = binding.binding_status(written, self._ctx.clock.now())
@@ -410,6 +468,13 @@ class DynamicResources(DynamicResourcesScore):
         s = state.try_read(_KEY)
         keys = s.waiting if s is not None else []
         binding.wait_for_binding(self.tracker, self._ctx.clock, keys, resume)
+
+
+def requires_optional_node_operations(alloc: Obj | None) -> bool:
+    """``allocationResultRequiresDRAOptionalNodeOperations``: a result lists
+    ``skipNodeOperations``."""
+    results = ((alloc or {}).get("devices") or {}).get("results") or ()
+    return any(r.get("skipNodeOperations") for r in results)
 
 
 def _allocation(claim: Obj | None) -> Any:
