@@ -116,7 +116,7 @@ class Candidates:
                     raise self._cel_error(spec, i, d, err)
                 try:
                     sel = compile_selector(e, self._features.list_type_attributes)
-                    hit = cache[e] = sel.matches(d.activation)
+                    hit = cache[e] = d.matches(sel)
                 except CELError as err:
                     raise self._cel_error(spec, i, d, err) from None
             if not hit:

@@ -14,7 +14,9 @@ Kubernetes semver library (``cel_semver``: ``semver("1.2.3")``, ``v.isGreaterTha
 
 A device's name never reaches CEL, so activations and ``matches`` verdicts are cached by
 the device's content (``cel_cache``): 8,000 identical GPUs cost one evaluation per
-expression, and a changed device is a new key, so nothing is ever stale.
+expression, and a changed device is a new key, so nothing is ever stale. An expression
+that reads only ``device.driver`` (and ``allowMultipleAllocations``) is cached by those
+values alone (``matches_scalars``, ``cel_reads``), and needs no activation at all.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from reference_impl.dra.cel_cache import (
     RESULT_CACHE_SIZE,
     content_key,
 )
+from reference_impl.dra.cel_reads import SHALLOW_FIELDS, device_fields
 from reference_impl.dra.cel_semver import extend_functions, version_value
 
 __all__ = [
@@ -164,7 +167,7 @@ def clear_caches() -> None:
 class Selector:
     """One compiled expression; ``matches`` evaluates it against a device activation."""
 
-    __slots__ = ("expression", "list_types", "_program", "_serial")
+    __slots__ = ("expression", "list_types", "_program", "_serial", "_scalar")
 
     def __init__(self, expression: str, list_types: bool = False) -> None:
         self.expression = expression
@@ -175,6 +178,8 @@ class Selector:
             ast = _ENV.compile(expression)
         except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
             raise CELError(f"compilation failed: {_first_line(e)}") from None
+        reads = device_fields(ast)
+        self._scalar = reads is not None and reads <= SHALLOW_FIELDS
         undeclared = sorted(_called(ast) & (set(_GATED_FUNCTIONS) - set(functions)))
         if undeclared:
             raise CELError(f"compilation failed: undeclared reference to '{undeclared[0]}'")
@@ -208,6 +213,20 @@ class Selector:
             except CELError as e:
                 hit = str(e)
             _RESULTS.put(rkey, hit)
+        if isinstance(hit, str):
+            raise CELError(hit)
+        return hit
+
+    def matches_scalars(self, driver: str, allow_multiple: bool) -> bool | None:
+        """The verdict for every device of ``driver`` (with that ``allowMultipleAllocations``)
+        when the expression reads nothing else of ``device``, cached as ``matches`` caches;
+        None when it reads more (then evaluate with the device's activation)."""
+        if not self._scalar:
+            return None
+        key = f"\0{driver}\0{allow_multiple:d}"  # content keys are JSON: never "\0..."
+        hit = _RESULTS.get((self._serial, key))
+        if hit is None:
+            return self.matches(Activation({"device": _scalar_device(driver, allow_multiple)}, key))
         if isinstance(hit, str):
             raise CELError(hit)
         return hit
@@ -280,6 +299,14 @@ def device_activation(driver: str, device: Mapping[str, Any]) -> Activation:
         value = _device_value(driver, device)
         _DEVICES.put(key, value)
     return Activation({"device": value}, key)
+
+
+def _scalar_device(driver: str, allow_multiple: bool) -> celtypes.MapType:
+    # Only what an expression of ``Selector.matches_scalars`` can read.
+    return celtypes.MapType({
+        celtypes.StringType("driver"): celtypes.StringType(driver),
+        celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(allow_multiple),
+    })  # fmt: skip
 
 
 def _device_value(driver: str, device: Mapping[str, Any]) -> celtypes.MapType:

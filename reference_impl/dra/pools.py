@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from reference_impl.api.meta import parse_quantity
-from reference_impl.dra.cel import device_activation
+from reference_impl.dra.cel import Selector, device_activation
 
 __all__ = [
     "DeviceID", "DeviceInfo", "ParsedCache", "Pool", "TypedAttribute", "gather_pools", "qualify",
@@ -60,6 +60,12 @@ class DeviceInfo:
         if self._activation is None:
             self._activation = device_activation(self.id[0], self.raw)
         return self._activation
+
+    def matches(self, selector: Selector) -> bool:
+        """``selector``'s verdict for this device (CELError as ``Selector.matches``); by
+        driver alone when that is all the expression reads, so no activation is built."""
+        hit = selector.matches_scalars(self.id[0], self.allow_multiple)
+        return selector.matches(self.activation) if hit is None else hit
 
 
 @dataclass(slots=True)

@@ -169,7 +169,7 @@ def _matches(d: DeviceInfo, exprs: Sequence[str], lists: bool) -> bool:
         hit = d.selector_cache.get(e)
         if hit is None:
             try:
-                hit = d.selector_cache[e] = compile_selector(e, lists).matches(d.activation)
+                hit = d.selector_cache[e] = d.matches(compile_selector(e, lists))
             except CELError:
                 return True  # the allocator reports the error; let the pod retry and see it
         if not hit:
