@@ -5,7 +5,7 @@ pv_helpers.go) and ``v1helper.MatchTopologySelectorTerms``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final
 
@@ -15,7 +15,8 @@ from reference_impl.api.node_affinity import compile_terms
 __all__ = [
     "BETA_CLASS", "BIND_COMPLETED", "BOUND_BY_CONTROLLER", "NOT_SUPPORTED_PROVISIONER", "SELECTED_NODE",
     "bind_volume_to_claim", "check_access_modes", "check_node_affinity", "check_volume_mode_mismatches",
-    "claim_class", "claim_size", "find_matching_volume", "fully_bound", "match_topology", "resource_version",
+    "claim_class", "claim_size", "find_matching_volume", "fully_bound", "is_delay_binding_mode", "match_topology",
+    "resource_version",
     "volume_bound_to_claim", "volume_class",
 ]
 
@@ -68,6 +69,20 @@ def resource_version(obj: Obj | None) -> int:
 def fully_bound(pvc: Obj) -> bool:
     """``isPVCFullyBound``: a volume name and the PV controller's bind-completed mark."""
     return bool(pvc["spec"].get("volumeName")) and BIND_COMPLETED in _annotations(pvc)
+
+
+def is_delay_binding_mode(pvc: Obj, storage_class: Callable[[str], Obj | None]) -> bool:
+    """``storagehelpers.IsDelayBindingMode``: the claim's class (looked up with
+    ``storage_class``) exists and binds WaitForFirstConsumer. ValueError when that class
+    has no volumeBindingMode (upstream's error, worded as upstream's)."""
+    name = claim_class(pvc)
+    sc = storage_class(name) if name else None
+    if sc is None:
+        return False
+    mode = sc.get("volumeBindingMode")
+    if mode is None:
+        raise ValueError(f'VolumeBindingMode not set for StorageClass "{name}"')
+    return bool(mode == "WaitForFirstConsumer")
 
 
 def check_node_affinity(pv: Obj, labels: Mapping[str, str]) -> bool:

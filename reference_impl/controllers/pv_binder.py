@@ -34,6 +34,7 @@ from reference_impl.api.pv_helpers import (
     check_volume_mode_mismatches,
     claim_class,
     claim_size,
+    is_delay_binding_mode,
     volume_bound_to_claim,
     volume_class,
 )
@@ -186,16 +187,11 @@ class PVBinderController(PVReclaimer):
 
     def _is_delay_binding_mode(self, pvc: Obj) -> bool:
         """``IsDelayBindingMode``: the claim's class binds WaitForFirstConsumer."""
-        cls = claim_class(pvc)
-        if not cls:
-            return False
-        sc = self._ctx.informers.informer("storage.k8s.io/v1", "StorageClass").get(cls)
-        if sc is None:
-            return False
-        mode = sc.get("volumeBindingMode")
-        if mode is None:
-            raise PVSyncError(f'VolumeBindingMode not set for StorageClass "{cls}"')
-        return bool(mode == "WaitForFirstConsumer")
+        classes = self._ctx.informers.informer("storage.k8s.io/v1", "StorageClass")
+        try:
+            return is_delay_binding_mode(pvc, classes.get)
+        except ValueError as e:
+            raise PVSyncError(str(e)) from None
 
     def _assign_default_storage_class(self, pvc: Obj) -> bool:
         """``assignDefaultStorageClass``: a claim with no class at all gets the default."""

@@ -23,6 +23,7 @@ from reference_impl.api.pv_helpers import (
     claim_size,
     find_matching_volume,
     fully_bound,
+    is_delay_binding_mode,
     match_topology,
     resource_version,
     volume_class,
@@ -177,14 +178,10 @@ class VolumeBinder:
 
     def _delay_binding(self, pvc: Obj) -> bool:
         """``IsDelayBindingMode``: the class exists and is WaitForFirstConsumer."""
-        name = claim_class(pvc)
-        sc = self._class(name) if name else None
-        if sc is None:
-            return False
-        mode = sc.get("volumeBindingMode")
-        if mode is None:
-            raise BinderError(f'VolumeBindingMode not set for StorageClass "{name}"')
-        return bool(mode == "WaitForFirstConsumer")
+        try:
+            return is_delay_binding_mode(pvc, self._class)
+        except ValueError as e:
+            raise BinderError(str(e)) from None
 
     def pod_volume_claims(self, pod: Obj) -> PodVolumeClaims:
         """``GetPodVolumeClaims``: bound, unbound delayed and unbound immediate claims (a
