@@ -70,6 +70,7 @@ class ClaimTracker:
         self.state = AllocatedState()
         self._contrib: dict[str, Obj] = {}  # claim key -> allocation counted in state
         self.assumed: dict[str, Obj] = {}
+        self.sharers: dict[str, int] = {}  # claim key -> pods sharing its assumed allocation
         self.generated: dict[str, dict[str, str]] = {}  # pod uid -> pod claim name -> claim key
         self._rng = ctx.rng.child("dra-shareid")
         self.features = features_from(ctx.gates)
@@ -193,17 +194,29 @@ class ClaimTracker:
     # -- assumed allocations --------------------------------------------------------------
 
     def assume(self, claim_key: str, alloc: Obj) -> None:
-        """Count ``alloc`` as in use until it is written or forgotten."""
+        """Count ``alloc`` as in use until it is written or forgotten
+        (``SignalClaimPendingAllocation``): a claim assumed already gains one more sharer
+        and keeps its allocation."""
+        if claim_key in self.assumed:
+            self.sharers[claim_key] += 1
+            return
         self._refresh()
-        self.forget(claim_key)
         self.assumed[claim_key] = alloc
+        self.sharers[claim_key] = 1
         apply_allocation(self.state, alloc, self._by_id, +1)
 
-    def forget(self, claim_key: str) -> None:
-        """Drop an assumed allocation."""
-        alloc = self.assumed.pop(claim_key, None)
-        if alloc is not None:
-            apply_allocation(self.state, alloc, self._by_id, -1)
+    def forget(self, claim_key: str, force: bool = True) -> bool:
+        """Drop a sharer of an assumed allocation, the allocation with its last sharer or
+        with ``force`` (``MaybeRemoveClaimPendingAllocation``); whether it was dropped."""
+        if claim_key not in self.assumed:
+            return False
+        if not force and self.sharers[claim_key] > 1:
+            self.sharers[claim_key] -= 1
+            return False
+        alloc = self.assumed.pop(claim_key)
+        del self.sharers[claim_key]
+        apply_allocation(self.state, alloc, self._by_id, -1)
+        return True
 
     # -- claims of a pod ----------------------------------------------------------------
 

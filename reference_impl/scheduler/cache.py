@@ -32,7 +32,10 @@ _REGION_BETA: Final = "failure-domain.beta.kubernetes.io/region"
 class SchedulerCache:
     """NodeInfos by name with assumed pods; ``node_infos()`` is the sorted snapshot."""
 
-    def __init__(self) -> None:
+    def __init__(self, node_allocatable: bool = False) -> None:
+        # DRANodeAllocatableResources: a pod's recorded node-allocatable claim amounts
+        # count in its node's requested resources (``CalculateResource``).
+        self.node_allocatable = node_allocatable
         self._nodes: dict[str, NodeInfo] = {}
         self._names: list[str] = []  # sorted names of nodes whose Node object exists
         self._ordered: NodeList | None = None
@@ -148,14 +151,17 @@ class SchedulerCache:
         node_name = pod["spec"]["nodeName"]
         old = self._pods.get(key)
         if key in self._assumed and old is not None and old.node_name == node_name:
-            # The binding came back: same requests, so only the manifest is swapped.
             self._assumed.discard(key)
+            if self._counts_claims(pod):  # PreBind recorded amounts the assumed copy lacks
+                self._place(PodInfo(pod, True))
+                return ""
+            # The binding came back: same requests, so only the manifest is swapped.
             old.pod = pod
             return ""
         if old is not None and key not in self._assumed:
             return f"pod {self._uid(old)}({key}) was already in added state"
         self._assumed.discard(key)
-        self._place(PodInfo(pod))
+        self._place(PodInfo(pod, self._counts_claims(pod)))
         return ""
 
     def update_pod(self, pod: Obj) -> str:
@@ -168,8 +174,12 @@ class SchedulerCache:
             return f"pod {uid}({key}) is not added to scheduler cache, so cannot be updated"
         if key in self._assumed:
             return f"assumed pod {uid}({key}) should not be updated"
-        self._place(PodInfo(pod))
+        self._place(PodInfo(pod, self._counts_claims(pod)))
         return ""
+
+    def _counts_claims(self, pod: Obj) -> bool:
+        return self.node_allocatable and bool(
+            (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses"))
 
     def remove_pod(self, pod: Obj) -> str:
         """``RemovePod``: a bound pod was deleted or finished; it leaves the node it is

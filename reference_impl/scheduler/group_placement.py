@@ -78,6 +78,8 @@ class GroupPlacer:
 
     def __init__(self, sched: Scheduler) -> None:
         self._s = sched
+        # The pod-group cycle's CycleState: each member's state links to it.
+        self.group_cycle: CycleState | None = None
 
     def place(
         self,
@@ -228,6 +230,7 @@ class GroupPlacer:
             attempt.status = status
         for i, pinfo in enumerate(order):
             state = CycleState(pinfo.info)
+            state.pod_group_cycle = self.group_cycle
             result = s.algorithm.schedule_pod(state, pinfo.pod, nodes, pinfo.signature)
             if not result.node_name:
                 if result.status.code is Code.ERROR:

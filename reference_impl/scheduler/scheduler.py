@@ -18,7 +18,7 @@ from reference_impl.errors import ApiError
 from reference_impl.scheduler.cache import SchedulerCache
 from reference_impl.scheduler.eventhandlers import EventHandlers
 from reference_impl.scheduler.framework.cycle_state import CycleState
-from reference_impl.scheduler.framework.diagnosis import Diagnosis
+from reference_impl.scheduler.framework.diagnosis import Diagnosis, FitError
 from reference_impl.scheduler.framework.events import ASSIGNED_POD_DELETE
 from reference_impl.scheduler.framework.interface import Code, Status
 from reference_impl.scheduler.framework.queue import SchedulingQueue
@@ -48,7 +48,7 @@ class Scheduler:
         self.ctx = ctx
         self.profile = profile or default_profile(ctx.gates)
         self.features = SchedulerFeatures.from_gates(ctx.gates)
-        self.cache = SchedulerCache()
+        self.cache = SchedulerCache(ctx.gates.get("DRANodeAllocatableResources", False))
         self.framework = Framework(
             self.profile, registry or in_tree_registry(), ctx, self.cache, self.features
         )
@@ -146,7 +146,8 @@ class Scheduler:
                 status = self._post_filter(state, pod, diagnosis)
                 message = result.fit_error.message()
                 status = Status(status.code, (message,), status.plugin)
-            self._handle_failure(pinfo, status, diagnosis)
+            # Upstream clears the nomination unless the FitError went through PostFilter.
+            self._handle_failure(pinfo, status, diagnosis, clear_nominated=result.fit_error is None)
             return
         self._assume_and_permit(state, pinfo, result.node_name)
 
@@ -167,12 +168,12 @@ class Scheduler:
         if why:
             # A deferred resize that fits lands here: upstream's AssumePod refuses a pod the
             # cache already holds, so the cycle errors before Reserve and Permit.
-            self._handle_failure(pinfo, Status(Code.ERROR, (why,)), Diagnosis())
+            self._handle_failure(pinfo, Status(Code.ERROR, (why,)), Diagnosis(), clear_nominated=True)
             return
         self.cache.assume_pod(pinfo.info, node)
         status = self.framework.run_reserve_plugins_reserve(state, pod, node)
         if not status.is_success():
-            self._undo(state, pinfo, node, status)
+            self._undo(state, pinfo, node, status, fit_node=node)
             return
         self._permit_and_bind(state, pinfo, node)
 
@@ -187,7 +188,7 @@ class Scheduler:
             )
             return
         if not status.is_success():
-            self._undo(state, pinfo, node, status)
+            self._undo(state, pinfo, node, status, fit_node=node)
             return
         self._binding_cycle(state, pinfo, node)
 
@@ -198,7 +199,7 @@ class Scheduler:
             if s.is_success():
                 self._binding_cycle(state, pinfo, node)
             else:
-                self._undo(state, pinfo, node, s)
+                self._undo(state, pinfo, node, s, fit_node=node)
 
         # Allow/Reject may be called from inside another plugin's cycle: continue later.
         self.ctx.clock.call_later(Duration(0), resume)
@@ -259,27 +260,42 @@ class Scheduler:
         self.ctx.trace.record(COMPONENT, "Bound", pinfo.key, node)
         self.framework.run_post_bind_plugins(state, pod, node)
 
-    def _undo(self, state: CycleState, pinfo: QueuedPodInfo, node: str, status: Status) -> None:
+    def _undo(
+        self, state: CycleState, pinfo: QueuedPodInfo, node: str, status: Status, fit_node: str = ""
+    ) -> None:
+        """Unreserve and forget, then the failure handler with ``clearNominatedNode``.
+        ``fit_node``: a Reserve/Permit/WaitOnPermit rejection there becomes a one-node
+        FitError (``assumeAndReserve``, ``prepareForBindingCycle``, ``bindingCycle``)."""
         self.framework.run_reserve_plugins_unreserve(state, pinfo.pod, node)
         self.cache.forget_pod(pinfo.key)
         diagnosis = Diagnosis()
         diagnosis.add_plugin_status(status)
-        self._handle_failure(pinfo, status, diagnosis)
+        if fit_node and status.is_rejected():
+            diagnosis.node_to_status.set(fit_node, status)
+            status = Status(status.code, (FitError(1, diagnosis).message(),), status.plugin)
+        self._handle_failure(pinfo, status, diagnosis, clear_nominated=True)
 
     # -- failures -----------------------------------------------------------------------
 
     def _latest(self, key: str) -> Obj | None:
         return self.ctx.informers.informer("v1", "Pod").get(key)
 
-    def _handle_failure(self, pinfo: QueuedPodInfo, status: Status, diagnosis: Diagnosis) -> None:
-        """``handleSchedulingFailure``: requeue, trace, and set PodScheduled=False.
+    def _handle_failure(
+        self, pinfo: QueuedPodInfo, status: Status, diagnosis: Diagnosis,
+        clear_nominated: bool = False,
+    ) -> None:
+        """``handleSchedulingFailure``: requeue, trace, and set PodScheduled=False (and
+        clear ``status.nominatedNodeName`` when ``clear_nominated``: ``clearNominatedNode``).
+        A pod recreated meanwhile (another UID) is neither requeued nor patched.
 
         A deferred resize is only requeued: it is bound and running, so it gets no
         PodScheduled=False, no FailedScheduling and no nomination.
         """
         latest = self._latest(pinfo.key)
         deferred = self.features.defers(pinfo.pod)
-        if latest is None or (latest["spec"].get("nodeName") and not deferred):
+        if latest is None or (latest["spec"].get("nodeName") and not deferred) or (
+            latest["metadata"].get("uid") != pinfo.pod["metadata"].get("uid")
+        ):
             self.queue.done(pinfo.key)
             return
         pinfo.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
@@ -289,13 +305,19 @@ class Scheduler:
         message = status.message()
         self.ctx.trace.record(COMPONENT, reason, pinfo.key, message)
         if not deferred:
-            self._set_pod_scheduled_false(latest, reason, message)
+            self._set_pod_scheduled_false(latest, reason, message, clear_nominated)
 
-    def _set_pod_scheduled_false(self, latest: Obj, reason: str, message: str) -> None:
+    def _set_pod_scheduled_false(
+        self, latest: Obj, reason: str, message: str, clear_nominated: bool = False
+    ) -> None:
+        """``updatePod``: patch only when the condition or the nomination changes."""
         old_status = latest.get("status") or {}
         status = {**old_status, "conditions": [dict(c) for c in old_status.get("conditions") or ()]}
         cond = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
-        if not set_condition(status, cond, rfc3339(self.ctx.clock.now())):
+        clear = clear_nominated and bool(old_status.get("nominatedNodeName"))
+        if clear:
+            del status["nominatedNodeName"]
+        if not set_condition(status, cond, rfc3339(self.ctx.clock.now())) and not clear:
             return  # unchanged: upstream skips the status patch
         try:
             self.ctx.server.update_status({**latest, "status": status})

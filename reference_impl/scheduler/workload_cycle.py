@@ -20,6 +20,7 @@ from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import rfc3339
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.composite_cycle import CompositeCycle
+from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.interface import (
     ActionType,
@@ -35,6 +36,7 @@ from reference_impl.scheduler.group_placement import (
     GroupPlacer,
     as_error,
 )
+from reference_impl.scheduler.plugins.dynamic_resources_podgroup import PodGroupInfo
 from reference_impl.scheduler.plugins.gang_scheduling import (
     NAME as GANG,
 )
@@ -111,6 +113,7 @@ class WorkloadCycle:
         """One all-or-nothing attempt for ``first``'s group."""
         assert self.gang is not None
         self.group_attempts += 1
+        self.placer.group_cycle = CycleState()
         if self.composite is not None:
             root, why = self.composite.gating_root(pg)
             if root is not None or why:
@@ -237,10 +240,39 @@ class WorkloadCycle:
             group = Status(Code.UNSCHEDULABLE, (PG_UNSCHEDULABLE,))
         final, waiting = group, False
         if group.code is Code.UNSCHEDULABLE:  # only then does PodGroupPostFilter run
-            _, post = self._s.preempt_for_group(pinfos, pg, need)
+            post = self._post_filter(pinfos, pg, need)
+            if post.code is Code.ERROR:  # applyPodGroupPostFilterResult: the error wins
+                self._fail_with_error(pinfos, pg, post.message(), att)
+                return
             waiting = post.is_success()
             final = Status(group.code, (*group.reasons, post.message()), group.plugin)
         self.submit_unschedulable(pinfos, pg, att, group, final, waiting)
+
+    def _post_filter(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> Status:
+        """``RunPodGroupPostFilterPlugins`` in profile order: the first Success or
+        UnschedulableAndUnresolvable ends it, an Error becomes "error in ...", else every
+        Unschedulable reason is kept. DynamicResources' PodGroupPostFilter runs before
+        DefaultPreemption's (``preempt_for_group``), as the default profile orders them."""
+        reasons: list[str] = []
+        rejector = ""
+        info = PodGroupInfo(pg, [p.pod for p in pinfos],
+                            scheduled=len(self._bound_pods(group_key(pinfos[0].pod) or "")))
+        for pl in self._s.framework.post_filter:
+            run = getattr(pl, "pod_group_post_filter", None)
+            if run is None:
+                continue
+            st: Status = run(self.placer.group_cycle, info)
+            if st.is_success() or st.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return st.with_plugin(pl.name())
+            if st.code is not Code.UNSCHEDULABLE:
+                why = f'error in "{pl.name()}" PodGroupPostFilter plugins: {st.message()}'
+                return Status(Code.ERROR, (why,), pl.name())
+            reasons += st.reasons
+            rejector = rejector or pl.name()
+        _, post = self._s.preempt_for_group(pinfos, pg, need)
+        if post.is_success() or post.code is not Code.UNSCHEDULABLE:
+            return post
+        return Status(Code.UNSCHEDULABLE, (*reasons, *post.reasons), rejector or post.plugin)
 
     def submit_unschedulable(
         self,

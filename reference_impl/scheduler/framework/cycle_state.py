@@ -41,7 +41,7 @@ class StateKey(Generic[T]):
 class CycleState:
     """State shared by the plugins within one scheduling cycle of one pod."""
 
-    __slots__ = ("_data", "pod_info", "skip_filter_plugins", "skip_score_plugins")
+    __slots__ = ("_data", "pod_group_cycle", "pod_info", "skip_filter_plugins", "skip_score_plugins")
 
     def __init__(self, pod_info: PodInfo | None = None) -> None:
         self._data: dict[str, Any] = {}
@@ -51,6 +51,8 @@ class CycleState:
         # Plugins whose PreFilter/PreScore returned SKIP; the framework skips them.
         self.skip_filter_plugins: set[str] = set()
         self.skip_score_plugins: set[str] = set()
+        # The pod-group cycle's own state while a gang is tried (GetPodGroupSchedulingCycle).
+        self.pod_group_cycle: CycleState | None = None
 
     def read(self, key: StateKey[T]) -> T:
         """The value under ``key``; KeyError names the key when a PreFilter did not run."""
@@ -79,4 +81,5 @@ class CycleState:
         out._data = {k: v.clone() for k, v in self._data.items()}
         out.skip_filter_plugins = set(self.skip_filter_plugins)
         out.skip_score_plugins = set(self.skip_score_plugins)
+        out.pod_group_cycle = self.pod_group_cycle
         return out

@@ -8,7 +8,7 @@ overhead. In-place resize: a container counts the larger of its spec and its act
 
 from __future__ import annotations
 
-from decimal import ROUND_CEILING
+from decimal import ROUND_CEILING, Decimal
 from functools import lru_cache
 from typing import Any, Final
 
@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
     "is_pod_resize_deferred",
+    "node_allocatable_requests",
     "pod_requests",
     "to_int",
 ]
@@ -95,8 +96,33 @@ def _statuses(pod: Obj, field: str) -> dict[str, Obj]:
     return {s["name"]: s for s in (pod.get("status") or {}).get(field) or () if "name" in s}
 
 
-def pod_requests(pod: Obj, non_missing: Requests | None = None) -> Requests:
-    """The pod's effective requests; ``non_missing`` fills per-container gaps (scoring)."""
+def node_allocatable_requests(pod: Obj) -> Requests:
+    """``addDRANodeAllocatableClaimResources``: what the pod's
+    ``status.nodeAllocatableResourceClaimStatuses`` add (DRANodeAllocatableResources):
+    each mapping's quantity, each overhead's perPod plus perContainer per listed container."""
+    total: dict[str, Decimal] = {}
+    for st in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or ():
+        for m in st.get("mapping") or ():
+            if m.get("quantity") is not None:
+                total[m["name"]] = total.get(m["name"], Decimal(0)) + parse_quantity(m["quantity"])
+        n = len(st.get("containers") or ())
+        for o in st.get("overhead") or ():
+            q = total.get(o["name"], Decimal(0))
+            if o.get("perPod") is not None:
+                q += parse_quantity(o["perPod"])
+            if o.get("perContainer") is not None and n:
+                q += parse_quantity(o["perContainer"]) * n
+            total[o["name"]] = q
+    return {k: int((v * 1000 if k == "cpu" else v).to_integral_value(rounding=ROUND_CEILING))
+            for k, v in total.items()}
+
+
+def pod_requests(
+    pod: Obj, non_missing: Requests | None = None, *, node_allocatable: bool = False
+) -> Requests:
+    """The pod's effective requests; ``non_missing`` fills per-container gaps (scoring);
+    ``node_allocatable`` (the DRANodeAllocatableResources gate) adds the amounts its
+    node-allocatable claims recorded to the containers' total."""
     spec = pod.get("spec") or {}
     infeasible = _resize_infeasible(pod)
     app_status = _statuses(pod, "containerStatuses")
@@ -117,6 +143,8 @@ def pod_requests(pod: Obj, non_missing: Requests | None = None) -> Requests:
             _add(one, sidecars)
         _max_into(init_max, one)
     _max_into(reqs, init_max)
+    if node_allocatable:  # before pod-level requests, which replace cpu and memory
+        _add(reqs, node_allocatable_requests(pod))
     pod_level = _as_ints((spec.get("resources") or {}).get("requests"))
     for k, v in pod_level.items():
         # IsSupportedPodLevelResource: cpu, memory and hugepages-<size>.

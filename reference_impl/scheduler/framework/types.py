@@ -131,12 +131,12 @@ def host_ports(pod: Obj) -> tuple[HostPort, ...]:
     return tuple(out)
 
 
-def request_totals(pod: Obj) -> tuple[Resource, Resource]:
+def request_totals(pod: Obj, node_allocatable: bool = False) -> tuple[Resource, Resource]:
     """The pod's requests, and the same with per-container defaults, which scoring uses
-    (NonZeroRequested)."""
-    return Resource.from_requests(pod_requests(pod)), Resource.from_requests(
-        pod_requests(pod, _NON_MISSING)
-    )
+    (NonZeroRequested); ``node_allocatable``: DRANodeAllocatableResources is on
+    (``CalculateResource``)."""
+    return Resource.from_requests(pod_requests(pod, node_allocatable=node_allocatable)), (
+        Resource.from_requests(pod_requests(pod, _NON_MISSING, node_allocatable=node_allocatable)))
 
 
 class PodInfo:
@@ -144,11 +144,11 @@ class PodInfo:
 
     __slots__ = ("affinity", "key", "non_zero", "pod", "ports", "priority", "requests", "tolerations")
 
-    def __init__(self, pod: Obj) -> None:
+    def __init__(self, pod: Obj, node_allocatable: bool = False) -> None:
         self.pod = pod
         self.key = pod_key(pod)
         self.priority: int = int(pod["spec"].get("priority") or 0)
-        self.requests, self.non_zero = request_totals(pod)
+        self.requests, self.non_zero = request_totals(pod, node_allocatable)
         self.tolerations: tuple[Toleration, ...] = parse_tolerations(pod)
         self.affinity: PodAffinityTerms = parse_affinity_terms(pod)
         self.ports: tuple[HostPort, ...] = host_ports(pod)

@@ -53,6 +53,7 @@ from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import dynamic_resources_binding as binding
 from reference_impl.scheduler.plugins import dynamic_resources_fast as fast
 from reference_impl.scheduler.plugins import dynamic_resources_node_allocatable as na
+from reference_impl.scheduler.plugins import dynamic_resources_podgroup as pgpf
 from reference_impl.scheduler.plugins import extended_resources as ext
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.dynamic_resources_index import (
@@ -230,6 +231,8 @@ class DynamicResources(DynamicResourcesScore):
         """Resolve the pod's claims; SKIP when it has none."""
         if self._resize_preemption and is_pod_resize_deferred(pod):
             return None, SKIP  # KEP-5836: a deferred resize skips this
+        if state.pod_group_cycle is not None:  # an empty state first, as upstream
+            pgpf.record(state, pod, None)
         ext_reqs = ext.pod_requests(pod, self._ext.get()) if self._ext else {}
         if not pod["spec"].get("resourceClaims") and not ext_reqs:
             return None, SKIP
@@ -266,8 +269,11 @@ class DynamicResources(DynamicResourcesScore):
         if missing:  # waits in the pool for the DeviceClass event
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (missing,))
         node_alloc = na.prepare(list(self.tracker.slices.items()), merged, refs) if self._node_alloc else None
-        state.write(_KEY, _State(claims, allocated, pending, ext_requests=ext_reqs, consumers=consumers,
-                                 node_ops=node_ops, reused=reused, node_alloc=node_alloc))
+        st_data = _State(claims, allocated, pending, ext_requests=ext_reqs, consumers=consumers,
+                         node_ops=node_ops, reused=reused, node_alloc=node_alloc)
+        state.write(_KEY, st_data)
+        if state.pod_group_cycle is not None:  # PodGroupPostFilter reads it
+            pgpf.record(state, pod, st_data)
         return None, OK
 
     # -- Filter -------------------------------------------------------------------------
@@ -361,6 +367,11 @@ class DynamicResources(DynamicResourcesScore):
         keys = sorted(s.unavailable) if s is not None else []
         return None, binding.deallocate_one(self._ctx.server, self.tracker, keys, pod)
 
+    def pod_group_post_filter(self, group: CycleState | None, info: pgpf.PodGroupInfo) -> Status:
+        """``PodGroupPostFilter``: free the failed gang's unusable claims
+        (``dynamic_resources_podgroup``)."""
+        return pgpf.pod_group_post_filter(self._ctx.server, self.tracker, self._ctx.gates, group, info)
+
     def filter_suspects(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]
     ) -> set[int] | None:
@@ -407,6 +418,11 @@ class DynamicResources(DynamicResourcesScore):
         """Assume the allocation found for ``node_name``."""
         s = state.try_read(_KEY)
         extra = [s.ext_claims[node_name]] if s is not None and node_name in s.ext_claims else []
+        if s is not None and s.reused:  # a pending allocation of the group: one more sharer
+            for key in sorted(s.reused):
+                if key in self.tracker.assumed:
+                    self.tracker.assume(key, self.tracker.assumed[key])
+                    s.assumed.append(key)
         if s is None or not (s.pending or extra):
             return OK
         allocs = s.per_node.get(node_name)
@@ -424,8 +440,8 @@ class DynamicResources(DynamicResourcesScore):
         """Forget what Reserve assumed; take the pod out of claims reserved for it."""
         s = state.try_read(_KEY)
         if s is not None:
-            for key in s.assumed:
-                self.tracker.forget(key)
+            for key in s.assumed:  # the allocation stays while another pod shares it
+                self.tracker.forget(key, force=False)
             s.assumed.clear()
             binding.unreserve(self._ctx.server, self.tracker, s.claims, s.consumers, pod)
             if s.node_alloc is not None and s.node_alloc.statuses.get(node_name):

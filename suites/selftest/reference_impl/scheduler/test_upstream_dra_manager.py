@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 from decimal import Decimal
+from typing import Final
 
 import pytest
 
@@ -35,8 +36,6 @@ from suites.selftest.reference_impl.scheduler.upstream_dra_harness import (
 KEY = f"{NS}/{CLAIM}"
 SHARED = "shared-instance"
 CAP = "my-cap"
-_NO_SHARERS = pytest.mark.skip(reason="the reference does not count sharers: a pod-group "
-                               "cycle assumes a shared claim once and forgets it once")
 
 
 def _alloc2() -> Obj:
@@ -68,10 +67,31 @@ def test_signal_pending_allocation_extended_resource_claim_not_in_cache() -> Non
     assert env.plugin.tracker.assumed == {f"{NS}/<extended-resources>": allocation()}
 
 
-@pytest.mark.parametrize("row", [pytest.param(r, id=r, marks=_NO_SHARERS) for r in
-                                 ("already-exists", "already-exists-ignores-different-claim-argument")])
-def test_signal_pending_allocation_sharers(row: str) -> None:
-    raise AssertionError(row)
+def _tracked(env: Env) -> dict[str, tuple[Obj, int]]:
+    """inFlightAllocations: claim key -> (allocation, sharers)."""
+    t = env.plugin.tracker
+    return {k: (a, t.sharers[k]) for k, a in t.assumed.items()}
+
+
+def _with_sharers(env: Env, sharers: dict[str, tuple[Obj, int]]) -> None:
+    for k, (a, n) in sharers.items():
+        for _ in range(n):
+            env.plugin.tracker.assume(k, a)
+
+
+@pytest.mark.parametrize(("before", "alloc", "want"), [
+    pytest.param({KEY: (allocation(), 1), "default/other": (_alloc2(), 10)}, allocation(),
+                 {KEY: (allocation(), 2), "default/other": (_alloc2(), 10)}, id="already-exists"),
+    pytest.param({KEY: (allocation(), 1)}, _alloc2(), {KEY: (allocation(), 2)},
+                 id="already-exists-ignores-different-claim-argument"),
+])
+def test_signal_pending_allocation_sharers(
+    before: dict[str, tuple[Obj, int]], alloc: Obj, want: dict[str, tuple[Obj, int]]
+) -> None:
+    env = setup([])
+    _with_sharers(env, before)
+    env.plugin.tracker.assume(KEY, alloc)
+    assert _tracked(env) == want
 
 
 # -- TestGetPendingAllocation ------------------------------------------------------------
@@ -95,23 +115,24 @@ def test_get_pending_allocation(assumed: dict[str, Obj], want: Obj | None) -> No
 # -- TestMaybeRemoveClaimPendingAllocation ----------------------------------------------
 
 
-@pytest.mark.parametrize(("assumed", "want"), [
-    pytest.param({}, {}, id="empty"),
-    pytest.param({KEY: allocation(), "default/other": _alloc2()}, {"default/other": _alloc2()},
-                 id="force-delete-last-sharer"),
+_OTHER: Final = {"default/other": (_alloc2(), 10)}
+
+
+@pytest.mark.parametrize(("sharers", "force", "deleted", "want"), [
+    pytest.param(0, True, False, {}, id="empty"),
+    pytest.param(1, False, True, _OTHER, id="delete-last-sharer"),
+    pytest.param(1, True, True, _OTHER, id="force-delete-last-sharer"),
+    pytest.param(2, False, False, {KEY: (allocation(), 1), **_OTHER}, id="decrement-remaining-sharers"),
+    pytest.param(2, True, True, _OTHER, id="force-delete-remaining-sharers"),
 ])
-def test_maybe_remove_pending_allocation(assumed: dict[str, Obj], want: dict[str, Obj]) -> None:
+def test_maybe_remove_pending_allocation_sharers(
+    sharers: int, force: bool, deleted: bool, want: dict[str, tuple[Obj, int]]
+) -> None:
+    """The rows with the deletion indicator and sharer counts."""
     env = setup([])
-    for k, a in assumed.items():
-        env.plugin.tracker.assume(k, a)
-    env.plugin.tracker.forget(KEY)
-    assert env.plugin.tracker.assumed == want
-
-
-@pytest.mark.parametrize("row", [pytest.param(r, id=r, marks=_NO_SHARERS) for r in (
-    "delete-last-sharer", "decrement-remaining-sharers", "force-delete-remaining-sharers")])
-def test_maybe_remove_pending_allocation_sharers(row: str) -> None:
-    raise AssertionError(row)
+    _with_sharers(env, {KEY: (allocation(), sharers), **_OTHER} if sharers else {})
+    assert env.plugin.tracker.forget(KEY, force=force) is deleted
+    assert _tracked(env) == (want if sharers else {})
 
 
 # -- TestGatherAllocatedState ------------------------------------------------------------

@@ -3,7 +3,8 @@
 ``TestPreFilterReusesPendingAllocationWithNilNodeSelector``,
 ``TestFilterReusesPendingAllocationRequiresDRAOptionalNodeOperations``,
 ``TestAllocatorSelection`` (skipped: one allocator), ``Test_allocationResultRequiresDRAOptionalNodeOperations``,
-``TestDynamicResources_DeferredResizeSkipped`` and ``TestPodGroupPostFilter`` (skipped).
+and ``TestDynamicResources_DeferredResizeSkipped`` (``TestPodGroupPostFilter``:
+``test_upstream_dra_podgroup_postfilter``).
 
 A pending allocation (upstream's ``SignalClaimPendingAllocation``) is the tracker's
 assumed allocation here; a pod of the PodGroup reuses it in PreFilter.
@@ -116,6 +117,22 @@ def test_prefilter_reuses_pending_allocation_with_nil_node_selector() -> None:
     assert env.plugin.filter(state, _grouped_pod(), NodeInfo(NODE, node(NODE))).code == Code.SUCCESS
 
 
+def test_reserve_and_unreserve_count_sharers_of_a_pending_allocation() -> None:
+    """Reserve signals the reused pending allocation again (one more sharer); Unreserve
+    drops only that sharer (MaybeRemoveClaimPendingAllocation without force)."""
+    env = _pod_group_env()
+    key = f"{NS}/{CLAIM}"
+    env.plugin.tracker.assume(key, allocation())  # the first member's Reserve
+    state = CycleState()
+    ni = NodeInfo(NODE, node(NODE))
+    assert env.plugin.pre_filter(state, _grouped_pod(), [ni])[1].code == Code.SUCCESS
+    assert env.plugin.filter(state, _grouped_pod(), ni).code == Code.SUCCESS
+    assert env.plugin.reserve(state, _grouped_pod(), NODE).code == Code.SUCCESS
+    assert env.plugin.tracker.sharers == {key: 2}
+    env.plugin.unreserve(state, _grouped_pod(), NODE)
+    assert (env.plugin.tracker.sharers, env.plugin.tracker.assumed) == ({key: 1}, {key: allocation()})
+
+
 # -- TestFilterReusesPendingAllocationRequiresDRAOptionalNodeOperations ----------------------
 
 
@@ -217,19 +234,3 @@ def test_deferred_resize_skipped() -> None:
     assert pl.filter(state, p, NodeInfo("node1", node("node1"))).code == Code.SUCCESS
     _, post = pl.post_filter(state, p, _NoStatuses())
     assert (post.code, post.message()) == (Code.UNSCHEDULABLE, "")
-
-
-# -- TestPodGroupPostFilter ------------------------------------------------------------
-
-_PG_POSTFILTER_ROWS = ["disabled", "empty", "deallocate-pod-level-claim", "deallocate-podgroup-level-claim",
-                       "delete-pod-level-extended-claim", "unreserve-podgroup-claim",
-                       "unreserve-podgroup-multiple-unscheduled-pods", "mixed-pod-level-and-podgroup-claims",
-                       "skip-deallocate-feature-disabled", "skip-deallocate-topology-aware-podgroup"]
-
-
-@pytest.mark.parametrize("row", [pytest.param(r, id=r, marks=pytest.mark.skip(
-    reason="DynamicResources.PodGroupPostFilter is not modelled: the reference's pod-group "
-    "cycle (workload_cycle) runs only DefaultPreemption's PodGroupPostFilter"))
-    for r in _PG_POSTFILTER_ROWS])
-def test_pod_group_post_filter(row: str) -> None:
-    raise AssertionError(row)
