@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from reference_impl.apiserver.component import ComponentContext
+from reference_impl.controllers.cronjob import CronJobController
 from reference_impl.controllers.deployment import DeploymentController
 from reference_impl.controllers.device_taint_eviction import DeviceTaintEvictionController
 from reference_impl.controllers.disruption import DisruptionController
@@ -35,9 +36,11 @@ from reference_impl.controllers.resourcequota import ResourceQuotaController
 from reference_impl.controllers.root_ca_publisher import RootCACertPublisher
 from reference_impl.controllers.serviceaccounts import ServiceAccountsController
 from reference_impl.controllers.taint_eviction import TaintEvictionController
+from reference_impl.controllers.ttl_after_finished import TTLAfterFinishedController
 
 __all__ = [
     "Controller",
+    "CronJobController",
     "DeploymentController",
     "FakeProvisioner",
     "DeviceTaintEvictionController",
@@ -60,6 +63,7 @@ __all__ = [
     "RootCACertPublisher",
     "ServiceAccountsController",
     "TaintEvictionController",
+    "TTLAfterFinishedController",
     "controller_enabled",
     "start_controllers",
 ]
@@ -106,6 +110,7 @@ def start_controllers(
         ResourcePoolStatusRequestController(ctx),
         DeviceTaintEvictionController(ctx),
         HorizontalController(ctx, external_metrics, pod_metrics=pod_metrics),
+        CronJobController(ctx),
         FakeProvisioner(ctx),
         PVBinderController(ctx),
         PodCertificateSignerController(ctx),
@@ -113,6 +118,7 @@ def start_controllers(
         PodGroupProtectionController(ctx),
         PVCProtectionController(ctx),
         PVProtectionController(ctx),
+        TTLAfterFinishedController(ctx),
         RootCACertPublisher(ctx),
         DisruptionController(ctx),
         TaintEvictionController(ctx),
