@@ -3,6 +3,7 @@ the apiserver's validation and the scheduler."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Final
 
 from reference_impl.api.meta import label_key_errors
@@ -12,6 +13,7 @@ __all__ = [
     "is_hugepage_resource_name",
     "is_integer_resource_name",
     "is_native_resource",
+    "is_scalar_resource_name",
     "is_standard_quota_resource_name",
     "is_standard_resource_name",
 ]
@@ -52,6 +54,17 @@ def is_extended_resource_name(name: str) -> bool:
     if is_native_resource(name) or name.startswith("requests."):
         return False
     return not label_key_errors(f"requests.{name}")
+
+
+@lru_cache(maxsize=1024)
+def is_scalar_resource_name(name: str) -> bool:
+    """``schedutil.IsScalarResourceName``: extended, hugepages, prefixed native
+    (``kubernetes.io/``) and attachable-volume names (cached: the scheduler asks per node)."""
+    return (
+        name.startswith(("hugepages-", "attachable-volumes-"))
+        or "kubernetes.io/" in name
+        or is_extended_resource_name(name)
+    )
 
 
 def is_standard_resource_name(name: str) -> bool:

@@ -18,9 +18,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from reference_impl.api.host_ports import host_ports
 from reference_impl.api.node_affinity import NodeSelector, compile_terms
 from reference_impl.api.quantity import Quantity
-from reference_impl.api.resource_names import is_extended_resource_name
+from reference_impl.api.resource_names import is_extended_resource_name, is_scalar_resource_name
 from reference_impl.api.taints import find_untolerated, parse_taints, parse_tolerations
 from reference_impl.apiserver.quota.pod_resources import pod_requests
 from reference_impl.apiserver.quota.resources import from_wire
@@ -125,15 +126,6 @@ def _int(name: str, q: Quantity) -> int:
     return math.ceil(q.amount * 1000) if name == "cpu" else math.ceil(q.amount)
 
 
-def _is_scalar(name: str) -> bool:
-    """``IsScalarResourceName``: extended, hugepages, attachable volumes, prefixed native."""
-    return (
-        is_extended_resource_name(name)
-        or name.startswith(("hugepages-", "attachable-volumes-"))
-        or "kubernetes.io/" in name
-    )
-
-
 @dataclass(slots=True)
 class _Resource:
     """``framework.Resource``."""
@@ -152,7 +144,7 @@ class _Resource:
                 self.values[k] = self.values.get(k, 0) + _int(k, q)
             elif k == "pods":
                 self.pods += _int(k, q)
-            elif _is_scalar(k):
+            elif is_scalar_resource_name(k):
                 self.scalar[k] = self.scalar.get(k, 0) + _int(k, q)
 
     def set_max(self, reqs: Mapping[str, Quantity]) -> None:
@@ -162,7 +154,7 @@ class _Resource:
                 self.values[k] = max(self.values.get(k, 0), _int(k, q))
             elif k == "pods":
                 self.pods = max(self.pods, _int(k, q))
-            elif _is_scalar(k):
+            elif is_scalar_resource_name(k):
                 self.scalar[k] = max(self.scalar.get(k, 0), _int(k, q))
 
 
@@ -187,27 +179,13 @@ class NodeInfo:
         self.allocatable.add(from_wire((node.get("status") or {}).get("allocatable")))
 
     def used_ports(self) -> set[tuple[str, str, int]]:
-        return {p for pod in self.pods for p in _host_ports(pod)}
-
-
-def _host_ports(pod: Obj) -> list[tuple[str, str, int]]:
-    """``util.GetHostPorts``: sidecar and app container host ports, IP 0.0.0.0 and
-    protocol TCP by default."""
-    spec = pod.get("spec") or {}
-    inits = [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
-    out = []
-    for c in [*inits, *(spec.get("containers") or ())]:
-        for p in c.get("ports") or ():
-            port = int(p.get("hostPort") or 0)
-            if port > 0:
-                out.append((p.get("hostIP") or "0.0.0.0", p.get("protocol") or "TCP", port))
-    return out
+        return {p for pod in self.pods for p in host_ports(pod)}
 
 
 def _ports_fit(pod: Obj, info: NodeInfo) -> bool:
     """``nodeports.Fits`` (``HostPortInfo.CheckConflict``: 0.0.0.0 clashes with any IP)."""
     used = info.used_ports()
-    for ip, proto, port in _host_ports(pod):
+    for ip, proto, port in host_ports(pod):
         if ip == "0.0.0.0":
             if any(p == proto and n == port for _, p, n in used):
                 return False

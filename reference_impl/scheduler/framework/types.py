@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Final
 
+from reference_impl.api.host_ports import HostPort, host_ports
+from reference_impl.api.resource_names import is_scalar_resource_name
 from reference_impl.api.taints import (
     Taint,
     Toleration,
@@ -106,29 +108,6 @@ class Resource:
             self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number,
             dict(self.scalar),
         )
-
-
-def is_scalar_resource_name(name: str) -> bool:
-    """``schedutil.IsScalarResourceName``: extended and prefixed native resources (any name
-    with a "/"), hugepages- and attachable-volumes-."""
-    return "/" in name or name.startswith(("hugepages-", "attachable-volumes-"))
-
-
-HostPort = tuple[str, str, int]  # (hostIP, protocol, hostPort), sanitised
-
-
-def host_ports(pod: Obj) -> tuple[HostPort, ...]:
-    """``util.GetHostPorts``: host ports of the containers and restartable init containers,
-    with upstream's defaults (IP 0.0.0.0, protocol TCP)."""
-    spec = pod["spec"]
-    out: list[HostPort] = []
-    inits = [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
-    for c in [*inits, *(spec.get("containers") or ())]:
-        for p in c.get("ports") or ():
-            port = int(p.get("hostPort") or 0)
-            if port > 0:
-                out.append((p.get("hostIP") or "0.0.0.0", p.get("protocol") or "TCP", port))
-    return tuple(out)
 
 
 def request_totals(pod: Obj, node_allocatable: bool = False) -> tuple[Resource, Resource]:
