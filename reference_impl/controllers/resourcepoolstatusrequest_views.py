@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from reference_impl.api.quantity import Quantity, format_quantity
 from reference_impl.api.quantity_wire import wire_quantity
+from reference_impl.apiserver.quota.resources import q_add, q_sub
 
 __all__ = [
     "MAX_STATUS_LIST_ITEMS",
@@ -52,19 +53,13 @@ PREFIX_SHAREABLE_OVER_CAP: Final = "ShareableSummaryOverCap:"
 ZERO: Final = Quantity(Decimal(0), "")
 
 
-def add_quantity(q: Quantity, y: Quantity) -> Quantity:
-    """``Quantity.Add``: a zero quantity takes the format of what is added."""
-    return Quantity(q.amount + y.amount, y.fmt if q.amount == 0 else q.fmt)
-
-
-def _sub_quantity(q: Quantity, y: Quantity) -> Quantity:
-    """``Quantity.Sub``: a zero quantity takes the format of what is subtracted."""
-    return Quantity(q.amount - y.amount, y.fmt if q.amount == 0 else q.fmt)
+# ``Quantity.Add`` / ``Quantity.Sub``: a zero quantity takes the other's format.
+add_quantity = q_add
 
 
 def _non_negative_diff(a: Quantity, b: Quantity) -> Quantity:
     """``nonNegativeDiff``: max(0, a-b), a zero result in ``a``'s format."""
-    out = _sub_quantity(a, b)
+    out = q_sub(a, b)
     return Quantity(Decimal(0), a.fmt) if out.amount < 0 else out
 
 

@@ -22,12 +22,12 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from reference_impl.api.formats import (
-    c_identifier_errors,
     dns1123_subdomain_errors,
 )
 from reference_impl.apiserver.conversion.scheme import register_defaulter
 from reference_impl.apiserver.registry import Context, preparer, validator
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.validation.resource.names import c_identifier, pool_name
 from reference_impl.apiserver.validation.status_conditions import validate_conditions
 from reference_impl.errors import Cause
 
@@ -101,21 +101,11 @@ def long_name(value: str, path: str) -> list[Cause]:
 
 
 def resource_pool_name(value: str, path: str) -> list[Cause]:
-    """``ResourcePoolName``: at most 253 bytes of "/"-separated subdomains, each error
-    naming its segment (and the segment as the value)."""
-    out = [fe.too_long(path, 253)] if len(value) > 253 else []
-    for i, part in enumerate(value.split("/")):
-        if not part:
-            out.append(fe.invalid(path, value, f"segment {i}: must not be empty"))
-            continue
-        out += [fe.invalid(path, part, f"segment {i}: {m}") for m in dns1123_subdomain_errors(part)]
-    return out
-
-
-def _c_identifier(value: str, path: str) -> list[Cause]:
-    """``validateCIdentifier`` with the 32-character device limit."""
-    out = [fe.too_long(path, 32)] if len(value) > 32 else []
-    return out + [fe.invalid(path, value, m) for m in c_identifier_errors(value)]
+    """``ResourcePoolName``: the declarative ``k8s-resource-pool-name`` format (an empty
+    name is an empty segment here, not a missing one)."""
+    if not value:
+        return [fe.invalid(path, value, "segment 0: must not be empty")]
+    return pool_name(value, path, declarative=True)
 
 
 def resource_fully_qualified_name(value: str, path: str) -> list[Cause]:
@@ -124,7 +114,7 @@ def resource_fully_qualified_name(value: str, path: str) -> list[Cause]:
     parts = value.split("/")
     out: list[Cause] = []
     if len(parts) == 1:
-        out += _c_identifier(parts[0], path)
+        out += c_identifier(parts[0], path)
     elif len(parts) == 2:
         domain, name = parts
         if not domain:
@@ -133,7 +123,7 @@ def resource_fully_qualified_name(value: str, path: str) -> list[Cause]:
             if len(domain) > 63:
                 out.append(fe.too_long(path, 63))
             out += [fe.invalid(path, domain, f"prefix: {m}") for m in dns1123_subdomain_errors(domain)]
-        out += [fe.invalid(path, "", "name must not be empty")] if not name else _c_identifier(name, path)
+        out += [fe.invalid(path, "", "name must not be empty")] if not name else c_identifier(name, path)
     if "/" not in value:
         out.append(fe.invalid(path, value, "a fully qualified name must be a domain and a name separated by a slash"))
     return out

@@ -16,7 +16,7 @@ from reference_impl.apiserver.validation import field as f
 from reference_impl.errors import Cause
 
 __all__ = [
-    "DEVICE_MAX_ID_LENGTH", "dns_label", "driver_name", "extended_resource_name",
+    "DEVICE_MAX_ID_LENGTH", "c_identifier", "dns_label", "driver_name", "extended_resource_name",
     "fully_qualified_name", "label_name", "node_name", "pool_name", "qualified_name",
     "subdomain", "uid",
 ]
@@ -67,7 +67,8 @@ def pool_name(value: str, path: str, declarative: bool = False) -> list[Cause]:
     return out
 
 
-def _c_identifier(value: str, path: str) -> list[Cause]:
+def c_identifier(value: str, path: str) -> list[Cause]:
+    """``validateCIdentifier`` with the device name limit."""
     out = [f.too_long(path, DEVICE_MAX_ID_LENGTH)] if len(value) > DEVICE_MAX_ID_LENGTH else []
     return out + [f.invalid(path, value, m) for m in c_identifier_errors(value)]
 
@@ -76,7 +77,7 @@ def qualified_name(value: str, path: str, declarative: bool = False) -> list[Cau
     """``validateQualifiedName``: a C identifier, optionally after ``<domain>/``."""
     parts = value.split("/")
     if len(parts) == 1:
-        return _c_identifier(parts[0], path)
+        return c_identifier(parts[0], path)
     out: list[Cause] = []
     if len(parts) == 2:
         empty_domain = "prefix must not be empty" if declarative else "the domain must not be empty"
@@ -85,7 +86,7 @@ def qualified_name(value: str, path: str, declarative: bool = False) -> list[Cau
             out.append(f.invalid(path, "", empty_domain))
         else:
             out += driver_name(parts[0], path)
-        out += [f.invalid(path, "", empty_name)] if not parts[1] else _c_identifier(parts[1], path)
+        out += [f.invalid(path, "", empty_name)] if not parts[1] else c_identifier(parts[1], path)
     return out  # upstream accepts more than one "/" (a known TODO)
 
 
