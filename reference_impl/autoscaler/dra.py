@@ -137,7 +137,7 @@ class DraSimulation:
 
     def template(self, group: NodeGroup, name: str, labels: dict[str, str]) -> TemplateDevices:
         """The devices a new node ``name`` of ``group`` would publish, none allocated."""
-        pools, _ = gather_pools(slice_manifests(group, name))
+        pools, _ = gather_pools(slice_manifests(group, name), None, self.tracker.features.compatibility_groups)
         devices = [d for p in pools for d in p.devices]
         counters = {(p.driver, p.name): p.counter_sets for p in pools}
         return TemplateDevices(_node(name, labels), devices, counters)

@@ -9,7 +9,10 @@ and request CEL selector, tolerate-check clean (NoSchedule/NoExecute) and be fre
 allocated before and not picked earlier in this search, unless it allows multiple
 allocations and still has the capacity asked for (it then gets a ``shareID``). Shared
 counters of partitionable devices and ``matchAttribute``/``distinctAttribute`` constraints
-are checked as devices are picked.
+are checked as devices are picked, and (DRADeviceCompatibilityGroups) the compatibility
+groups of the devices sharing a counter set. With upstream's ``experimental`` allocator a
+device whose slice skips node operations needs DRAOptionalNodeOperations, on and declared
+by the node.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
+from reference_impl.dra import compat_groups
 from reference_impl.dra.candidates import AllocationError, Candidates, ClaimError
 from reference_impl.dra.constraints import constraint_attribute, distinct_ok, match_ok
 from reference_impl.dra.consumption import CapacityError, asks_capacity, consumption, fits
@@ -39,6 +43,8 @@ Obj = dict[str, Any]
 CANNOT_ALLOCATE: Final = "cannot allocate all claims"
 INVALID_POOLS: Final = "invalid resource pools were encountered"
 MAX_SEARCH_STEPS: Final = 20_000
+# The node feature (status.declaredFeatures) devices skipping node operations need.
+OPTIONAL_NODE_OPERATIONS: Final = "DRAOptionalNodeOperations"
 _FAIL, _OK, _EXCEEDED = 0, 1, 2  # outcomes of the search's steps
 
 
@@ -64,6 +70,7 @@ class _Pick:
     device: DeviceInfo
     consumed: dict[str, Decimal] | None  # set for shared (multi-allocatable) devices
     counted: bool = False  # this share charged the shared device's counters
+    undo: compat_groups.Undo | None = None  # what taking it folded into the groups
 
 
 @dataclass(slots=True)
@@ -75,6 +82,10 @@ class _Search:
     shared: dict[DeviceID, dict[str, Decimal]] = field(default_factory=dict)
     shares: dict[DeviceID, int] = field(default_factory=dict)  # shares picked per device
     last_counted: bool = False  # whether the share ``_take`` just made charged counters
+    last_undo: compat_groups.Undo | None = None  # the groups ``_take`` just folded
+    node_ops: bool = True  # devices of slices with skipNodeOperations may be taken
+    groups: compat_groups.Groups = field(default_factory=dict)  # picked devices' groups
+    bases: dict[tuple[str, str], compat_groups.Groups] = field(default_factory=dict)  # per pool
     counters: dict[CounterKey, Decimal] = field(default_factory=dict)
     steps: int = 0
 
@@ -110,9 +121,13 @@ class Allocator:
         memo: dict[Any, Any] | None = None,
         features: Features | None = None,
         invalid: Sequence[Pool] = (),
+        published: Callable[[DeviceID], DeviceInfo | None] | None = None,
     ) -> None:
         """``invalid``: pools upstream's GatherPools reports invalid; when allocation fails
-        and one of them concerns the node, the failure names them."""
+        and one of them concerns the node, the failure names them. ``published``: every
+        published device by id (default: ``devices``), for the compatibility groups of
+        devices allocated elsewhere in their pools."""
+        self._published = published
         self._features = features or Features()
         self._invalid = invalid
         self._devices = devices
@@ -213,7 +228,7 @@ class Allocator:
                 n = [c for j, c in constraints if j == i].index(con)
                 raise ClaimError(f"constraint #{n}: empty constraint (unsupported constraint type?)",
                                  False).for_claim(claims[i])
-        search = _Search()
+        search = _Search(node_ops=_node_ops_ok(self._features, node))
         try:
             if self._slot(slots, 0, constraints, search) != _OK:
                 return None
@@ -299,7 +314,7 @@ class Allocator:
                     return _FAIL  # All needs every matching device
                 continue
             pick = _Pick(alt, d, consumed if isinstance(consumed, dict) else None,
-                         isinstance(consumed, dict) and s.last_counted)
+                         isinstance(consumed, dict) and s.last_counted, s.last_undo)
             s.picks.append(pick)
             held = self._constraints_hold(cons, s)
             if not held and alt.spec.get("allocationMode") == "All":
@@ -327,13 +342,17 @@ class Allocator:
         admin = bool(alt.spec.get("adminAccess"))
         if not admin and self._state.is_allocated(d.id):
             return False
+        if d.skip_node_operations and not s.node_ops:
+            return False  # allocateDevice: DRAOptionalNodeOperations off or not declared
+        s.last_undo = None
         if d.allow_multiple:
             before = s.shared.get(d.id, {})
             used = {c: self._state.consumed(d.id, c) + before.get(c, Decimal(0)) for c in d.capacity}
             if not self._fits(alt.spec, d, used, alt.request, "/".join(d.id), alt.claim):
                 return False
             counted = not self._state.shared_in_use(d.id) and not s.shares.get(d.id)
-            if counted and not self._counters_fit(d, s, +1):
+            # A further share of a device in use checks neither groups nor counters.
+            if counted and not self._groups_and_counters(d, s):
                 return False
             want = consumption(alt.spec, d, self._features.fractional_capacity_range)
             s.shared[d.id] = {c: before.get(c, Decimal(0)) + want.get(c, Decimal(0))
@@ -347,7 +366,7 @@ class Allocator:
         if (asks_capacity(alt.spec) or d.id in self._state.shared) and not self._fits(
                 alt.spec, d, self._state.shared.get(d.id, {}), alt.request, "/".join(d.id), alt.claim):
             return False  # a dedicated device's capacity (once shared: what is still in use)
-        if not self._counters_fit(d, s, +1):
+        if not self._groups_and_counters(d, s):
             return False
         s.used.setdefault(d.id, []).append(alt.claim)
         return True
@@ -366,6 +385,33 @@ class Allocator:
             if not users:
                 del s.used[d.id]
             self._counters_fit(d, s, -1)
+        if pick.undo:
+            compat_groups.restore(s.groups, pick.undo)
+
+    def _groups_and_counters(self, d: DeviceInfo, s: _Search) -> bool:
+        """allocateDevice's compatibility-group check (gated), then its counter check;
+        the groups folded in are left in ``s.last_undo``."""
+        undo = None
+        if self._features.compatibility_groups and d.counters:
+            pool = (d.id[0], d.id[1])
+            base = s.bases.get(pool)
+            if base is None:
+                base = s.bases[pool] = compat_groups.baseline(
+                    pool, [*self._state.devices, *self._state.shares], self._lookup())
+            undo = compat_groups.fold(d, s.groups, base)
+            if undo is None:
+                return False
+        if not self._counters_fit(d, s, +1):
+            if undo:
+                compat_groups.restore(s.groups, undo)
+            return False
+        s.last_undo = undo
+        return True
+
+    def _lookup(self) -> Callable[[DeviceID], DeviceInfo | None]:
+        if self._published is None:
+            self._published = {d.id: d for d in self._devices}.get
+        return self._published
 
     def _counters_fit(self, d: DeviceInfo, s: _Search, sign: int) -> bool:
         sets = self._counter_sets.get((d.id[0], d.id[1]), {})
@@ -410,6 +456,16 @@ class Allocator:
         picks = [Picked(p.alt.request, p.alt.spec, p.device, p.consumed is not None)
                  for p in s.picks if p.alt.claim == i]
         return allocation_result(claim, picks, self._classes, node, self._features, self._share_id)
+
+
+def _node_ops_ok(features: Features, node: Obj | None) -> bool:
+    """Whether devices of slices with skipNodeOperations may be allocated on ``node``:
+    upstream's stable and incubating allocators do not look; the experimental one wants
+    DRAOptionalNodeOperations on and among the node's declared features."""
+    if not features.experimental:
+        return True
+    declared = ((node or {}).get("status") or {}).get("declaredFeatures") or ()
+    return features.optional_node_operations and OPTIONAL_NODE_OPERATIONS in declared
 
 
 def _reaches(pool: Pool, node: Obj | None) -> bool:

@@ -212,4 +212,5 @@ def _same(a: Sequence[DeviceInfo], b: Sequence[DeviceInfo]) -> bool:
 
 
 def _simple(cands: Sequence[DeviceInfo]) -> bool:
-    return not any(d.allow_multiple or d.counters for d in cands)
+    # skipNodeOperations: whether such a device may be taken depends on the node.
+    return not any(d.allow_multiple or d.counters or d.skip_node_operations for d in cands)

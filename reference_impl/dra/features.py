@@ -30,6 +30,19 @@ class Features:
     # DRADeviceTaints (GA, on): NoSchedule/NoExecute device taints keep devices out
     # unless tolerated.
     device_taints: bool = True
+    # DRADeviceCompatibilityGroups (alpha): slices whose devices declare compatibility
+    # groups are allocatable; devices sharing a counter set must share a group.
+    compatibility_groups: bool = False
+    # DRAOptionalNodeOperations (alpha): devices of slices with skipNodeOperations fit
+    # nodes declaring the feature; results carry the slice's skipNodeOperations.
+    optional_node_operations: bool = False
+
+    @property
+    def experimental(self) -> bool:
+        """Whether upstream's NewAllocator picks the ``experimental`` allocator (the only
+        one supporting these alpha features); it alone checks skipNodeOperations."""
+        return (self.list_type_attributes or self.derived_attributes or self.compatibility_groups
+                or self.optional_node_operations)
 
 
 def features_from(gates: Mapping[str, bool]) -> Features:
@@ -41,4 +54,6 @@ def features_from(gates: Mapping[str, bool]) -> Features:
         derived_attributes=bool(gates.get("DRADerivedAttributes", False)),
         fractional_capacity_range=bool(gates.get("DRAFractionalCapacityRange", False)),
         device_taints=bool(gates.get("DRADeviceTaints", True)),
+        compatibility_groups=bool(gates.get("DRADeviceCompatibilityGroups", False)),
+        optional_node_operations=bool(gates.get("DRAOptionalNodeOperations", False)),
     )

@@ -50,6 +50,8 @@ class DeviceInfo:
     counters: list[Obj]
     # The first attribute DeviceMatches cannot turn into a CEL value (no value set), if any.
     bad_attribute: str | None = None
+    # The slice's skipNodeOperations (DRAOptionalNodeOperations; empty: none).
+    skip_node_operations: tuple[str, ...] = ()
     _activation: dict[str, Any] | None = None
     # expression -> whether this device matches it (devices are immutable per slice version)
     selector_cache: dict[str, bool] = field(default_factory=dict)
@@ -123,6 +125,7 @@ def _device(slice_: Obj, dev: Obj) -> DeviceInfo:
         allow_multiple=bool(dev.get("allowMultipleAllocations")),
         counters=list(dev.get("consumesCounters") or ()),
         bad_attribute=bad,
+        skip_node_operations=tuple(spec.get("skipNodeOperations") or ()),
     )
 
 
@@ -141,7 +144,8 @@ def _slice_devices(s: Obj, parsed: ParsedCache | None) -> list[DeviceInfo]:
 
 
 def _uses_compatibility_groups(spec: Obj) -> bool:
-    """sliceUsesCompatibilityGroups: such a slice is ignored, leaving its pool incomplete."""
+    """sliceUsesCompatibilityGroups: with the gate off such a slice is ignored, leaving its
+    pool incomplete."""
     return any(use.get("compatibilityGroups") for d in spec.get("devices") or ()
                for use in d.get("consumesCounters") or ())
 
@@ -167,17 +171,20 @@ def _invalid(pool: Pool, dup_set: str) -> str:
     return ""
 
 
-def gather_pools(slices: Iterable[Obj], parsed: ParsedCache | None = None) -> tuple[list[Pool], list[str]]:
+def gather_pools(
+    slices: Iterable[Obj], parsed: ParsedCache | None = None, compatibility_groups: bool = False,
+) -> tuple[list[Pool], list[str]]:
     """Complete pools (sorted by driver, pool; upstream's order is a map's) and the names
     of incomplete ones. A pool's devices are in ``slices`` order, then slice order: the
     order the allocator tries them in. ``parsed`` (kept by the caller between calls) reuses
-    the devices of unchanged slice versions."""
+    the devices of unchanged slice versions. ``compatibility_groups``: the
+    DRADeviceCompatibilityGroups gate."""
     newest: dict[tuple[str, str], list[Obj]] = {}
     gen: dict[tuple[str, str], int] = {}
     for s in slices:
         spec = s.get("spec") or {}
-        if _uses_compatibility_groups(spec):
-            continue  # DRADeviceCompatibilityGroups is not modelled (off): upstream ignores them
+        if not compatibility_groups and _uses_compatibility_groups(spec):
+            continue  # GatherPools: the gate is off, such slices are ignored (the pool is incomplete)
         key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
         g = int((spec.get("pool") or {}).get("generation", 0))
         if key not in gen or g > gen[key]:

@@ -1,7 +1,8 @@
 """Turning the devices picked for one claim into its ``status.allocation``.
 
 One result per device, in pick order, with the request's adminAccess and tolerations,
-the shareID and consumed capacity of a shared device, and (DRADeviceBindingConditions)
+the shareID and consumed capacity of a shared device, the slice's skipNodeOperations
+(DRAOptionalNodeOperations), and (DRADeviceBindingConditions)
 the device's binding and binding-failure conditions. Class config comes first, once per
 request it applies to, then the claim's config. The node selector pins the allocation to
 the node when any device is node-local or ``bindsToNode``; otherwise it is the devices'
@@ -40,6 +41,9 @@ def _result(p: Picked, features: Features, share_id: Callable[[], str]) -> Obj:
         r["adminAccess"] = True
     if p.spec.get("tolerations"):
         r["tolerations"] = list(p.spec["tolerations"])
+    # Copied by the experimental allocator only (gate off: it takes no such device).
+    if features.optional_node_operations and p.device.skip_node_operations:
+        r["skipNodeOperations"] = list(p.device.skip_node_operations)
     if features.binding_conditions:
         for f in ("bindingConditions", "bindingFailureConditions"):
             if p.device.raw.get(f):

@@ -137,7 +137,8 @@ class ClaimTracker:
             return
         self._dirty = False
         self._memo = {}  # devices are rebuilt (their taints may have changed)
-        pools, self.incomplete = gather_pools(self.slices.items(), self._parsed)
+        pools, self.incomplete = gather_pools(self.slices.items(), self._parsed,
+                                              self.features.compatibility_groups)
         self._by_node, self._global, self._by_id = {}, [], {}
         self._for_node, self._rank = {}, {}
         self._counter_sets = {(p.driver, p.name): p.counter_sets for p in pools}
@@ -186,7 +187,7 @@ class ClaimTracker:
             self._policy = (classes, list(self.rules.items()))
         classes, rules = self._policy
         return Allocator(devices, self._counter_sets, classes, rules, self.state, self._share_id,
-                         memo=self._memo, features=self.features)
+                         memo=self._memo, features=self.features, published=self._by_id.get)
 
     def _share_id(self) -> str:
         return self._rng.uuid4()

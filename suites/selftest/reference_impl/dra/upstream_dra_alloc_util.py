@@ -222,7 +222,7 @@ class Row:
 
 
 def run(row: Row) -> list[Obj] | None:
-    pools, _ = gather_pools(row.slices)
+    pools, _ = gather_pools(row.slices, None, row.features.compatibility_groups)
     devices, counters = for_pools(pools)
     state = AllocatedState()
     by_id = {d.id: d for d in devices}
