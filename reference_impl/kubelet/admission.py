@@ -25,6 +25,7 @@ from reference_impl.api.resource_names import is_extended_resource_name, is_scal
 from reference_impl.api.taints import find_untolerated, parse_taints, parse_tolerations
 from reference_impl.apiserver.quota.pod_resources import pod_requests
 from reference_impl.apiserver.quota.resources import from_wire
+from reference_impl.kubelet.status_manager import KUBELET_CONDITIONS
 
 __all__ = [
     "GOOS",
@@ -64,14 +65,6 @@ _OUT_OF: Final = {
     "pods": "OutOfpods",
 }
 _BASE: Final = ("cpu", "memory", "ephemeral-storage")
-# kubetypes.PodConditionsByKubelet (with PodReadyToStartContainers and
-# AllContainersRestarting, whose gates are on): the status manager drops the old ones.
-KUBELET_CONDITIONS: Final = frozenset({
-    "PodScheduled", "Ready", "Initialized", "ContainersReady", "PodResizeInProgress",
-    "PodResizePending", "PodReadyToStartContainers", "AllContainersRestarting",
-})  # fmt: skip
-
-
 @dataclass(frozen=True, slots=True)
 class InsufficientResource:
     """``InsufficientResourceError`` (requested/used/capacity in milli-CPU or units)."""

@@ -41,6 +41,7 @@ from reference_impl.kubelet.resize import (
     new_manager,
     restarted_containers,
 )
+from reference_impl.kubelet.status_manager import check_container_state_transition, merge_pod_status
 
 __all__ = ["Kubelet"]
 
@@ -496,8 +497,8 @@ class Kubelet:
             self._wake(key, st, st.stop_at)
             return
         phase = (pod.get("status") or {}).get("phase", "Pending")
-        if pod["metadata"].get("finalizers") and phase not in _TERMINAL and st.admitted:
-            # Someone (the Job controller) waits to see how the pod ended before letting go.
+        if phase not in _TERMINAL and st.admitted:
+            # TerminatePod: a pod is made terminal before canBeDeleted lets it go.
             status = terminated_status(pod, self._placement(pod, st), 143, rfc3339(now))
             pod = self._write(key, pod, status, "stop") or pod
         meta = pod["metadata"]
@@ -522,7 +523,17 @@ class Kubelet:
         self._ctx.clock.call_later(delay, lambda: self._queue.add(key), priority=Priority.LATE)
 
     def _write(self, key: str, pod: Obj, status: Obj, stage: str) -> Obj | None:
-        if status == pod.get("status"):
+        old = pod.get("status") or {}
+        # updateStatusInternal drops an update that would restart a terminated container
+        # (checkContainerStateTransition) or leave a terminal phase.
+        if check_container_state_transition(old, status, pod.get("spec") or {}) is not None:
+            return None
+        if old.get("phase") in _TERMINAL and status.get("phase") not in _TERMINAL:
+            return None
+        # syncPod's mergePodStatus; terminal statuses are only written once every
+        # container has stopped, so none could still be running.
+        status = merge_pod_status(pod, old, status, False, rfc3339(self._ctx.clock.now()))
+        if status == old:
             return None
         self._ctx.trace.record(self.name, stage, key, status.get("phase", ""))
         return self._server.update_status({**pod, "status": status})

@@ -61,8 +61,14 @@ def _container_status(pod: Mapping[str, Any], c: Mapping[str, Any], state: Obj, 
     return cs
 
 
-def _cond(ctype: str, ok: bool, now: str, reason: str | None = None, msg: str | None = None) -> Obj:
+def _cond(
+    ctype: str, ok: bool, now: str, gen: int, reason: str | None = None, msg: str | None = None
+) -> Obj:
+    # observedGeneration: CalculatePodConditionObservedGeneration, the pod's generation
+    # (PodObservedGenerationTracking is GA).
     c: Obj = {"type": ctype, "status": "True" if ok else "False", "lastTransitionTime": now}
+    if gen:
+        c["observedGeneration"] = gen
     if reason:
         c["reason"] = reason
     if msg:
@@ -131,11 +137,13 @@ def running_status(pod: Mapping[str, Any], p: Placement, ready: bool, now: str) 
     names = ",".join(c["name"] for c in containers)
     why = None if ready else "ContainersNotReady"
     msg = None if ready else f"containers with unready status: [{names}]"
+    gen = int(pod["metadata"].get("generation") or 0)
     conds = [
-        _cond("PodReadyToStartContainers", True, now),
-        _cond("Initialized", True, now),
-        _cond("Ready", ready, now, why, msg),
-        _cond("ContainersReady", ready, now, why, msg),
+        _cond("PodReadyToStartContainers", True, now, gen),
+        _cond("Initialized", True, now, gen),
+        _cond("Ready", ready, now, gen, why, msg),
+        _cond("ContainersReady", ready, now, gen, why, msg),
+        _cond("PodScheduled", True, now, gen),  # generateAPIPodStatus always reports it
     ]
     status["conditions"] = _merge_conditions(
         (pod.get("status") or {}).get("conditions") or [], conds
@@ -152,11 +160,15 @@ def terminated_status(pod: Mapping[str, Any], p: Placement, exit_code: int, now:
         _container_status(pod, c, {"terminated": dict(term)}, False)
         for c in pod["spec"].get("containers") or []
     ]
+    gen = int(pod["metadata"].get("generation") or 0)
+    # generate*ConditionForTerminalPhase: PodFailed for Failed, PodCompleted for Succeeded
+    why = "PodCompleted" if exit_code == 0 else "PodFailed"
     conds = [
-        _cond("PodReadyToStartContainers", True, now),
-        _cond("Initialized", True, now),
-        _cond("Ready", False, now, "PodCompleted"),
-        _cond("ContainersReady", False, now, "PodCompleted"),
+        _cond("PodReadyToStartContainers", True, now, gen),
+        _cond("Initialized", True, now, gen),
+        _cond("Ready", False, now, gen, why),
+        _cond("ContainersReady", False, now, gen, why),
+        _cond("PodScheduled", True, now, gen),
     ]
     status["conditions"] = _merge_conditions(
         (pod.get("status") or {}).get("conditions") or [], conds
