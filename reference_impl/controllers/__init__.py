@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from reference_impl.apiserver.component import ComponentContext
+from reference_impl.controllers.clusterrole_aggregation import ClusterRoleAggregationController
 from reference_impl.controllers.cronjob import CronJobController
 from reference_impl.controllers.deployment import DeploymentController
 from reference_impl.controllers.device_taint_eviction import DeviceTaintEvictionController
@@ -39,6 +40,7 @@ from reference_impl.controllers.taint_eviction import TaintEvictionController
 from reference_impl.controllers.ttl_after_finished import TTLAfterFinishedController
 
 __all__ = [
+    "ClusterRoleAggregationController",
     "Controller",
     "CronJobController",
     "DeploymentController",
@@ -116,6 +118,7 @@ def start_controllers(
         PodCertificateSignerController(ctx),
         PodCertificateRequestCleaner(ctx),
         PodGroupProtectionController(ctx),
+        ClusterRoleAggregationController(ctx),
         PVCProtectionController(ctx),
         PVProtectionController(ctx),
         TTLAfterFinishedController(ctx),
