@@ -8,16 +8,19 @@ overhead. In-place resize: a container counts the larger of its spec and its act
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import ROUND_CEILING, Decimal
 from functools import lru_cache
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
+from reference_impl.api.quantity import quantity_value
 
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
     "is_pod_resize_deferred",
+    "node_allocatable_amounts",
     "node_allocatable_requests",
     "pod_requests",
     "to_int",
@@ -96,25 +99,32 @@ def _statuses(pod: Obj, field: str) -> dict[str, Obj]:
     return {s["name"]: s for s in (pod.get("status") or {}).get(field) or () if "name" in s}
 
 
-def node_allocatable_requests(pod: Obj) -> Requests:
-    """``addDRANodeAllocatableClaimResources``: what the pod's
-    ``status.nodeAllocatableResourceClaimStatuses`` add (DRANodeAllocatableResources):
-    each mapping's quantity, each overhead's perPod plus perContainer per listed container."""
+def node_allocatable_amounts(statuses: Sequence[Obj]) -> dict[str, Decimal]:
+    """``addDRANodeAllocatableClaimResources``: what node-allocatable claim statuses add
+    (DRANodeAllocatableResources): each mapping's quantity, each overhead's perPod plus
+    perContainer per listed container."""
     total: dict[str, Decimal] = {}
-    for st in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or ():
+    for st in statuses:
         for m in st.get("mapping") or ():
             if m.get("quantity") is not None:
-                total[m["name"]] = total.get(m["name"], Decimal(0)) + parse_quantity(m["quantity"])
+                total[m["name"]] = total.get(m["name"], Decimal(0)) + quantity_value(m["quantity"])
         n = len(st.get("containers") or ())
         for o in st.get("overhead") or ():
             q = total.get(o["name"], Decimal(0))
             if o.get("perPod") is not None:
-                q += parse_quantity(o["perPod"])
+                q += quantity_value(o["perPod"])
             if o.get("perContainer") is not None and n:
-                q += parse_quantity(o["perContainer"]) * n
+                q += quantity_value(o["perContainer"]) * n
             total[o["name"]] = q
+    return total
+
+
+def node_allocatable_requests(pod: Obj) -> Requests:
+    """``node_allocatable_amounts`` of the pod's ``status.nodeAllocatableResourceClaimStatuses``,
+    as the scheduler's integers."""
+    statuses = (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or ()
     return {k: int((v * 1000 if k == "cpu" else v).to_integral_value(rounding=ROUND_CEILING))
-            for k, v in total.items()}
+            for k, v in node_allocatable_amounts(statuses).items()}
 
 
 def pod_requests(

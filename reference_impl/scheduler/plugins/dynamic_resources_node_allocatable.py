@@ -22,7 +22,11 @@ from reference_impl.api.quantity import Quantity, format_quantity
 from reference_impl.dra.nodes import node_selector_matches
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework.interface import Code, Status
-from reference_impl.scheduler.framework.pod_resources import pod_requests, to_int
+from reference_impl.scheduler.framework.pod_resources import (
+    node_allocatable_amounts,
+    pod_requests,
+    to_int,
+)
 from reference_impl.scheduler.framework.types import NodeInfo
 
 __all__ = [
@@ -222,25 +226,6 @@ def _q(raw: object) -> Decimal:
     return Quantity.of(raw).amount
 
 
-def _dra_amounts(statuses: Sequence[Obj]) -> dict[str, Decimal]:
-    """``addDRANodeAllocatableClaimResources``: mappings, per-pod overhead and
-    per-container overhead times the containers naming the claim."""
-    out: dict[str, Decimal] = {}
-    for st in statuses:
-        for m in st.get("mapping") or ():
-            if m.get("quantity") is not None:
-                out[m["name"]] = out.get(m["name"], Decimal(0)) + _q(m["quantity"])
-        n = len(st.get("containers") or ())
-        for o in st.get("overhead") or ():
-            v = Decimal(0)
-            if o.get("perPod") is not None:
-                v += _q(o["perPod"])
-            if o.get("perContainer") is not None and n:
-                v += _q(o["perContainer"]) * n
-            out[o["name"]] = out.get(o["name"], Decimal(0)) + v
-    return out
-
-
 def _pod_level_supported(name: str) -> bool:
     return name in ("cpu", "memory") or name.startswith(_HUGEPAGES)
 
@@ -255,7 +240,7 @@ def pod_demand(pod: Obj, statuses: Sequence[Obj], pod_level: bool) -> dict[str, 
     """``PodRequests`` with UseDRANodeAllocatableResourceClaimStatus: the containers'
     aggregate plus the DRA amounts, then pod-level requests, then the overhead."""
     reqs = _container_aggregate(pod)
-    for name, v in _dra_amounts(statuses).items():
+    for name, v in node_allocatable_amounts(statuses).items():
         reqs[name] = reqs.get(name, 0) + to_int(name, str(v))
     spec = pod.get("spec") or {}
     if pod_level:
@@ -343,7 +328,7 @@ def validate_pod_level_cover(pod: Obj, pod_level: bool) -> Status | None:
     uu = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
     if res.get("requests") is not None:
         agg = {k: Decimal(v) for k, v in _container_aggregate(pod).items()}
-        for k, v in _dra_amounts(statuses).items():
+        for k, v in node_allocatable_amounts(statuses).items():
             agg[k] = agg.get(k, Decimal(0)) + (v * 1000 if k == "cpu" else v)
         for name, raw in res["requests"].items():
             if not _pod_level_supported(name) or name not in agg:
@@ -355,7 +340,7 @@ def validate_pod_level_cover(pod: Obj, pod_level: bool) -> Status | None:
     limits = res.get("limits")
     if limits is not None:
         agg_l = _aggregate_limits(pod)
-        dra = _dra_amounts(statuses)
+        dra = node_allocatable_amounts(statuses)
         for name, v in dra.items():  # addDRANodeAllocatableLimits
             if name in agg_l or name.startswith(_HUGEPAGES):
                 agg_l[name] = agg_l.get(name, Decimal(0)) + v
