@@ -16,6 +16,7 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import EPOCH_UNIX_SECONDS, Duration, Instant
+from reference_impl.controllers.controller_utils import controller_ref
 from reference_impl.controllers.cronjob.sync import jobs_for_cronjob, sync, update_cronjob
 
 __all__ = ["CronJobController", "instant_to_datetime"]
@@ -114,9 +115,9 @@ class CronJobController:
 
     def _on_job(self, ev: ObjectEvent) -> None:
         # addJob / updateJob / deleteJob: requeue the owning CronJob(s)
-        keys = {self._resolve(ev.obj, _controller_of(ev.obj))}
+        keys = {self._resolve(ev.obj, controller_ref(ev.obj))}
         if ev.type == "MODIFIED" and ev.old is not None:
-            keys.add(self._resolve(ev.old, _controller_of(ev.old)))
+            keys.add(self._resolve(ev.old, controller_ref(ev.old)))
         for key in sorted(k for k in keys if k is not None):
             self._queue.add(key)
 
@@ -134,8 +135,3 @@ class CronJobController:
             raise err  # the queue retries with backoff (AddRateLimited)
 
 
-def _controller_of(obj: Obj) -> Obj | None:
-    for ref in obj["metadata"].get("ownerReferences") or []:
-        if ref.get("controller"):
-            return dict(ref)
-    return None

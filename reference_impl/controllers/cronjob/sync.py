@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from reference_impl.controllers.controller_utils import controller_ref
 from reference_impl.controllers.cronjob import utils as cu
 from reference_impl.controllers.cronjob.schedule import parse_standard
 from reference_impl.controllers.serviceaccounts import terminating
@@ -277,7 +278,7 @@ def sync_cronjob(
             resp = jc.get_job(ns, req["metadata"]["name"])
         except ApiError as e:
             return SyncResult(None, update, cj, e)
-        ref = _controller_of(resp)
+        ref = controller_ref(resp)
         if ref is None or ref.get("uid") != cj["metadata"].get("uid"):
             return SyncResult(None, update, cj)
         if cu.in_active_list(cj, resp["metadata"].get("uid", "")):
@@ -293,13 +294,6 @@ def sync_cronjob(
     status["active"] = [*(status.get("active") or []), _object_ref(resp)]
     status["lastScheduleTime"] = cu.format_rfc3339(scheduled.astimezone(cu.UTC))
     return SyncResult(cu.next_schedule_time_duration(cj, now, sched), True, cj)
-
-
-def _controller_of(obj: Obj) -> Obj | None:
-    for ref in obj["metadata"].get("ownerReferences") or []:
-        if ref.get("controller"):
-            return dict(ref)
-    return None
 
 
 def _object_ref(job: Obj) -> Obj:
@@ -334,7 +328,7 @@ def jobs_for_cronjob(cj: Obj, jobs: list[Obj]) -> list[Obj]:
     uid = cj["metadata"].get("uid", "")
     out = []
     for job in jobs:
-        ref = _controller_of(job)
+        ref = controller_ref(job)
         if ref is not None and ref.get("uid", "") == uid:
             out.append(job)
     return out
