@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference_impl.api.meta import condition, selector_from_label_selector
-from reference_impl.clock import Instant, parse_rfc3339
+from reference_impl.api.owners import get_controller_of as controller_ref
+from reference_impl.clock import Duration, Instant, parse_rfc3339, seconds
 from reference_impl.errors import ApiError, NotFound
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "is_pod_active",
     "is_pod_available",
     "is_pod_ready",
+    "is_pod_terminating",
     "owner_reference",
     "pod_from_template",
 ]
@@ -30,6 +32,7 @@ __all__ = [
 Obj = dict[str, Any]
 # kube-controller-manager's burstReplicas: the most pods one sync creates or deletes.
 BURST_REPLICAS: Final = 500
+EXPECTATIONS_TIMEOUT_S: Final = 5 * 60  # ExpectationsTimeout
 
 
 @dataclass(slots=True)
@@ -38,44 +41,55 @@ class ControllerExpectations:
 
     Informers here are fed synchronously at commit, so expectations are usually met by
     the time a create returns; they still guard a sync that runs between a request and
-    its event (e.g. a retried write), exactly as upstream uses them.
+    its event (e.g. a retried write), exactly as upstream uses them. As upstream's,
+    observations lower the counts below zero (``LowerExpectations``), and expectations
+    recorded with ``now`` expire after ``ttl`` (``ExpectationsTimeout``, 5 minutes).
     """
 
+    ttl: Duration = field(default_factory=lambda: seconds(EXPECTATIONS_TIMEOUT_S))
     _adds: dict[str, int] = field(default_factory=dict)
     _dels: dict[str, int] = field(default_factory=dict)
+    _stamps: dict[str, Instant] = field(default_factory=dict)
 
-    def expect(self, key: str, adds: int = 0, dels: int = 0) -> None:
-        """Record that ``adds`` creations and ``dels`` deletions are on their way."""
-        self._adds[key] = self._adds.get(key, 0) + adds
-        self._dels[key] = self._dels.get(key, 0) + dels
+    def expect(self, key: str, adds: int = 0, dels: int = 0, now: Instant | None = None) -> None:
+        """Record that ``adds`` creations and ``dels`` deletions are on their way.
+
+        Counts already met (at or below zero) restart from zero, as ``SetExpectations``
+        replaces them; counts still pending add up."""
+        self._adds[key] = max(self._adds.get(key, 0), 0) + adds
+        self._dels[key] = max(self._dels.get(key, 0), 0) + dels
+        if now is not None:
+            self._stamps[key] = now
+
+    def get(self, key: str) -> tuple[int, int] | None:
+        """``GetExpectations``: the (adds, dels) still expected, None when never set."""
+        if key not in self._adds and key not in self._dels:
+            return None
+        return self._adds.get(key, 0), self._dels.get(key, 0)
 
     def creation_observed(self, key: str) -> None:
         """An informer saw one of the expected creations (or the create failed)."""
-        if self._adds.get(key, 0) > 0:
+        if key in self._adds:
             self._adds[key] -= 1
 
     def deletion_observed(self, key: str) -> None:
         """An informer saw one of the expected deletions (or the delete failed)."""
-        if self._dels.get(key, 0) > 0:
+        if key in self._dels:
             self._dels[key] -= 1
 
-    def satisfied(self, key: str) -> bool:
-        """Whether every expected event has been observed."""
-        return self._adds.get(key, 0) <= 0 and self._dels.get(key, 0) <= 0
+    def satisfied(self, key: str, now: Instant | None = None) -> bool:
+        """``SatisfiedExpectations``: every expected event was observed, none were set,
+        or (given ``now``) they were set more than ``ttl`` ago."""
+        if self._adds.get(key, 0) <= 0 and self._dels.get(key, 0) <= 0:
+            return True
+        stamp = self._stamps.get(key)
+        return now is not None and stamp is not None and now - stamp > self.ttl
 
     def forget(self, key: str) -> None:
         """Drop a controller's expectations (its object was deleted)."""
         self._adds.pop(key, None)
         self._dels.pop(key, None)
-
-
-def controller_ref(obj: Mapping[str, Any]) -> Obj | None:
-    """The ownerReference with ``controller: true``, or None (``metav1.GetControllerOf``)."""
-    for ref in obj["metadata"].get("ownerReferences") or []:
-        if ref.get("controller"):
-            out: Obj = ref
-            return out
-    return None
+        self._stamps.pop(key, None)
 
 
 def owner_reference(owner: Mapping[str, Any]) -> Obj:
@@ -96,6 +110,12 @@ def is_pod_active(pod: Mapping[str, Any]) -> bool:
     return phase not in ("Succeeded", "Failed") and not pod["metadata"].get("deletionTimestamp")
 
 
+def is_pod_terminating(pod: Mapping[str, Any]) -> bool:
+    """Not terminal but being deleted (``controller.IsPodTerminating``)."""
+    phase = (pod.get("status") or {}).get("phase")
+    return phase not in ("Succeeded", "Failed") and bool(pod["metadata"].get("deletionTimestamp"))
+
+
 def is_pod_ready(pod: Mapping[str, Any]) -> bool:
     """The Ready condition is True."""
     return (condition(pod, "Ready") or {}).get("status") == "True"
@@ -114,18 +134,53 @@ def is_pod_available(pod: Mapping[str, Any], min_ready_seconds: int, now: Instan
     return now - since >= min_ready_seconds * 1_000_000_000
 
 
-def deletion_rank(pod: Mapping[str, Any]) -> tuple[int, int, int, int, str]:
+def _zero_or_later_first(stamp: object) -> tuple[int, int]:
+    """Sort key for ``afterOrZero``: the zero time first, then later times first."""
+    return (1, -parse_rfc3339(str(stamp))) if stamp else (0, 0)
+
+
+def max_container_restarts(pod: Mapping[str, Any]) -> tuple[int, int]:
+    """``maxContainerRestarts``: the most restarts of a regular container and of a
+    restartable init (sidecar) container."""
+    status = pod.get("status") or {}
+    regular = max((int(c.get("restartCount", 0)) for c in status.get("containerStatuses") or ()), default=0)
+    sidecars = {
+        c.get("name")
+        for c in (pod.get("spec") or {}).get("initContainers") or ()
+        if c.get("restartPolicy") == "Always"
+    }
+    sidecar = max(
+        (int(c.get("restartCount", 0)) for c in status.get("initContainerStatuses") or ()
+         if c.get("name") in sidecars),
+        default=0,
+    )  # fmt: skip
+    return regular, sidecar
+
+
+def deletion_rank(pod: Mapping[str, Any]) -> tuple[Any, ...]:
     """Sort key putting the best pods to delete first (``controller.ActivePods`` Less).
 
-    Unassigned < assigned, Pending < Unknown < Running, not ready < ready, newer first
-    (by creationTimestamp, descending); the name breaks remaining ties deterministically.
+    Unassigned < assigned; Pending < Unknown < Running; not ready < ready; of two ready
+    pods, the one ready for no (zero) time, then the one ready for less time; higher
+    regular, then sidecar, container restart counts; the zero creationTimestamp, then
+    newer pods. The name breaks remaining ties deterministically.
     """
     status = pod.get("status") or {}
     assigned = 1 if pod["spec"].get("nodeName") else 0
     phase = {"Pending": 0, "Unknown": 1, "Running": 2}.get(status.get("phase", "Pending"), 0)
-    ready = 1 if is_pod_ready(pod) else 0
-    created = -parse_rfc3339(str(pod["metadata"].get("creationTimestamp")))
-    return (assigned, phase, ready, created, str(pod["metadata"]["name"]))
+    ready = is_pod_ready(pod)
+    since = (condition(pod, "Ready") or {}).get("lastTransitionTime") if ready else None
+    regular, sidecar = max_container_restarts(pod)
+    return (
+        assigned,
+        phase,
+        int(ready),
+        _zero_or_later_first(since) if ready else (0, 0),
+        -regular,
+        -sidecar,
+        _zero_or_later_first(pod["metadata"].get("creationTimestamp")),
+        str(pod["metadata"]["name"]),
+    )
 
 
 def pod_from_template(

@@ -19,6 +19,7 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
+from reference_impl.api.owners import is_controlled_by
 from reference_impl.controllers.controller_utils import controller_ref
 from reference_impl.errors import ApiError
 
@@ -152,11 +153,6 @@ def _job_ref(job: Mapping[str, Any]) -> Obj:
         "controller": True,
         "blockOwnerDeletion": True,
     }
-
-
-def _controlled_by(obj: Mapping[str, Any], job: Mapping[str, Any]) -> bool:
-    """``metav1.IsControlledBy``: the controller ownerRef carries the Job's uid."""
-    return bool((controller_ref(obj) or {}).get("uid") == job["metadata"].get("uid"))
 
 
 def _policy(sched: Mapping[str, Any], parallelism: Any) -> Obj:
@@ -335,7 +331,7 @@ def _get_or_create_workload(
     """``getOrCreateWorkload``: a user's Workload (not controlled by the Job) is ignored;
     two or more controlled ones fall back to pod-by-pod scheduling; one with other than
     exactly one template is an error."""
-    matched = [w for w in _workloads_for_job(server, job) if _controlled_by(w, job)]
+    matched = [w for w in _workloads_for_job(server, job) if is_controlled_by(w, job)]
     meta = job["metadata"]
     if not matched:
         if not new:
@@ -367,7 +363,7 @@ def _get_or_create_pod_group(
 ) -> Obj | None:
     """``getOrCreatePodGroup``: as for the Workload, but also completes a Workload left
     without its PodGroup (before any pod exists)."""
-    matched = [p for p in _pod_groups_for_workload(server, wl) if _controlled_by(p, job)]
+    matched = [p for p in _pod_groups_for_workload(server, wl) if is_controlled_by(p, job)]
     if not matched:
         return _create_pod_group(server, job, wl, "", True, record) if new else None
     return matched[0] if len(matched) == 1 else None
@@ -445,7 +441,7 @@ def _delegated_pod_group(
         tpl = _template_by_name(parent, name)
     except SchedulingObjectsError:
         return None  # logged and skipped upstream
-    pg = next((p for p in _pod_groups_for_workload(server, parent) if _controlled_by(p, job)), None)
+    pg = next((p for p in _pod_groups_for_workload(server, parent) if is_controlled_by(p, job)), None)
     if pg is None and new:
         pg = _create_pod_group(server, job, parent, name, False, record)
     if pg is not None:

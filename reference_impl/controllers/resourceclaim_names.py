@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from reference_impl.api.owners import get_controller_of, is_controlled_by
 from reference_impl.errors import ApiError
 
 __all__ = [
@@ -94,30 +95,17 @@ def name_from_pod_group(pg: Obj, entry: Obj) -> tuple[str | None, bool]:
                          "none of the supported fields are set")
 
 
-def _controller(claim: Obj) -> Obj | None:
-    for r in claim["metadata"].get("ownerReferences") or ():
-        if r.get("controller"):
-            return dict(r)
-    return None
-
-
-def _controlled_by(claim: Obj, owner: Obj) -> bool:
-    """``metav1.IsControlledBy``: the controller reference has the owner's UID."""
-    ref = _controller(claim)
-    return ref is not None and ref.get("uid") == owner["metadata"].get("uid")
-
-
 def is_for_pod(pod: Obj, claim: Obj, accept_group_owner: bool) -> str | None:
     """``resourceclaim.IsForPod``: None when the claim is the pod's, else the error."""
     cns, cname = _ns(claim), claim["metadata"]["name"]
     pns, pname = _ns(pod), pod["metadata"]["name"]
     if cns != pns:
         return f"ResourceClaim {cns}/{cname} is not in the same namespace as Pod {pns}/{pname}"
-    if _controlled_by(claim, pod):
+    if is_controlled_by(claim, pod):
         return None
     group = _group_name(pod)
     if accept_group_owner and group:
-        ref = _controller(claim)
+        ref = get_controller_of(claim)
         if ref is not None and ref.get("name") == group and ref.get("kind") == "PodGroup" and str(
                 ref.get("apiVersion", "")).startswith(SCHEDULING + "/"):
             return None
@@ -132,7 +120,7 @@ def is_for_pod_group(pg: Obj, claim: Obj) -> str | None:
     gns, gname = _ns(pg), pg["metadata"]["name"]
     if cns != gns:
         return f"ResourceClaim {cns}/{cname} is not in the same namespace as PodGroup {gns}/{gname}"
-    if not _controlled_by(claim, pg):
+    if not is_controlled_by(claim, pg):
         return f"ResourceClaim {cns}/{cname} was not created for PodGroup {gns}/{gname} (PodGroup is not owner)"
     return None
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference_impl.api.pod_conditions import update_pod_condition
 from reference_impl.api.taints import Taint, parse_tolerations
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue, object_key
@@ -245,32 +246,15 @@ class TaintEvictionController:
         server = self._ctx.server
         pod = server.get("v1", "Pod", name, ns)
         status = dict(pod.get("status") or {})
-        conds = [dict(c) for c in status.get("conditions") or []]
         cond: Obj = {"type": "DisruptionTarget", "status": "True", "reason": REASON,
                      "message": MESSAGE}  # fmt: skip
         gen = pod["metadata"].get("generation")
         if gen:
             cond["observedGeneration"] = int(gen)  # PodObservedGenerationTracking is GA
-        if _update_pod_condition(conds, cond, rfc3339(self._ctx.clock.now())):
-            server.update_status({**pod, "status": {**status, "conditions": conds}})
+        if update_pod_condition(status, cond, rfc3339(self._ctx.clock.now())):
+            server.update_status({**pod, "status": status})
         server.delete("v1", "Pod", name, ns)
         self._ctx.trace.record(self.name, "evict", f"{ns}/{name}", REASON)
 
     def _event(self, key: str, message: str) -> None:
         self._ctx.trace.record(self.name, EVENT_REASON, key, message)
-
-
-def _update_pod_condition(conds: list[Obj], cond: Obj, now: str) -> bool:
-    """``apipod.UpdatePodCondition``: lastTransitionTime moves only with the status."""
-    for i, old in enumerate(conds):
-        if old.get("type") != cond["type"]:
-            continue
-        new = {**cond, "lastTransitionTime": now}
-        if old.get("status") == cond["status"]:
-            new["lastTransitionTime"] = old.get("lastTransitionTime")
-        keys = ("status", "reason", "message", "lastProbeTime", "lastTransitionTime")
-        conds[i] = {k: v for k, v in new.items() if v is not None}
-        return any(old.get(k) != new.get(k) for k in keys)
-    conds.append({**cond, "lastTransitionTime": now})
-    return True
-

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from reference_impl.api.pod_conditions import update_pod_condition
+
 __all__ = [
     "KUBELET_CONDITIONS",
     "MAX_POD_TERMINATION_MESSAGE_LOG_LENGTH",
@@ -114,17 +116,6 @@ def _terminal_ready(pod: Mapping[str, Any], ctype: str, phase: str) -> Obj:
     return c
 
 
-def _update_pod_condition(status: Obj, cond: Obj, now: str) -> None:
-    # podutil.UpdatePodCondition: keep the transition time when the status holds.
-    prev = _cond(status, cond["type"])
-    if prev is not None and prev.get("status") == cond["status"]:
-        if prev.get("lastTransitionTime") is not None:
-            cond["lastTransitionTime"] = prev["lastTransitionTime"]
-    else:
-        cond["lastTransitionTime"] = now
-    _set_cond(status, cond)
-
-
 def merge_pod_status(
     pod: Mapping[str, Any],
     old: Mapping[str, Any],
@@ -166,8 +157,8 @@ def merge_pod_status(
         ready, cready = _cond(out, "Ready"), _cond(out, "ContainersReady")
         if (ready or {}).get("status") == "True" or (cready or {}).get("status") == "True":
             phase = str(out["phase"])
-            _update_pod_condition(out, _terminal_ready(pod, "ContainersReady", phase), now)
-            _update_pod_condition(out, _terminal_ready(pod, "Ready", phase), now)
+            update_pod_condition(out, _terminal_ready(pod, "ContainersReady", phase), now)
+            update_pod_condition(out, _terminal_ready(pod, "Ready", phase), now)
     if not out["conditions"]:
         del out["conditions"]
     return out

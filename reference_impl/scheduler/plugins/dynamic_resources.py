@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from reference_impl.api.owners import is_controlled_by
 from reference_impl.apiserver.informers import object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.dra.allocator import CANNOT_ALLOCATE, AllocationError
@@ -212,7 +213,7 @@ class DynamicResources(DynamicResourcesScore):
                 return [], [], f'could not find ResourceClaim "{ns}/{name}"'
             if claim["metadata"].get("deletionTimestamp"):
                 return [], [], f'resourceclaim "{name}" is being deleted'
-            if templated and not _controlled_by(claim, pod):  # resourceclaim.IsForPod
+            if templated and not is_controlled_by(claim, pod):  # resourceclaim.IsForPod
                 return [], [], f"ResourceClaim {ns}/{name} was not created for Pod {pname} (Pod is not owner)"
             out.append(claim)
             refs.append(ref)
@@ -495,13 +496,6 @@ def requires_optional_node_operations(alloc: Obj | None) -> bool:
 
 def _allocation(claim: Obj | None) -> Any:
     return ((claim or {}).get("status") or {}).get("allocation")
-
-
-def _controlled_by(claim: Obj, pod: Obj) -> bool:
-    """metav1.IsControlledBy: the claim's controller reference is the pod (by uid)."""
-    uid = pod["metadata"].get("uid")
-    return any(r.get("controller") and r.get("uid") == uid
-               for r in claim["metadata"].get("ownerReferences") or ())
 
 
 def _vouched_allocation(tracker: ClaimTracker, s: _State, node_name: str) -> list[Obj] | None:

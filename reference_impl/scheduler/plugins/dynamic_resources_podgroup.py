@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+from reference_impl.api.owners import is_controlled_by
 from reference_impl.apiserver.informers import object_key
 from reference_impl.dra.tracker import ClaimTracker
 from reference_impl.dra.workload_claims import group_claim_name, pod_group_key
@@ -211,7 +212,7 @@ def _group_claims(
         claim = env.tracker.claims.get(f"{ns}/{name}")
         if claim is None:
             return Status(Code.ERROR, (f'could not find ResourceClaim "{ns}/{name}"',))
-        if entry.get("resourceClaimTemplateName") and not _owned_by(claim, pg_uid):
+        if entry.get("resourceClaimTemplateName") and not is_controlled_by(claim, pg):
             continue  # IsForPodGroup
         st = claim.get("status") or {}
         if st.get("allocation") and _reserved_for_pod(pod, claim):
@@ -226,11 +227,6 @@ def _group_claims(
                 continue  # retried with the next attempt
             return Status(Code.UNSCHEDULABLE, (GROUP_UNRESERVED,))
     return None
-
-
-def _owned_by(claim: Obj, uid: str | None) -> bool:
-    return any(r.get("controller") and r.get("uid") == uid
-               for r in claim["metadata"].get("ownerReferences") or ())
 
 
 def _reserved_for_pod(pod: Obj, claim: Obj) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.meta import Requirement, Selector, selector_from_label_selector
+from reference_impl.api.owners import get_controller_of
 from reference_impl.api.taints import (
     Toleration,
     find_untolerated,
@@ -39,6 +40,7 @@ __all__ = [
     "default_selector",
     "filter_constraints",
     "node_has_all_keys",
+    "pod_services",
 ]
 
 Obj = dict[str, Any]
@@ -90,28 +92,29 @@ def filter_constraints(raw: Iterable[Obj], pod_labels: Mapping[str, str], action
     return out
 
 
-def _owner(pod: Obj) -> Obj | None:
-    for ref in pod["metadata"].get("ownerReferences") or ():
-        if ref.get("controller"):
-            owner: Obj = ref
-            return owner
-    return None
+def pod_services(ctx: ComponentContext, pod: Obj) -> list[Obj]:
+    """``helper.GetPodServices``: the Services of the pod's namespace whose selector matches
+    its labels, by name; a Service without a selector matches nothing, not everything."""
+    ns = pod["metadata"].get("namespace") or "default"
+    labels = pod["metadata"].get("labels") or {}
+    out = []
+    for svc in ctx.informers.informer("v1", "Service").items():
+        sel = (svc.get("spec") or {}).get("selector")
+        if svc["metadata"].get("namespace") != ns or sel is None:
+            continue
+        if all(labels.get(k) == v for k, v in sel.items()):
+            out.append(svc)
+    return sorted(out, key=lambda s: str(s["metadata"]["name"]))
 
 
 def default_selector(ctx: ComponentContext, pod: Obj) -> Selector:
     """``helper.DefaultSelector``: Services selecting the pod, then its controller's selector."""
     ns = pod["metadata"].get("namespace") or "default"
-    labels = pod["metadata"].get("labels") or {}
     merged: dict[str, str] = {}
-    services = [s for s in ctx.informers.informer("v1", "Service").items()
-                if s["metadata"].get("namespace") == ns]
-    for svc in sorted(services, key=lambda s: s["metadata"]["name"]):
-        sel = (svc.get("spec") or {}).get("selector")
-        if sel is None or not all(labels.get(k) == v for k, v in sel.items()):
-            continue
-        merged.update(sel)
+    for svc in pod_services(ctx, pod):
+        merged.update(svc["spec"]["selector"])
     reqs = tuple(Requirement(k, "=", (v,)) for k, v in sorted(merged.items()))
-    owner = _owner(pod)
+    owner = get_controller_of(pod)
     if owner is None:
         return Selector(reqs)
     api, kind, name = owner.get("apiVersion"), owner.get("kind"), owner.get("name")
@@ -153,7 +156,7 @@ class DefaultSelectors:
         if stamp != self._stamp or len(self._memo) > _MEMO_LIMIT:
             self._stamp, self._memo = stamp, {}
         meta = pod["metadata"]
-        owner = _owner(pod)
+        owner = get_controller_of(pod)
         key = (meta.get("namespace") or "default", tuple(sorted((meta.get("labels") or {}).items())),
                None if owner is None else (owner.get("apiVersion"), owner.get("kind"), owner.get("name")))
         hit = self._memo.get(key)

@@ -14,6 +14,7 @@ from decimal import ROUND_CEILING
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity, selector_from_label_selector
+from reference_impl.api.owners import is_controlled_by
 from reference_impl.api.pv_helpers import (
     NOT_SUPPORTED_PROVISIONER,
     SELECTED_NODE,
@@ -151,11 +152,8 @@ def pod_claim_names(pod: Obj) -> list[tuple[str, bool]]:
 
 def controlled_by(pvc: Obj, pod: Obj) -> bool:
     """``ephemeral.VolumeIsForPod``: same namespace and the pod is the controller owner."""
-    uid = pod["metadata"].get("uid") or ""
-    if pvc["metadata"].get("namespace") != pod["metadata"].get("namespace"):
-        return False
-    refs = pvc["metadata"].get("ownerReferences") or ()
-    return any(r.get("controller") and (r.get("uid") or "") == uid for r in refs)
+    same_ns = pvc["metadata"].get("namespace") == pod["metadata"].get("namespace")
+    return same_ns and is_controlled_by(pvc, pod)
 
 
 class VolumeBinder:
