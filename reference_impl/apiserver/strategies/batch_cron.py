@@ -7,14 +7,31 @@ system tz database, read here through :mod:`zoneinfo`)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["load_location_error", "parse_duration_error", "schedule_error"]
+__all__ = [
+    "STAR_BIT",
+    "CronSpec",
+    "load_location_error",
+    "parse_duration",
+    "parse_schedule",
+    "schedule_error",
+]
 
-_DESCRIPTORS: Final = frozenset(
-    {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
-)
+# robfig's starBit: the field was ``*`` or ``?`` (day matching then ANDs, not ORs).
+STAR_BIT: Final = 1 << 63
+# robfig's parseDescriptor, as the 5-field specs that give the same bit sets.
+_DESCRIPTORS: Final = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
 _MONTHS: Final = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
 _DOW: Final = {d: i for i, d in enumerate("sun mon tue wed thu fri sat".split())}
 # (min, max, names) of minute, hour, day of month, month, day of week.
@@ -26,7 +43,10 @@ _BOUNDS: Final[tuple[tuple[int, int, dict[str, int] | None], ...]] = (
     (0, 6, _DOW),
 )
 _ATOI: Final = re.compile(r"[+-]?[0-9]+")
-_UNITS: Final = frozenset({"ns", "us", "µs", "μs", "ms", "s", "m", "h"})
+_DIGITS: Final = re.compile(r"[0-9]*")
+_UNIT: Final = re.compile(r"[^0-9.]*")
+_UNIT_NS: Final = {"ns": 1, "us": 10**3, "\u00b5s": 10**3, "\u03bcs": 10**3, "ms": 10**6,
+                   "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}  # fmt: skip
 
 
 def load_location_error(name: str) -> str | None:
@@ -46,30 +66,76 @@ def load_location_error(name: str) -> str | None:
     return None
 
 
-def parse_duration_error(text: str) -> str | None:
-    """``time.ParseDuration``: None when ``text`` is a duration, else Go's error text."""
-    quoted = f'time: invalid duration "{text}"'
-    s = text[1:] if text[:1] in ("-", "+") else text
+def _quote(s: str) -> str:
+    """Go's ``time.quote``: non-ASCII and control bytes as ``\\xNN``."""
+    out: list[str] = []
+    for c in s:
+        if c >= "\x80" or c < " ":
+            out.extend(f"\\x{b:02x}" for b in c.encode("utf-8", "surrogatepass"))
+        else:
+            out.append("\\" + c if c in '"\\' else c)
+    return '"' + "".join(out) + '"'
+
+
+def _leading_fraction(s: str) -> tuple[int, float, str]:
+    """``leadingFraction``: digits past the point; ones that would overflow are dropped."""
+    x, scale, i, overflow = 0, 1.0, 0, False
+    while i < len(s) and "0" <= s[i] <= "9":
+        if not overflow:
+            y = x * 10 + int(s[i])
+            if x > (2**63 - 1) // 10 or y > 2**63:
+                overflow = True
+            else:
+                x, scale = y, scale * 10
+        i += 1
+    return x, scale, s[i:]
+
+
+def parse_duration(text: str) -> int | str:
+    """``time.ParseDuration``: nanoseconds, else Go's error text."""
+    invalid = "time: invalid duration " + _quote(text)
+    neg, s = text[:1] == "-", text[1:] if text[:1] in ("-", "+") else text
     if s == "0":
-        return None
+        return 0
     if not s:
-        return quoted
+        return invalid
+    total = 0
     while s:
-        m = re.match(r"([0-9]*)(\.([0-9]*))?", s)
+        if not (s[0] == "." or "0" <= s[0] <= "9"):
+            return invalid
+        m = _DIGITS.match(s)
         assert m is not None
-        whole, frac = m.group(1), m.group(3)
-        if not whole and not frac:
-            return quoted
-        s = s[m.end() :]
-        unit = re.match(r"[^0-9.]*", s)
-        assert unit is not None
-        u = unit.group(0)
+        v, pre, s = int(m.group(0) or 0), bool(m.group(0)), s[m.end() :]
+        if v > 2**63:  # leadingInt's overflow
+            return invalid
+        f, scale, post = 0, 1.0, False
+        if s[:1] == ".":
+            before = len(s) - 1
+            f, scale, s = _leading_fraction(s[1:])
+            post = len(s) != before
+        if not pre and not post:
+            return invalid
+        m = _UNIT.match(s)
+        assert m is not None
+        u, s = m.group(0), s[m.end() :]
         if not u:
-            return f'time: missing unit in duration "{text}"'
-        if u not in _UNITS:
-            return f'time: unknown unit "{u}" in duration "{text}"'
-        s = s[unit.end() :]
-    return None
+            return "time: missing unit in duration " + _quote(text)
+        unit = _UNIT_NS.get(u)
+        if unit is None:
+            return f"time: unknown unit {_quote(u)} in duration {_quote(text)}"
+        if v > 2**63 // unit:
+            return invalid
+        v *= unit
+        if f > 0:
+            v += int(float(f) * (float(unit) / scale))  # Go's float64 step, truncated
+            if v > 2**63:
+                return invalid
+        total += v
+        if total > 2**63:
+            return invalid
+    if neg:
+        return -total
+    return invalid if total > 2**63 - 1 else total
 
 
 def _int(expr: str) -> int | str:
@@ -89,12 +155,14 @@ def _int_or_name(expr: str, names: dict[str, int] | None) -> int | str:
     return _int(expr)
 
 
-def _range_error(expr: str, lo: int, hi: int, names: dict[str, int] | None) -> str | None:
-    """``getRange``: a ``start[-end][/step]`` or ``*``/``?`` element within bounds."""
+def _range_bits(expr: str, lo: int, hi: int, names: dict[str, int] | None) -> int | str:
+    """``getRange``: the bits of a ``start[-end][/step]`` or ``*``/``?`` element (``*``
+    and ``?`` with no step above 1 add STAR_BIT), else the error."""
     range_and_step = expr.split("/")
     low_high = range_and_step[0].split("-")
+    extra = 0
     if low_high[0] in ("*", "?"):
-        start, end = lo, hi
+        start, end, extra = lo, hi, STAR_BIT
     else:
         got = _int_or_name(low_high[0], names)
         if isinstance(got, str):
@@ -113,8 +181,10 @@ def _range_error(expr: str, lo: int, hi: int, names: dict[str, int] | None) -> s
         if isinstance(got, str):
             return got
         step = got
-        if len(low_high) == 1:
+        if len(low_high) == 1:  # "N/step" means "N-max/step"
             end = hi
+        if step > 1:
+            extra = 0
     elif len(range_and_step) > 2:
         return f"too many slashes: {expr}"
     if start < lo:
@@ -125,41 +195,65 @@ def _range_error(expr: str, lo: int, hi: int, names: dict[str, int] | None) -> s
         return f"beginning of range ({start}) beyond end of range ({end}): {expr}"
     if step == 0:
         return f"step of range should be a positive number: {expr}"
-    return None
+    return sum(1 << v for v in range(start, end + 1, step)) | extra
 
 
-def _spec_error(spec: str) -> str | None:
+@dataclass(frozen=True, slots=True)
+class CronSpec:
+    """A parsed schedule: the ``TZ=`` zone ("" when none) and either ``every_ns``
+    (``@every``, as parsed) or the bit sets of minute, hour, day of month, month and day
+    of week."""
+
+    zone: str
+    every_ns: int | None
+    fields: tuple[int, ...]
+
+
+def _parse_spec(spec: str, zone: str) -> CronSpec | str:
     """``Parser.Parse`` after the time-zone prefix."""
     if spec.startswith("@"):
-        if spec in _DESCRIPTORS:
-            return None
         if spec.startswith("@every "):
-            err = parse_duration_error(spec[len("@every ") :])
-            return None if err is None else f"failed to parse duration {spec}: {err}"
-        return f"unrecognized descriptor: {spec}"
+            got = parse_duration(spec[len("@every ") :])
+            if isinstance(got, str):
+                return f"failed to parse duration {spec}: {got}"
+            return CronSpec(zone, got, ())
+        if spec not in _DESCRIPTORS:
+            return f"unrecognized descriptor: {spec}"
+        spec = _DESCRIPTORS[spec]
     fields = spec.split()
     if len(fields) != 5:
         return f"expected exactly 5 fields, found {len(fields)}: [{' '.join(fields)}]"
+    bits = []
     for field, (lo, hi, names) in zip(fields, _BOUNDS, strict=True):
+        acc = 0
         for expr in (e for e in field.split(",") if e):
-            err = _range_error(expr, lo, hi, names)
-            if err is not None:
-                return err
-    return None
+            got = _range_bits(expr, lo, hi, names)
+            if isinstance(got, str):
+                return got
+            acc |= got
+        bits.append(acc)
+    return CronSpec(zone, None, tuple(bits))
 
 
-def schedule_error(schedule: str) -> str | None:
-    """``ParseCronScheduleWithPanicRecovery``: None for a valid schedule, else the error."""
+def parse_schedule(schedule: str) -> CronSpec | str:
+    """``cron.ParseStandard`` as ``ParseCronScheduleWithPanicRecovery`` calls it: the
+    parsed schedule, else the error text."""
     if not schedule:
         return "empty spec string"
-    spec = schedule
+    spec, zone = schedule, ""
     if spec.startswith(("TZ=", "CRON_TZ=")):
         i = spec.find(" ")
         if i < 0:  # spec[eq+1:-1] panics in Go
             return "invalid schedule format: runtime error: slice bounds out of range [:-1]"
-        name = spec[spec.find("=") + 1 : i]
-        err = load_location_error(name)
+        zone = spec[spec.find("=") + 1 : i]
+        err = load_location_error(zone)
         if err is not None:
-            return f"provided bad location {name}: {err}"
+            return f"provided bad location {zone}: {err}"
         spec = spec[i:].strip()
-    return _spec_error(spec)
+    return _parse_spec(spec, zone)
+
+
+def schedule_error(schedule: str) -> str | None:
+    """``ParseCronScheduleWithPanicRecovery``: None for a valid schedule, else the error."""
+    got = parse_schedule(schedule)
+    return got if isinstance(got, str) else None

@@ -11,40 +11,18 @@ past that). Times are aware datetimes; results come back in ``t``'s zone.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Final, Protocol
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import Protocol
+from zoneinfo import ZoneInfo
 
-from reference_impl.apiserver.strategies.batch_cron import schedule_error
+from reference_impl.apiserver.strategies.batch_cron import (
+    STAR_BIT,
+    load_location_error,
+    parse_schedule,
+)
 
 __all__ = ["ConstantDelaySchedule", "Schedule", "SpecSchedule", "load_location", "parse_standard"]
-
-_STAR: Final = 1 << 63
-_MONTHS: Final = {m: i + 1 for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-)}
-_DOWS: Final = {d: i for i, d in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}
-# (min, max, names) per field, robfig's bounds
-_FIELDS: Final[list[tuple[int, int, dict[str, int]]]] = [
-    (0, 59, {}),
-    (0, 23, {}),
-    (1, 31, {}),
-    (1, 12, _MONTHS),
-    (0, 6, _DOWS),
-]
-_DESCRIPTORS: Final = {
-    "@yearly": "0 0 1 1 *",
-    "@annually": "0 0 1 1 *",
-    "@monthly": "0 0 1 * *",
-    "@weekly": "0 0 * * 0",
-    "@daily": "0 0 * * *",
-    "@midnight": "0 0 * * *",
-    "@hourly": "0 * * * *",
-}
-_GO_DURATION: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNIT_S: Final = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 
 
 class Schedule(Protocol):
@@ -57,26 +35,13 @@ class Schedule(Protocol):
 
 def load_location(name: str) -> timezone | ZoneInfo:
     """``time.LoadLocation``: "" and "UTC" are UTC; "Local" is UTC here (the reference
-    has no host zone); else an IANA zone. ValueError when unknown."""
+    has no host zone); else an IANA zone. ValueError with Go's error text otherwise."""
     if name in ("", "UTC", "Local"):
         return UTC
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as e:
-        raise ValueError(f"unknown time zone {name}") from e
-
-
-def _go_duration(text: str) -> timedelta:
-    """``time.ParseDuration`` for unsigned durations such as ``1h30m`` or ``90s``."""
-    pos, total = 0, 0.0
-    for m in _GO_DURATION.finditer(text):
-        if m.start() != pos:
-            break
-        total += float(m.group(1)) * _UNIT_S[m.group(2)]
-        pos = m.end()
-    if pos != len(text) or not text:
-        raise ValueError(f'time: invalid duration "{text}"')
-    return timedelta(seconds=total)
+    err = load_location_error(name)
+    if err is not None:
+        raise ValueError(err)
+    return ZoneInfo(name)
 
 
 @dataclass(frozen=True)
@@ -92,7 +57,7 @@ class ConstantDelaySchedule:
 
 @dataclass(frozen=True)
 class SpecSchedule:
-    """A parsed 5-field spec: one bit set per allowed value, ``_STAR`` for ``*``/``?``."""
+    """A parsed 5-field spec: one bit set per allowed value, ``STAR_BIT`` for ``*``/``?``."""
 
     minute: int
     hour: int
@@ -105,7 +70,7 @@ class SpecSchedule:
         # robfig dayMatches: AND when either field is a star, else OR
         dom_ok = (1 << t.day) & self.dom > 0
         dow_ok = (1 << ((t.weekday() + 1) % 7)) & self.dow > 0
-        if self.dom & _STAR or self.dow & _STAR:
+        if self.dom & STAR_BIT or self.dow & STAR_BIT:
             return dom_ok and dow_ok
         return dom_ok or dow_ok
 
@@ -185,79 +150,15 @@ def _add(t: datetime, d: timedelta, loc: timezone | ZoneInfo) -> datetime:
     return (t.astimezone(UTC) + d).astimezone(loc)
 
 
-def _parse_int(text: str, names: dict[str, int]) -> int:
-    low = text.lower()
-    if low in names:
-        return names[low]
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"failed to parse int from {text}") from None
-
-
-def _parse_field(expr: str, lo: int, hi: int, names: dict[str, int]) -> int:
-    """``getField``/``getRange``: comma-separated ranges into a bit set."""
-    bits = 0
-    for part in (p for p in expr.split(",") if p):
-        range_and_step = part.split("/")
-        low_high = range_and_step[0].split("-")
-        single = len(low_high) == 1
-        extra = 0
-        if low_high[0] in ("*", "?"):
-            start, end, extra = lo, hi, _STAR
-        else:
-            start = _parse_int(low_high[0], names)
-            if len(low_high) == 1:
-                end = start
-            elif len(low_high) == 2:
-                end = _parse_int(low_high[1], names)
-            else:
-                raise ValueError(f"too many hyphens: {part}")
-        if len(range_and_step) == 1:
-            step = 1
-        elif len(range_and_step) == 2:
-            step = _parse_int(range_and_step[1], {})
-            if single:  # "N/step" means "N-max/step"
-                end = hi
-            if step > 1:
-                extra = 0
-        else:
-            raise ValueError(f"too many slashes: {part}")
-        if start < lo:
-            raise ValueError(f"beginning of range ({start}) below minimum ({lo}): {part}")
-        if end > hi:
-            raise ValueError(f"end of range ({end}) above maximum ({hi}): {part}")
-        if start > end:
-            raise ValueError(f"beginning of range ({start}) beyond end of range ({end}): {part}")
-        if step == 0:
-            raise ValueError(f"step of range should be a positive number: {part}")
-        for v in range(start, end + 1, step):
-            bits |= 1 << v
-        bits |= extra
-    return bits
-
-
 def parse_standard(spec: str) -> Schedule:
-    """``cron.ParseStandard``; ValueError on a bad spec."""
-    err = schedule_error(spec)  # the apiserver's acceptance rules, so both sides agree
-    if err is not None:
-        raise ValueError(err)
-    loc: timezone | ZoneInfo = UTC
-    if spec.startswith(("TZ=", "CRON_TZ=")):
-        head, _, spec = spec.partition(" ")
-        loc = load_location(head.split("=", 1)[1])
-        spec = spec.strip()
-    if spec.startswith("@"):
-        if spec.startswith("@every "):
-            delay = _go_duration(spec[len("@every "):].strip())
-            if delay < timedelta(seconds=1):
-                delay = timedelta(seconds=1)
-            return ConstantDelaySchedule(delay - timedelta(microseconds=delay.microseconds))
-        if spec not in _DESCRIPTORS:
-            raise ValueError(f"unrecognized descriptor: {spec}")
-        spec = _DESCRIPTORS[spec]
-    fields = spec.split()
-    if len(fields) != 5:
-        raise ValueError(f"expected exactly 5 fields, found {len(fields)}: {fields}")
-    bits = [_parse_field(f, lo, hi, names) for f, (lo, hi, names) in zip(fields, _FIELDS, strict=True)]
-    return SpecSchedule(bits[0], bits[1], bits[2], bits[3], bits[4], loc)
+    """``cron.ParseStandard`` (the apiserver's parser, so both sides agree); ValueError
+    on a bad spec. ``@every`` is ``cron.Every``: whole seconds, at least one."""
+    got = parse_schedule(spec)
+    if isinstance(got, str):
+        raise ValueError(got)
+    loc = load_location(got.zone)
+    if got.every_ns is not None:
+        delay = max(got.every_ns, 10**9)
+        return ConstantDelaySchedule(timedelta(seconds=delay // 10**9))
+    minute, hour, dom, month, dow = got.fields
+    return SpecSchedule(minute, hour, dom, month, dow, loc)
