@@ -9,11 +9,15 @@ the assumptions of the children that met their minimum), and either the subtree 
 whole binds or nothing does. When it does not fit, the composite preempts as one (as
 upstream 1.37's pod-group PostFilter does with a CompositePodGroup preemptor): its own
 priority and preemptionPolicy, lower-priority victims chosen cluster-wide until
-``minGroupCount`` children fit, members nominated to their nodes. A hierarchy deeper than
-4 composite levels, or a cycle, holds its pods. Upstream's scheduler writes no condition on
-a CompositePodGroup (``submitPodGroupAlgorithmResult`` skips composites; only its PodGroups
-get PodGroupInitiallyScheduled), and neither does this cycle: whether a composite is
-already met is read from its subtree's scheduled pods, as upstream's attempt counts them.
+``minGroupCount`` children fit, members nominated to their nodes. A hierarchy with a
+missing CompositePodGroup, a cycle, or more than 4 composite levels above a PodGroup holds
+its pods (GangScheduling's PreEnqueue already does, ``podgroup_tree.hierarchy_error``); a
+subtree deeper than ``WorkloadMaxTreeDepth`` below a CompositePodGroup with a topology
+constraint fails the attempt with an error (``podgroup_tree.pod_group_states``).
+Upstream's scheduler writes no condition on a CompositePodGroup
+(``submitPodGroupAlgorithmResult`` skips composites; only its PodGroups get
+PodGroupInitiallyScheduled), and neither does this cycle: whether a composite is already
+met is read from its subtree's scheduled pods, as upstream's attempt counts them.
 """
 
 from __future__ import annotations
@@ -38,9 +42,15 @@ from reference_impl.scheduler.plugins.gang_scheduling import (
     NAME as GANG,
 )
 from reference_impl.scheduler.plugins.gang_scheduling import (
-    POD_GROUP_VERSION,
     group_key,
     min_count,
+)
+from reference_impl.scheduler.plugins.podgroup_tree import (
+    CPG,
+    InformerHierarchy,
+    hierarchy_error,
+    leaf_pod_groups,
+    pod_group_states,
 )
 from reference_impl.scheduler.podgroup_rules import REASON_SCHEDULER_ERROR, validate_pod_group
 
@@ -52,7 +62,7 @@ __all__ = ["CPG_VERSION", "MAX_DEPTH", "CompositeCycle"]
 
 Obj = dict[str, Any]
 CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
-MAX_DEPTH: Final = 4
+MAX_DEPTH: Final = 4  # CompositePodGroup levels above a PodGroup (WorkloadMaxTreeDepth)
 
 
 def _ns_name(obj: Obj) -> tuple[str, str]:
@@ -77,6 +87,8 @@ class _Placement:
     groups: list[Obj] = field(default_factory=list)
     # Plugins that rejected some child's pods: their events requeue the whole subtree.
     rejectors: set[str] = field(default_factory=set)
+    # An Error status (the attempt stops: upstream returns an IsError result at once).
+    error: str = ""
 
 
 class CompositeCycle:
@@ -85,6 +97,7 @@ class CompositeCycle:
     def __init__(self, wc: WorkloadCycle) -> None:
         self._wc = wc
         self._s = wc._s  # noqa: SLF001 - the cycle's own scheduler
+        self._tree = InformerHierarchy(self._s.ctx.informers)
 
     def start(self) -> None:
         """Requeue group members when a CompositePodGroup appears or changes."""
@@ -99,20 +112,17 @@ class CompositeCycle:
         return self._s.ctx.informers.informer(CPG_VERSION, "CompositePodGroup").get(f"{ns}/{name}")
 
     def gating_root(self, pg: Obj) -> tuple[Obj | None, str]:
-        """The topmost not-yet-admitted gang ancestor of ``pg`` and why it blocks ("" = try,
-        "missing" = a parent does not exist yet, "invalid" = cycle or depth over 4)."""
-        ns, _ = _ns_name(pg)
+        """The topmost not-yet-admitted gang ancestor of ``pg``, and why its hierarchy
+        blocks ("" = try): upstream's PreEnqueue message (``hierarchy_error``), checked
+        again as the hierarchy may have changed since the pod passed PreEnqueue."""
+        name = _parent(pg)
+        if not name:
+            return (None, "")
+        ns, pg_name = _ns_name(pg)
+        if (err := hierarchy_error(self._tree, ns, pg_name)) is not None:
+            return (None, err)
         root: Obj | None = None
-        seen: set[str] = set()
-        name, top = _parent(pg), None
-        while name:
-            cpg = self._cpg(ns, name)
-            if cpg is None:
-                return (top, "missing")
-            if name in seen or len(seen) >= MAX_DEPTH:
-                return (cpg, "invalid")
-            seen.add(name)
-            top = cpg
+        while name and (cpg := self._cpg(ns, name)) is not None:
             if min_group_count(cpg) > 0 and not self._met(cpg):
                 root = cpg
             name = _parent(cpg)
@@ -137,7 +147,7 @@ class CompositeCycle:
     def schedule(self, first: QueuedPodInfo, pg: Obj, root: Obj | None, why: str) -> None:
         """One all-or-nothing attempt for the subtree below ``root``."""
         if why or root is None:
-            self._hold([first], f"pod group hierarchy is {why or 'incomplete'}")
+            self._hold([first], why or "pod group hierarchy is incomplete")
             return
         ns, name = _ns_name(root)
         groups = self._subtree_groups(ns, name)
@@ -150,6 +160,15 @@ class CompositeCycle:
             return
         placement = _Placement()
         ok = self._place(root, pinfos, placement)
+        if placement.error:
+            # submitPodGroupAlgorithmResult with an Error result: every pod fails with it,
+            # every PodGroup reports SchedulerError; no preemption.
+            for att in reversed(placement.attempts):
+                self._wc.placer.rollback(att)
+            for g in groups:
+                self._wc._set_condition(g, "False", REASON_SCHEDULER_ERROR, placement.error)  # noqa: SLF001
+            self._wc._fail_with_error(list(pinfos.values()), pg, placement.error)  # noqa: SLF001
+            return
         if not ok:
             for att in reversed(placement.attempts):
                 self._wc.placer.rollback(att)
@@ -200,19 +219,7 @@ class CompositeCycle:
         return False
 
     def _children(self, ns: str, name: str) -> tuple[list[Obj], list[Obj]]:
-        inf = self._s.ctx.informers
-        pgs = [
-            p
-            for p in inf.informer(POD_GROUP_VERSION, "PodGroup").items()
-            if _ns_name(p)[0] == ns and _parent(p) == name
-        ]
-        cpgs = [
-            c
-            for c in inf.informer(CPG_VERSION, "CompositePodGroup").items()
-            if _ns_name(c)[0] == ns and _parent(c) == name
-        ]
-        key = lambda o: o["metadata"]["name"]  # noqa: E731
-        return sorted(pgs, key=key), sorted(cpgs, key=key)
+        return self._tree.children(ns, name)
 
     def _validate(self, pg: Obj, groups: list[Obj], pinfos: dict[str, QueuedPodInfo]) -> str | None:
         """``validatePodGroup`` over the hierarchy: every popped and already-scheduled pod
@@ -234,12 +241,10 @@ class CompositeCycle:
             preemption_policy_gate=self._s.features.enable_pod_group_preemption_policy,
         )
 
-    def _subtree_groups(self, ns: str, name: str, depth: int = 0) -> list[Obj]:
-        pgs, cpgs = self._children(ns, name)
-        if depth < MAX_DEPTH:
-            for c in cpgs:
-                pgs += self._subtree_groups(ns, c["metadata"]["name"], depth + 1)
-        return pgs
+    def _subtree_groups(self, ns: str, name: str) -> list[Obj]:
+        """Every PodGroup below CompositePodGroup ``ns/name``, as the queue pops a
+        hierarchy (``workloadForest.getLeafPodGroups``: no depth limit)."""
+        return leaf_pod_groups(self._tree, CPG, ns, name)
 
     def _take(self, first: QueuedPodInfo, groups: list[Obj]) -> dict[str, QueuedPodInfo]:
         """Every pending member of every PodGroup in the subtree, popped from the queue."""
@@ -262,10 +267,19 @@ class CompositeCycle:
         TopologyAwareWorkloadScheduling), the best-scoring feasible one kept in ``out``."""
         ns, name = _ns_name(node)
         placer = self._wc.placer
-        scheduled = [n for g in self._subtree_groups(ns, name)
-                     for n in self._wc._bound_members("/".join(_ns_name(g)))]  # noqa: SLF001
-        candidates, status = placer.candidates(node, scheduled, parent)
+        # The plugins read the subtree's scheduled pods through GetPodGroupStates, whose
+        # first error (a missing entity, the depth limit) is theirs.
+        scheduled: list[str] = []
+        walk_error = ""
+        for g, err in pod_group_states(self._tree, CPG, ns, name):
+            if g is None:
+                walk_error = walk_error or err
+            else:
+                scheduled += self._wc._bound_members("/".join(_ns_name(g)))  # noqa: SLF001
+        candidates, status = placer.candidates(node, scheduled, parent, walk_error)
         if not status.is_success():
+            if status.code is Code.ERROR:
+                out.error = out.error or status.message()
             out.rejectors |= {status.plugin} - {""}
             return False
         if len(candidates) == 1:
@@ -278,9 +292,12 @@ class CompositeCycle:
             out.rejectors |= sub.rejectors
             for att in reversed(sub.attempts):
                 placer.rollback(att)
+            if sub.error:
+                out.error = sub.error
+                return False
         if not feasible:
             return False
-        best = feasible[placer.choose(node, scheduled, feasible)][0]
+        best = feasible[placer.choose(node, scheduled, feasible, walk_error)][0]
         return self._place_children(node, pinfos, out, best)
 
     def _place_children(
@@ -305,6 +322,11 @@ class CompositeCycle:
             sub = _Placement()
             ok = self._place(cpg, pinfos, sub, nodes)
             out.rejectors |= sub.rejectors
+            if sub.error:
+                for att in reversed(sub.attempts):
+                    self._wc.placer.rollback(att)
+                out.error = sub.error
+                return False
             if ok:
                 out.attempts += sub.attempts
                 out.groups += sub.groups

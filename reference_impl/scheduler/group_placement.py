@@ -147,30 +147,43 @@ class GroupPlacer:
         return chosen, None
 
     def candidates(
-        self, group: Obj, scheduled: Sequence[str], parent: Sequence[NodeInfo] | None = None
+        self,
+        group: Obj,
+        scheduled: Sequence[str],
+        parent: Sequence[NodeInfo] | None = None,
+        walk_error: str = "",
     ) -> tuple[list[Sequence[NodeInfo] | None], Status]:
         """The node sets a (Composite)PodGroup is tried on, inside ``parent`` (None = every
-        node); without TopologyAwareWorkloadScheduling just ``parent``."""
-        named, status = self.named_candidates(group, scheduled, parent)
+        node); without TopologyAwareWorkloadScheduling just ``parent``. ``walk_error``: see
+        ``PodGroupInfo``."""
+        named, status = self.named_candidates(group, scheduled, parent, walk_error)
         return [nodes for _, nodes in named], status
 
     def named_candidates(
-        self, group: Obj, scheduled: Sequence[str], parent: Sequence[NodeInfo] | None = None
+        self,
+        group: Obj,
+        scheduled: Sequence[str],
+        parent: Sequence[NodeInfo] | None = None,
+        walk_error: str = "",
     ) -> tuple[list[tuple[str, Sequence[NodeInfo] | None]], Status]:
         """``candidates`` with each placement's name (the PlacementScore plugins see it)."""
         if not self._s.features.enable_topology_aware_workload_scheduling:
             return [("", parent)], OK
         nodes = self._s.cache.node_infos() if parent is None else parent
         placements, status = run_placement_generate_plugins(
-            self._s.framework.placement_generate, PodGroupInfo(group, tuple(scheduled)), nodes
+            self._s.framework.placement_generate,
+            PodGroupInfo(group, tuple(scheduled), walk_error),
+            nodes,
         )
         # The name "" is the parent placement handed back unchanged.
         return [(p.name, parent if p.name == "" else p.nodes) for p in placements], status
 
-    def choose(self, group: Obj, scheduled: Sequence[str], options: Sequence[Option]) -> int:
+    def choose(
+        self, group: Obj, scheduled: Sequence[str], options: Sequence[Option], walk_error: str = ""
+    ) -> int:
         """``best``, with the first candidate on a plugin failure (the composite cycle's
         rule; a PodGroup's attempt errors instead)."""
-        return self.best(group, scheduled, options)[0]
+        return self.best(group, scheduled, options, walk_error=walk_error)[0]
 
     def best(
         self,
@@ -178,6 +191,7 @@ class GroupPlacer:
         scheduled: Sequence[str],
         options: Sequence[Option],
         names: Sequence[str] | None = None,
+        walk_error: str = "",
     ) -> tuple[int, Status]:
         """``findBestPlacement``: the index of the highest PlacementScore total (ties go to
         the first candidate; upstream draws at random), or a plugin's failure. ``names``
@@ -192,7 +206,7 @@ class GroupPlacer:
         ]
         fw = self._s.framework
         totals, status = run_placement_score_plugins(
-            fw.placement_score, fw.weights, PodGroupInfo(group, tuple(scheduled)), cands
+            fw.placement_score, fw.weights, PodGroupInfo(group, tuple(scheduled), walk_error), cands
         )
         if not status.is_success():
             return 0, status

@@ -50,6 +50,9 @@ class PodGroupInfo:
 
     pod_group: Obj
     scheduled_nodes: tuple[str, ...] = ()
+    # The first error of the helper.GetPodGroupStates walk that found ``scheduled_nodes``
+    # (a missing entity, a tree too deep): the plugins reading scheduled pods fail with it.
+    walk_error: str = ""
 
 
 @dataclass(frozen=True, slots=True)

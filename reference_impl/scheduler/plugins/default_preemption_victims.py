@@ -36,7 +36,7 @@ __all__ = [
 
 Obj = dict[str, Any]
 CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
-_MAX_LEVELS: Final = 5  # a PodGroup plus at most 4 composite levels
+_MAX_LEVELS: Final = 4  # TraverseHierarchyUp: WorkloadMaxTreeDepth entities, the PodGroup included
 # GetPodStartTime: a pod without status.startTime started "now", after every recorded start.
 NOT_STARTED: Final = 2**62
 _RANK: Final = {"CompositePodGroup": 3, "PodGroup": 2, "Pod": 1}

@@ -1,12 +1,13 @@
 """Models pkg/scheduler/framework/plugins/gangscheduling/gang_scheduling.go.
 
 PreEnqueue holds a pod of a gang PodGroup until the PodGroup exists and at least
-``gang.minCount`` of its pods exist; the all-or-nothing placement itself is the pod-group
-cycle (``scheduler/workload_cycle.py``). The plugin keeps a membership index (PodGroup
-key -> pod keys) from the pod informer, as upstream's workload manager does. Its queueing
-hints requeue a pod only for events in its own hierarchy (the same root
-CompositePodGroup, or the same PodGroup), and for a PodGroup update only when the gang's
-minCount went down.
+``gang.minCount`` of its pods exist, and (CompositePodGroup on) while its hierarchy is
+broken or too deep (``podgroup_tree.hierarchy_error``); the all-or-nothing placement
+itself is the pod-group cycle (``scheduler/workload_cycle.py``). The plugin keeps a
+membership index (PodGroup key -> pod keys) from the pod informer, as upstream's workload
+manager does. Its queueing hints requeue a pod only for events in its own hierarchy (the
+same root CompositePodGroup, or the same PodGroup), and for a PodGroup update only when
+the gang's minCount went down.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.podgroup_tree import InformerHierarchy, hierarchy_error
 
 __all__ = ["NAME", "POD_GROUP_VERSION", "GangScheduling", "group_key", "new"]
 
@@ -37,7 +39,6 @@ Obj = dict[str, Any]
 NAME: Final = names.GANG_SCHEDULING
 POD_GROUP_VERSION: Final = "scheduling.k8s.io/v1beta1"
 _CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
-_MAX_DEPTH: Final = 5  # WorkloadMaxTreeDepth: a PodGroup plus at most 4 composite levels
 _QUEUE, _SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 _TERMINAL: Final = ("Succeeded", "Failed")
 
@@ -64,6 +65,7 @@ class GangScheduling:
         self._enabled = features.enable_generic_workload
         self._composite = features.enable_composite_pod_group
         self._members: dict[str, set[str]] = {}
+        self._tree = InformerHierarchy(handle.ctx.informers)
         if self._enabled:
             pods = handle.ctx.informers.informer("v1", "Pod")
             pods.add_handler(self._on_pod)
@@ -117,6 +119,12 @@ class GangScheduling:
                 "scheduling queue"
             )
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,), NAME)
+        if self._composite and (pg.get("spec") or {}).get("parentCompositePodGroupName"):
+            # preEnqueueWithHierarchies: the hierarchy snapshot and its root must be found
+            # (a missing CompositePodGroup, a cycle, more than 4 levels: rejected here).
+            ns, name = gk.split("/", 1)
+            if (err := hierarchy_error(self._tree, ns, name)) is not None:
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (err,), NAME)
         need, have = min_count(pg), len(self._members.get(gk, ()))
         if have < need:
             why = "waiting for minCount pods from a gang to appear in scheduling queue"
@@ -148,12 +156,15 @@ class GangScheduling:
 
     # -- queueing hints (isSchedulableAfter*) --------------------------------------------
 
-    def _root(self, kind: str, ns: str, name: str) -> tuple[str, str, str]:
-        """``GetRootKeyForGroup`` over the informers: the topmost known ancestor; a group
-        not (yet) known is its own root, as upstream's tests' manager answers."""
+    def _root(self, kind: str, ns: str, name: str) -> tuple[str, str, str] | None:
+        """``GetRootKeyForGroup`` over the informers: the topmost known ancestor, at any
+        depth; a group not (yet) known is its own root, as upstream's tests' manager
+        answers; None on a cycle (upstream's error: not the same hierarchy)."""
         informers = self._handle.ctx.informers
         seen: set[tuple[str, str]] = set()
-        while (kind, name) not in seen and len(seen) < _MAX_DEPTH:
+        while True:
+            if (kind, name) in seen:
+                return None
             seen.add((kind, name))
             version = POD_GROUP_VERSION if kind == "PodGroup" else _CPG_VERSION
             obj = informers.informer(version, kind).get(f"{ns}/{name}")
@@ -172,7 +183,8 @@ class GangScheduling:
             return False
         if not self._composite:
             return (kind, ns, name) == ("PodGroup", pod_ns, group)
-        return self._root("PodGroup", pod_ns, group) == self._root(kind, ns, name)
+        mine = self._root("PodGroup", pod_ns, group)
+        return mine is not None and mine == self._root(kind, ns, name)
 
     def after_pod_added(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         """``isSchedulableAfterPodAdded``: a pod of the same hierarchy may complete the gang."""

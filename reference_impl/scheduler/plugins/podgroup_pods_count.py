@@ -39,6 +39,8 @@ class PodGroupPodsCount:
 
     def score_placement(self, group: PodGroupInfo, assignments: PodGroupAssignments) -> tuple[int, Status]:
         """Scheduled members plus proposed assignments."""
+        if group.walk_error:  # getScheduledPodsCount failed
+            return 0, Status(Code.ERROR, (group.walk_error,))
         return len(group.scheduled_nodes) + len(assignments.proposed), OK
 
     def normalize_placement_scores(self, group: PodGroupInfo, scores: list[int]) -> Status | None:

@@ -50,6 +50,8 @@ class TopologyPlacement:
         key = topology_key(group.pod_group)
         if key is None:
             return [parent], OK
+        if group.walk_error:  # getScheduledPods failed
+            return [], Status(Code.ERROR, (group.walk_error,))
         required: str | None = None
         for node_name in group.scheduled_nodes:
             ni = self._handle.snapshot_shared_lister().get(node_name)
