@@ -2,11 +2,12 @@
 ``serviceaccount-controller`` of kube-controller-manager.
 
 Every Active namespace has the ServiceAccounts to ensure (just ``default``, as
-``DefaultServiceAccountsControllerOptions`` has it): a namespace is synced when it is
-added or updated and when one of its service accounts is deleted, and a missing account
-is created. A namespace that is not Active (Terminating) is left alone; a create the
+``DefaultServiceAccountsControllerOptions`` has it; ``service_accounts`` sets others): a
+namespace is synced when it is added or updated and when one of its service accounts is
+deleted, and a missing account is created. A namespace that is not Active (Terminating) is left alone; a create the
 apiserver refuses because the namespace is being terminated, or because the account
-exists already, is not an error.
+exists already, is not an error; other refusals do not stop the remaining accounts
+(``syncNamespace`` aggregates them) and the namespace is retried.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Final
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.errors import AlreadyExists, Forbidden, NotFound
+from reference_impl.errors import AlreadyExists, ApiError, Forbidden, NotFound
 
 __all__ = ["SERVICE_ACCOUNTS_TO_ENSURE", "ServiceAccountsController", "terminating"]
 
@@ -35,8 +36,11 @@ class ServiceAccountsController:
 
     name: Final = "serviceaccount-controller"
 
-    def __init__(self, ctx: ComponentContext) -> None:
+    def __init__(
+        self, ctx: ComponentContext, service_accounts: tuple[str, ...] = SERVICE_ACCOUNTS_TO_ENSURE
+    ) -> None:
         self._ctx = ctx
+        self.service_accounts = service_accounts  # ServiceAccountsControllerOptions
         self._queue = WorkQueue(ctx.clock, self._sync, name="serviceaccount")
         self._namespaces: SharedInformer | None = None
         self._accounts: SharedInformer | None = None
@@ -65,7 +69,8 @@ class ServiceAccountsController:
         ns = self._namespaces.get(key)
         if ns is None or (ns.get("status") or {}).get("phase") != "Active":
             return
-        for name in SERVICE_ACCOUNTS_TO_ENSURE:
+        failures: list[ApiError] = []
+        for name in self.service_accounts:
             if self._accounts.get(f"{key}/{name}") is not None:
                 continue
             sa = {"apiVersion": "v1", "kind": "ServiceAccount",
@@ -75,7 +80,13 @@ class ServiceAccountsController:
             except (AlreadyExists, NotFound):
                 continue  # made meanwhile, or the namespace is gone
             except Forbidden as exc:
-                if terminating(exc):
-                    continue
-                raise  # e.g. a ResourceQuota on serviceaccounts: the queue retries
+                if not terminating(exc):
+                    failures.append(exc)  # e.g. a ResourceQuota on serviceaccounts
+                continue
+            except ApiError as exc:
+                failures.append(exc)
+                continue
             self._ctx.trace.record(self.name, "create", f"ServiceAccount/{key}/{name}")
+        if failures:
+            # The other accounts were still tried (upstream aggregates); the queue retries.
+            raise failures[0]
