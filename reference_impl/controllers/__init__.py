@@ -12,6 +12,7 @@ from typing import Protocol
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.controllers.clusterrole_aggregation import ClusterRoleAggregationController
 from reference_impl.controllers.cronjob import CronJobController
+from reference_impl.controllers.daemon import DaemonSetsController
 from reference_impl.controllers.deployment import DeploymentController
 from reference_impl.controllers.device_taint_eviction import DeviceTaintEvictionController
 from reference_impl.controllers.disruption import DisruptionController
@@ -36,6 +37,7 @@ from reference_impl.controllers.resourcepoolstatusrequest import (
 from reference_impl.controllers.resourcequota import ResourceQuotaController
 from reference_impl.controllers.root_ca_publisher import RootCACertPublisher
 from reference_impl.controllers.serviceaccounts import ServiceAccountsController
+from reference_impl.controllers.statefulset import StatefulSetController
 from reference_impl.controllers.taint_eviction import TaintEvictionController
 from reference_impl.controllers.ttl_after_finished import TTLAfterFinishedController
 
@@ -43,6 +45,7 @@ __all__ = [
     "ClusterRoleAggregationController",
     "Controller",
     "CronJobController",
+    "DaemonSetsController",
     "DeploymentController",
     "FakeProvisioner",
     "DeviceTaintEvictionController",
@@ -64,6 +67,7 @@ __all__ = [
     "ResourceQuotaController",
     "RootCACertPublisher",
     "ServiceAccountsController",
+    "StatefulSetController",
     "TaintEvictionController",
     "TTLAfterFinishedController",
     "controller_enabled",
@@ -107,11 +111,13 @@ def start_controllers(
         ReplicaSetController(ctx),
         ResourceQuotaController(ctx),
         DeploymentController(ctx),
+        DaemonSetsController(ctx),
         JobController(ctx),
         ResourceClaimController(ctx),
         ResourcePoolStatusRequestController(ctx),
         DeviceTaintEvictionController(ctx),
         HorizontalController(ctx, external_metrics, pod_metrics=pod_metrics),
+        StatefulSetController(ctx),
         CronJobController(ctx),
         FakeProvisioner(ctx),
         PVBinderController(ctx),
