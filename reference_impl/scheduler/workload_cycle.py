@@ -105,7 +105,16 @@ class WorkloadCycle:
         if gk is None or self.gang is None:
             return None
         pg = self.gang.pod_group(gk)
-        return pg if pg is not None and min_count(pg) > 0 else None
+        if pg is None:
+            return None
+        if min_count(pg) > 0:
+            return pg
+        # A basic PodGroup below a gang CompositePodGroup not yet met is placed with that
+        # composite's subtree (upstream pops the whole tree as one entity), not pod by pod.
+        parent = (pg.get("spec") or {}).get("parentCompositePodGroupName")
+        if parent and self.composite is not None and self.composite.gating_root(pg)[0] is not None:
+            return pg
+        return None
 
     # -- the cycle ------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 PreEnqueue holds a pod of a gang PodGroup until the PodGroup exists and at least
 ``gang.minCount`` of its pods exist, and (CompositePodGroup on) while its hierarchy is
-broken or too deep (``podgroup_tree.hierarchy_error``); the all-or-nothing placement
+broken or too deep (``podgroup_tree.hierarchy_error``) and, for a PodGroup under a
+CompositePodGroup, until the whole tree from its root meets its quorum
+(``checkCPGHierarchyReadiness``, in ``podgroup_readiness``); the all-or-nothing placement
 itself is the pod-group cycle (``scheduler/workload_cycle.py``). The plugin keeps a
 membership index (PodGroup key -> pod keys) from the pod informer, as upstream's workload
 manager does. Its queueing hints requeue a pod only for events in its own hierarchy (the
@@ -31,6 +33,7 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.podgroup_readiness import TreeReadiness
 from reference_impl.scheduler.plugins.podgroup_tree import InformerHierarchy, hierarchy_error
 
 __all__ = ["NAME", "POD_GROUP_VERSION", "GangScheduling", "group_key", "new"]
@@ -38,7 +41,6 @@ __all__ = ["NAME", "POD_GROUP_VERSION", "GangScheduling", "group_key", "new"]
 Obj = dict[str, Any]
 NAME: Final = names.GANG_SCHEDULING
 POD_GROUP_VERSION: Final = "scheduling.k8s.io/v1beta1"
-_CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
 _QUEUE, _SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 _TERMINAL: Final = ("Succeeded", "Failed")
 
@@ -66,6 +68,7 @@ class GangScheduling:
         self._composite = features.enable_composite_pod_group
         self._members: dict[str, set[str]] = {}
         self._tree = InformerHierarchy(handle.ctx.informers)
+        self._ready = TreeReadiness(self._tree, self._members)
         if self._enabled:
             pods = handle.ctx.informers.informer("v1", "Pod")
             pods.add_handler(self._on_pod)
@@ -88,16 +91,20 @@ class GangScheduling:
             return
         live = not deleted and (obj.get("status") or {}).get("phase") not in _TERMINAL
         members = self._members.setdefault(gk, set())
+        before = len(members)
         if live and not obj["metadata"].get("deletionTimestamp"):
             members.add(key)
         else:
             members.discard(key)
+        if len(members) != before:
+            self._ready.members_changed()
 
     def pod_group(self, key: str) -> Obj | None:
         """The PodGroup ``namespace/name`` from the informer, or None."""
         if not self._enabled:
             return None
-        return self._handle.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup").get(key)
+        ns, name = key.split("/", 1)
+        return self._tree.pod_group(ns, name)
 
     def members(self, key: str) -> list[str]:
         """Keys of the group's existing, non-terminal pods, sorted."""
@@ -119,14 +126,20 @@ class GangScheduling:
                 "scheduling queue"
             )
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,), NAME)
-        if self._composite and (pg.get("spec") or {}).get("parentCompositePodGroupName"):
+        ns, name = gk.split("/", 1)
+        if self._composite and (parent := (pg.get("spec") or {}).get("parentCompositePodGroupName")):
             # preEnqueueWithHierarchies: the hierarchy snapshot and its root must be found
-            # (a missing CompositePodGroup, a cycle, more than 4 levels: rejected here).
-            ns, name = gk.split("/", 1)
+            # (a missing CompositePodGroup, a cycle, more than 4 levels: rejected here),
+            # then the tree from that root must meet its quorum; the PodGroup's own
+            # minCount counts only as one child of its parent.
             if (err := hierarchy_error(self._tree, ns, name)) is not None:
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (err,), NAME)
-        need, have = min_count(pg), len(self._members.get(gk, ()))
-        if have < need:
+            return self._ready.check(ns, str(parent), NAME)
+        if self._composite:
+            ready = self._ready.pod_group_ready(ns, name)  # isPGReady: basic needs 1 pod
+        else:
+            ready = len(self._members.get(gk, ())) >= min_count(pg)
+        if not ready:
             why = "waiting for minCount pods from a gang to appear in scheduling queue"
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,), NAME)
         return OK
@@ -160,14 +173,12 @@ class GangScheduling:
         """``GetRootKeyForGroup`` over the informers: the topmost known ancestor, at any
         depth; a group not (yet) known is its own root, as upstream's tests' manager
         answers; None on a cycle (upstream's error: not the same hierarchy)."""
-        informers = self._handle.ctx.informers
         seen: set[tuple[str, str]] = set()
         while True:
             if (kind, name) in seen:
                 return None
             seen.add((kind, name))
-            version = POD_GROUP_VERSION if kind == "PodGroup" else _CPG_VERSION
-            obj = informers.informer(version, kind).get(f"{ns}/{name}")
+            obj = self._tree.pod_group(ns, name) if kind == "PodGroup" else self._tree.composite(ns, name)
             parent = ((obj or {}).get("spec") or {}).get("parentCompositePodGroupName")
             if not parent:
                 break

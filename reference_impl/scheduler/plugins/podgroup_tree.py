@@ -98,9 +98,38 @@ class InformerHierarchy:
 
     def __init__(self, informers: Any) -> None:
         self._informers = informers
+        # (ns, parent) -> (child PodGroups, child CompositePodGroups), rebuilt only when
+        # either informer's version moves: a tree walk costs O(tree), not O(all groups).
+        self._index: dict[tuple[str, str], tuple[list[Obj], list[Obj]]] = {}
+        self._index_at: tuple[int, int] | None = None
+        self._stores: dict[str, Any] = {}
 
     def _store(self, kind: str) -> Any:
-        return self._informers.informer(_PG_VERSION if kind == PG else _CPG_VERSION, kind)
+        # The factory hands out one informer per kind: look it up once (PreEnqueue's path).
+        store = self._stores.get(kind)
+        if store is None:
+            store = self._informers.informer(_PG_VERSION if kind == PG else _CPG_VERSION, kind)
+            self._stores[kind] = store
+        return store
+
+    def versions(self) -> tuple[int, int] | None:
+        """The PodGroup and CompositePodGroup informers' versions (None for stores that
+        keep none): equal versions mean equal objects."""
+        pg, cpg = getattr(self._store(PG), "version", None), getattr(self._store(CPG), "version", None)
+        return (pg, cpg) if isinstance(pg, int) and isinstance(cpg, int) else None
+
+    def _children_index(self) -> dict[tuple[str, str], tuple[list[Obj], list[Obj]]]:
+        at = self.versions()
+        if at is not None and at == self._index_at:
+            return self._index
+        index: dict[tuple[str, str], tuple[list[Obj], list[Obj]]] = {}
+        for slot, kind in enumerate((PG, CPG)):
+            for o in self._store(kind).items():  # key order: names sorted per namespace
+                if parent := _parent(o):
+                    ns = o["metadata"].get("namespace", "default")
+                    index.setdefault((ns, parent), ([], []))[slot].append(o)
+        self._index, self._index_at = index, at
+        return index
 
     def pod_group(self, ns: str, name: str) -> Obj | None:
         """The PodGroup object, or None."""
@@ -114,14 +143,9 @@ class InformerHierarchy:
 
     def children(self, ns: str, name: str) -> tuple[list[Obj], list[Obj]]:
         """The child PodGroups and CompositePodGroups of ``ns/name``, each sorted by name."""
-        out: list[list[Obj]] = []
-        for kind in (PG, CPG):
-            kids = [
-                o for o in self._store(kind).items()
-                if o["metadata"].get("namespace", "default") == ns and _parent(o) == name
-            ]
-            out.append(sorted(kids, key=lambda o: str(o["metadata"]["name"])))
-        return out[0], out[1]
+        pgs, cpgs = self._children_index().get((ns, name), ([], []))
+        by_name = lambda o: str(o["metadata"]["name"])  # noqa: E731
+        return sorted(pgs, key=by_name), sorted(cpgs, key=by_name)
 
     def pod_group_state(self, ns: str, name: str) -> Obj:
         """Snapshot ``PodGroupStates().Get``."""
