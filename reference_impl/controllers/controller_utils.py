@@ -21,10 +21,12 @@ __all__ = [
     "claim_objects",
     "controller_ref",
     "deletion_rank",
+    "find_min_next_pod_availability_check",
     "is_pod_active",
     "is_pod_available",
     "is_pod_ready",
     "is_pod_terminating",
+    "next_pod_availability_check",
     "owner_reference",
     "pod_from_template",
 ]
@@ -132,6 +134,27 @@ def is_pod_available(pod: Mapping[str, Any], min_ready_seconds: int, now: Instan
         return False  # a zero lastTransitionTime never counts as available
     since = parse_rfc3339(str(cond["lastTransitionTime"]))
     return now - since >= min_ready_seconds * 1_000_000_000
+
+
+def next_pod_availability_check(pod: Mapping[str, Any], min_ready_seconds: int,
+                                now: Instant) -> Duration | None:
+    """``nextPodAvailabilityCheck``: how long until a ready pod turns available."""
+    cond = condition(pod, "Ready")
+    if min_ready_seconds <= 0 or not cond or cond.get("status") != "True":
+        return None
+    if not cond.get("lastTransitionTime"):
+        return None
+    wait = parse_rfc3339(str(cond["lastTransitionTime"])) + seconds(min_ready_seconds) - now
+    return Duration(wait) if wait > 0 else None
+
+
+def find_min_next_pod_availability_check(pods: Iterable[Mapping[str, Any]], min_ready_seconds: int,
+                                         now: Instant) -> Duration | None:
+    """``FindMinNextPodAvailabilityCheck``: the soonest of the pods' checks (the
+    reference's clock stands still within a sync, so re-checking the first pod against a
+    newer now, as upstream does, changes nothing)."""
+    waits = [w for p in pods if (w := next_pod_availability_check(p, min_ready_seconds, now)) is not None]
+    return min(waits, default=None)
 
 
 def _zero_or_later_first(stamp: object) -> tuple[int, int]:

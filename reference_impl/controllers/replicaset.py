@@ -10,16 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from reference_impl.api.meta import condition, selector_from_label_selector
+from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.clock import Duration, Instant, parse_rfc3339, seconds
+from reference_impl.clock import seconds
 from reference_impl.controllers.controller_utils import (
     BURST_REPLICAS,
     ControllerExpectations,
     claim_objects,
     controller_ref,
+    find_min_next_pod_availability_check,
     is_pod_active,
     is_pod_ready,
     owner_reference,
@@ -190,10 +191,9 @@ class ReplicaSetController:
             raise err
         min_ready = _min_ready(rs)
         if min_ready > 0 and status["readyReplicas"] != status["availableReplicas"]:
-            # The next pod to turn available, else minReadySeconds as a safeguard
-            # (FindMinNextPodAvailabilityCheck).
-            waits = [w for p in active if (w := _availability_wait(p, min_ready, now)) is not None]
-            self._queue.add_after(key, min(waits, default=seconds(min_ready)))
+            # The next pod to turn available, else minReadySeconds as a safeguard.
+            wait = find_min_next_pod_availability_check(active, min_ready, now)
+            self._queue.add_after(key, seconds(min_ready) if wait is None else wait)
 
     def _update_status(self, rs: Obj, status: Obj) -> Obj:
         """``updateReplicaSetStatus``: one retry (statusUpdateRetries) on the fresh object."""
@@ -345,17 +345,6 @@ def _message(err: ApiError | None) -> str | None:
 
 def _min_ready(rs: Obj) -> int:
     return int(rs["spec"].get("minReadySeconds", 0))
-
-
-def _availability_wait(pod: Obj, min_ready: int, now: Instant) -> Duration | None:
-    """``nextPodAvailabilityCheck``: time until a ready active pod turns available."""
-    if not is_pod_active(pod) or not is_pod_ready(pod):
-        return None
-    since = (condition(pod, "Ready") or {}).get("lastTransitionTime")
-    if not since:
-        return None
-    wait = parse_rfc3339(str(since)) + seconds(min_ready) - now
-    return Duration(wait) if wait > 0 else None
 
 
 def _labels(obj: Obj) -> dict[str, str]:

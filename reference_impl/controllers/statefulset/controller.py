@@ -7,12 +7,17 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
-from reference_impl.api.meta import condition, selector_from_label_selector
+from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import APIServer, ObjectEvent
-from reference_impl.clock import Duration, Instant, parse_rfc3339, seconds
-from reference_impl.controllers.controller_utils import controller_ref, is_pod_ready, sorted_by_key
+from reference_impl.clock import seconds
+from reference_impl.controllers.controller_utils import (
+    controller_ref,
+    find_min_next_pod_availability_check,
+    is_pod_ready,
+    sorted_by_key,
+)
 from reference_impl.controllers.history import History
 from reference_impl.controllers.statefulset.claims import SET_GVK
 from reference_impl.controllers.statefulset.control import StatefulSetControl, orphan_revisions
@@ -210,8 +215,8 @@ class StatefulSetController:
         status = self.control.update_stateful_set(ss, pods, now)
         min_ready = int(ss["spec"].get("minReadySeconds") or 0)
         if min_ready > 0 and status.get("readyReplicas", 0) != status.get("availableReplicas", 0):
-            waits = [w for p in pods if (w := _availability_wait(p, min_ready, now)) is not None]
-            self._queue.add_after(key, min(waits, default=seconds(min_ready)))
+            wait = find_min_next_pod_availability_check(pods, min_ready, now)
+            self._queue.add_after(key, seconds(min_ready) if wait is None else wait)
 
     def _can_adopt(self, ss: Obj, what: str) -> None:
         """``canAdoptFunc`` / ``RecheckDeletionTimestamp``: the fresh set must be this
@@ -274,15 +279,3 @@ class StatefulSetController:
         else:
             body["metadata"].pop("ownerReferences", None)
         self._server.update(body)
-
-
-def _availability_wait(pod: Obj, min_ready: int, now: Instant) -> Duration | None:
-    """``FindMinNextPodAvailabilityCheck``'s per-pod wait: until a ready pod turns
-    available."""
-    if not is_pod_ready(pod) or pod["metadata"].get("deletionTimestamp"):
-        return None
-    since = (condition(pod, "Ready") or {}).get("lastTransitionTime")
-    if not since:
-        return None
-    wait = parse_rfc3339(str(since)) + seconds(min_ready) - now
-    return Duration(wait) if wait > 0 else None

@@ -27,13 +27,14 @@ from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.server import APIServer
 from reference_impl.apiserver.watch import ObjectEvent
 from reference_impl.clock import Duration, Instant, SimClock, rfc3339, seconds
-from reference_impl.controllers import replicaset as rs_mod
 from reference_impl.controllers.controller_utils import (
     ControllerExpectations,
     claim_objects,
     deletion_rank,
+    find_min_next_pod_availability_check,
     is_pod_active,
     is_pod_terminating,
+    next_pod_availability_check,
     pod_from_template,
 )
 from reference_impl.controllers.deployment.util import compute_hash
@@ -338,8 +339,8 @@ def _ready_pod(name: str, ready: bool, before_s: int, *, zero_time: bool = False
     ],
 )
 def test_next_pod_availability_check(pod: Obj, min_ready: int, want_s: int | None) -> None:
-    """``nextPodAvailabilityCheck`` (the ReplicaSet controller's ``_availability_wait``)."""
-    got = rs_mod._availability_wait(pod, min_ready, NOW)
+    """``nextPodAvailabilityCheck``."""
+    got = next_pod_availability_check(pod, min_ready, NOW)
     assert got == (None if want_s is None else Duration(seconds(want_s)))
 
 
@@ -359,10 +360,10 @@ def test_next_pod_availability_check(pod: Obj, min_ready: int, want_s: int | Non
     ],
 )  # fmt: skip
 def test_find_min_next_pod_availability_simple_check(pods: list[Obj], min_ready: int, want_s: int | None) -> None:
-    """The ReplicaSet controller requeues after the least per-pod wait (its status is
-    evaluated at the clock's now, so the simple check is the whole check)."""
-    waits = [w for p in pods if (w := rs_mod._availability_wait(p, min_ready, NOW)) is not None]
-    assert min(waits, default=None) == (None if want_s is None else Duration(seconds(want_s)))
+    """``findMinNextPodAvailabilitySimpleCheck``: the least per-pod wait (the reference's
+    status is evaluated at the clock's now, so the simple check is the whole check)."""
+    got = find_min_next_pod_availability_check(pods, min_ready, NOW)
+    assert got == (None if want_s is None else Duration(seconds(want_s)))
 
 
 # -- TestClaimedPodFiltering ----------------------------------------------------------
