@@ -4,11 +4,10 @@ authorizer, then Node, then RBAC (``plugin/pkg/auth/authorizer/rbac``'s
 ``RBACAuthorizer.Authorize`` over ``pkg/registry/rbac/validation``'s
 ``DefaultRuleResolver.VisitRulesFor``), joined as ``union.Authorize`` joins them.
 
-RBAC reads the stored Roles, ClusterRoles and their bindings; the bootstrap policy the
-live apiserver stores at start (``rbac_bootstrap.json``, aggregated ClusterRoles' rules
-included) stands in for any of those names the store lacks, so the reference's store
-need not hold them. Bindings are visited in name order (live: informer order), so a case
-must not hinge on which of two allowing bindings is named.
+RBAC reads the stored Roles, ClusterRoles and their bindings, the bootstrap policy the
+apiserver stores at start (``rbac_bootstrap``) among them. Bindings are visited in name
+order (live: informer order), so a case must not hinge on which of two allowing bindings
+is named.
 
 The Node authorizer is modelled only as far as non-node users go (NoOpinion): a node
 identity's answer (graph of pods, secrets...) is not modelled and gets NoOpinion too.
@@ -16,11 +15,8 @@ identity's answer (graph of pods, secrets...) is not modelled and gets NoOpinion
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from typing import Any, Final
 
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list
@@ -164,57 +160,32 @@ def _describe_subject(subject: Obj, binding_ns: str) -> str:
     return f'{kind} "{name}"'
 
 
-@cache
-def _bootstrap() -> Obj:
-    text = resources.files("reference_impl.apiserver").joinpath("rbac_bootstrap.json").read_text()
-    data: Obj = json.loads(text)
-    return data
-
-
 class _Policy:
-    """Stored RBAC objects, the bootstrap policy filling in the names the store lacks."""
+    """The stored RBAC objects (the bootstrap policy among them: ``rbac_bootstrap``)."""
 
     def __init__(self, get: Getter, list_: Lister) -> None:
         self._get, self._list = get, list_
 
     def cluster_role_bindings(self) -> list[Obj]:
-        stored = self._list(_RBAC, "ClusterRoleBinding", None)
-        names = {as_dict(b.get("metadata")).get("name") for b in stored}
-        boot = [_as_object(b) for b in _bootstrap()["clusterRoleBindings"] if b["name"] not in names]
-        return sorted(stored + boot, key=lambda b: str(b["metadata"]["name"]))
+        return self._list(_RBAC, "ClusterRoleBinding", None)
 
     def role_bindings(self, namespace: str) -> list[Obj]:
-        stored = self._list(_RBAC, "RoleBinding", namespace)
-        names = {as_dict(b.get("metadata")).get("name") for b in stored}
-        boot = [_as_object(b) for b in _bootstrap()["roleBindings"]
-                if b["namespace"] == namespace and b["name"] not in names]  # fmt: skip
-        return sorted(stored + boot, key=lambda b: str(b["metadata"]["name"]))
+        return self._list(_RBAC, "RoleBinding", namespace)
 
     def role_rules(self, ref: Obj, namespace: str) -> list[Obj]:
         """``GetRoleReferenceRules``; raises LookupError with the lister's NotFound text."""
         kind, name = ref.get("kind"), str(ref.get("name") or "")
         if kind == "ClusterRole":
             obj = self._get(_RBAC, "ClusterRole", name, None)
-            if obj is not None:
-                return [as_dict(r) for r in as_list(obj.get("rules"))]
-            rules = _bootstrap()["clusterRoles"].get(name)
-            if rules is None:
+            if obj is None:
                 raise LookupError(f'clusterrole.rbac.authorization.k8s.io "{name}" not found')
-            return list(rules)
+            return [as_dict(r) for r in as_list(obj.get("rules"))]
         if kind == "Role":
             obj = self._get(_RBAC, "Role", name, namespace)
-            if obj is not None:
-                return [as_dict(r) for r in as_list(obj.get("rules"))]
-            for r in _bootstrap()["roles"]:
-                if r["namespace"] == namespace and r["name"] == name:
-                    return list(r["rules"])
-            raise LookupError(f'role.rbac.authorization.k8s.io "{name}" not found')
+            if obj is None:
+                raise LookupError(f'role.rbac.authorization.k8s.io "{name}" not found')
+            return [as_dict(r) for r in as_list(obj.get("rules"))]
         raise LookupError(f'unsupported role reference kind: "{kind}"')
-
-
-def _as_object(b: Obj) -> Obj:
-    meta = {"name": b["name"], **({"namespace": b["namespace"]} if "namespace" in b else {})}
-    return {"metadata": meta, "roleRef": b["roleRef"], "subjects": b["subjects"]}
 
 
 def _visit(policy: _Policy, attrs: Attributes) -> Iterator[tuple[str, Obj | None, str]]:

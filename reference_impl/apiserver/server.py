@@ -26,6 +26,7 @@ from reference_impl.apiserver import (
     keys,
     lookups,
     pod_subresources,
+    rbac_bootstrap,
     strategies,
 )
 from reference_impl.apiserver import eviction as eviction_subresource
@@ -84,6 +85,8 @@ class APIServer:
         self._delivered: dict[str, Obj] = {}
         # (key, api version) -> (mod revision, object) for the admission listers.
         self._lister: dict[tuple[str, str], tuple[int, Obj]] = {}
+        # The rbac post-start hook; before this apiserver listens, having no handlers yet.
+        rbac_bootstrap.ensure_rbac_policy(self)
         store.add_listener(self._on_store_event)
 
     # -- resolution -------------------------------------------------------------------

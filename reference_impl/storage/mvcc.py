@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -149,6 +149,23 @@ class MVCCStore:
         hist.kvs.append(kv)
         self._commit(StoreEvent(EventType.PUT, kv, prev))
         return kv
+
+    def put_new(self, events: Sequence[StoreEvent]) -> None:
+        """Commit ``events``, built already: each the PUT of a new key (version 1, no
+        previous version) at the revision after the last. What ``put`` of each in turn
+        does, without encoding again; events and KeyValues are immutable, so a store's
+        standard first contents can be built once and shared (the apiserver's bootstrap
+        RBAC policy)."""
+        self._check_up()
+        for ev in events:
+            kv = ev.kv
+            if (ev.type is not EventType.PUT or ev.prev is not None or kv.key in self._hist
+                    or kv.version != 1 or not kv.create_revision == kv.mod_revision == self._revision + 1):  # fmt: skip
+                raise ValueError(f"put_new: {kv.key} at {kv.mod_revision} is not the next new key")
+            self._revision = kv.mod_revision
+            self._hist[kv.key] = _History([kv.mod_revision], [kv])
+            bisect.insort(self._keys, kv.key)
+            self._commit(ev)
 
     def delete(self, key: str) -> KeyValue | None:
         """Delete ``key`` at the next revision; returns the deleted version, or None."""

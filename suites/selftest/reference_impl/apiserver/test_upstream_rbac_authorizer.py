@@ -21,6 +21,7 @@ from reference_impl.apiserver.rbac_authorizer import (
     rule_allows,
     rules_for,
 )
+from reference_impl.apiserver.rbac_bootstrap import bootstrap_objects
 from reference_impl.apiserver.server import APIServer
 from reference_impl.clock import SimClock
 from reference_impl.features import FeatureGates
@@ -309,20 +310,29 @@ def test_aggregate_error() -> None:
     assert aggregate_error(["a", "b", "a"]) == "[a, b]"
 
 
+def _with_bootstrap(*objs: Obj, without: str = "") -> _Static:
+    """The bootstrap policy the apiserver stores at start, plus ``objs`` (less ``without``)."""
+    boot = [o for _, o in bootstrap_objects() if o["metadata"]["name"] != without]
+    return _Static(*boot, *objs)
+
+
 def test_bootstrap_policy() -> None:
-    empty = _Static()
-    d = authorize(_url("bob", "system:authenticated", "get", "/apis"), empty.get, empty.list)
+    boot = _with_bootstrap()
+    d = authorize(_url("bob", "system:authenticated", "get", "/apis"), boot.get, boot.list)
     assert d.reason == ('RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole '
                         '"system:discovery" to Group "system:authenticated"')  # fmt: skip
-    assert not authorize(_url("bob", "", "get", "/healthz"), empty.get, empty.list).allowed
+    assert not authorize(_url("bob", "", "get", "/healthz"), boot.get, boot.list).allowed
     # aggregated bootstrap roles: view reads deployments, edit does not bind roles
-    viewer = _Static(_rb("ns", "v", "ClusterRole:view", "User:v"), _rb("ns", "e", "ClusterRole:edit", "User:e"))
+    viewer = _with_bootstrap(_rb("ns", "v", "ClusterRole:view", "User:v"), _rb("ns", "e", "ClusterRole:edit", "User:e"))
     assert _allowed(viewer, _res("v", "", "list", "deployments", ns="ns", group="apps"))
     assert not _allowed(viewer, _res("v", "", "get", "secrets", ns="ns"))
     assert not _allowed(viewer, _res("e", "", "create", "rolebindings", ns="ns", group=RBAC))
     # a stored role of a bootstrap name replaces it
-    shadow = _Static(_cr("view"), _rb("ns", "v", "ClusterRole:view", "User:v"))
+    shadow = _with_bootstrap(_cr("view"), _rb("ns", "v", "ClusterRole:view", "User:v"), without="view")
     assert not _allowed(shadow, _res("v", "", "get", "pods", ns="ns"))
+    # with no policy stored, nothing is allowed (the authorizer reads only the store)
+    empty = _Static()
+    assert not authorize(_url("bob", "system:authenticated", "get", "/apis"), empty.get, empty.list).allowed
 
 
 def _server() -> APIServer:
