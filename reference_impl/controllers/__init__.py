@@ -16,6 +16,7 @@ from reference_impl.controllers.daemon import DaemonSetsController
 from reference_impl.controllers.deployment import DeploymentController
 from reference_impl.controllers.device_taint_eviction import DeviceTaintEvictionController
 from reference_impl.controllers.disruption import DisruptionController
+from reference_impl.controllers.ephemeral_volume import EphemeralVolumeController
 from reference_impl.controllers.fake_provisioner import FakeProvisioner
 from reference_impl.controllers.garbagecollector import GarbageCollector
 from reference_impl.controllers.hpa import HorizontalController
@@ -50,6 +51,7 @@ __all__ = [
     "FakeProvisioner",
     "DeviceTaintEvictionController",
     "DisruptionController",
+    "EphemeralVolumeController",
     "GarbageCollector",
     "HorizontalController",
     "JobController",
@@ -129,6 +131,7 @@ def start_controllers(
         PVProtectionController(ctx),
         TTLAfterFinishedController(ctx),
         RootCACertPublisher(ctx),
+        EphemeralVolumeController(ctx),
         DisruptionController(ctx),
         TaintEvictionController(ctx),
         PodGCController(ctx),
