@@ -9,10 +9,13 @@ with them. So a lower-priority pod cannot take the room the victims freed. Like 
 the filters must pass both with and without those pods; the "without" pass is the normal
 one, so this adds only the "with" pass, and only on nodes that have nominations.
 Nominations come from the pods' status, so they survive anything that rewrites it.
+``add_nominated_pod`` is upstream's queue-side API (ModeOverride nominates ahead of the
+status write); the informer path does not keep such an override across a later update.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +27,7 @@ from reference_impl.scheduler.framework.types import NodeInfo, PodInfo, pod_key
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.component import ComponentContext
+    from reference_impl.apiserver.informers import SharedInformer
     from reference_impl.scheduler.framework.runtime import Framework
 
 __all__ = ["Nominator"]
@@ -38,10 +42,11 @@ class Nominator:
         self._ctx = ctx
         self._by_node: dict[str, dict[str, PodInfo]] = {}
         self._node_of: dict[str, str] = {}
+        self._pods: SharedInformer | None = None  # upstream's podLister
 
     def start(self) -> None:
         """Follow pods: a nomination lives while the pod is unbound, alive and nominated."""
-        pods = self._ctx.informers.informer("v1", "Pod")
+        pods = self._pods = self._ctx.informers.informer("v1", "Pod")
         pods.add_handler(self._on_pod)
         for pod in pods.items():
             self._track(pod, deleted=False)
@@ -51,7 +56,7 @@ class Nominator:
 
     def _track(self, pod: Obj, *, deleted: bool) -> None:
         key = pod_key(pod)
-        node = str((pod.get("status") or {}).get("nominatedNodeName") or "")
+        node = _nominated(pod)
         if (
             deleted
             or not node
@@ -67,7 +72,34 @@ class Nominator:
     def _drop(self, key: str) -> None:
         node = self._node_of.pop(key, None)
         if node is not None:
-            self._by_node.get(node, {}).pop(key, None)
+            pods = self._by_node.get(node, {})
+            pods.pop(key, None)
+            if not pods:  # ``deleteUnlocked`` forgets a node without nominations
+                self._by_node.pop(node, None)
+
+    def add_nominated_pod(self, info: PodInfo, node: str | None = None) -> None:
+        """``addNominatedPodUnlocked``: ``node`` None is ModeNoop (the pod's own status),
+        else ModeOverride (preemption's pick before its status write lands); "" only
+        clears. A pod the informer no longer has, or has bound, is not nominated."""
+        key = info.key
+        self._drop(key)
+        target = _nominated(info.pod) if node is None else node
+        if not target:  # never keyed by "" (upstream #138267)
+            return
+        if self._pods is not None:
+            live = self._pods.get(key)
+            if live is None or live["spec"].get("nodeName"):
+                return
+        self._by_node.setdefault(target, {})[key] = info
+        self._node_of[key] = target
+
+    def delete_nominated_pod_if_exists(self, pod: Obj) -> None:
+        """``DeleteNominatedPodIfExists``."""
+        self._drop(pod_key(pod))
+
+    def nominated_pods_for_node(self, node: str) -> list[PodInfo]:
+        """``NominatedPodsForNode``: copies, in nomination order."""
+        return [PodInfo(copy.deepcopy(i.pod)) for i in self._by_node.get(node, {}).values()]
 
     def nominated_node(self, pod: Obj) -> str:
         """The node ``pod`` is nominated to, or ""."""
@@ -125,3 +157,7 @@ class Nominator:
                 diagnosis.node_to_status.set(ni.name, s)
                 diagnosis.add_plugin_status(s)
         return out
+
+
+def _nominated(pod: Obj) -> str:
+    return str((pod.get("status") or {}).get("nominatedNodeName") or "")

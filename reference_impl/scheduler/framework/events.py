@@ -16,6 +16,7 @@ from reference_impl.scheduler.framework.pod_resources import pod_requests
 __all__ = [
     "ASSIGNED_POD_ADD",
     "ASSIGNED_POD_DELETE",
+    "FORCE_ACTIVATE",
     "NODE_ADD",
     "UNSCHEDULABLE_TIMEOUT",
     "node_update_events",
@@ -33,6 +34,8 @@ ASSIGNED_POD_DELETE: Final = ClusterEvent(
 UNSCHEDULABLE_TIMEOUT: Final = ClusterEvent(
     EventResource.WILDCARD, ActionType.ALL, "UnschedulableTimeout"
 )
+# ``EventForceActivate``: Activate found the pod in flight; it is requeued when it returns.
+FORCE_ACTIVATE: Final = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "ForceActivate")
 
 
 def _spec(o: Obj) -> Obj:

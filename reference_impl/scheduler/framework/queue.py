@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
 from reference_impl.clock import Duration, Instant, SimClock, seconds
+from reference_impl.scheduler.framework.events import FORCE_ACTIVATE
 from reference_impl.scheduler.framework.heap import KeyedHeap
 from reference_impl.scheduler.framework.interface import (
     ActionType,
@@ -76,8 +77,12 @@ class SchedulingQueue:
         initial_backoff: Duration = INITIAL_BACKOFF,
         max_backoff: Duration = MAX_BACKOFF,
         signer: Callable[[Obj], str | None] | None = None,
+        pre_queueing_hints: bool = True,
+        max_in_unschedulable: Duration = MAX_IN_UNSCHEDULABLE_PODS,
     ) -> None:
         self._clock = clock
+        # Whether plugins' pool indexes (upstream's PreQueueingHintFns) may narrow events.
+        self._pre_queueing_hints = pre_queueing_hints
         # OpportunisticBatching's PodSigner (signPod); None: no pod gets a signature.
         self._signer = signer
         self._fw = framework
@@ -86,6 +91,7 @@ class SchedulingQueue:
         # podInitialBackoffSeconds / podMaxBackoffSeconds of the scheduler configuration.
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
+        self._max_in_unschedulable = max_in_unschedulable  # podMaxInUnschedulablePodsDuration
         self._active: KeyedHeap[QueuedPodInfo] = KeyedHeap(framework.queue_sort_less)
         # backoffQ is upstream's two heaps: pods rejected by plugins, and pods that errored.
         self._backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(self._backoff_less)
@@ -105,8 +111,10 @@ class SchedulingQueue:
         self._errored: set[str] = set()
 
     def register_index(self, plugin: str, index: QueueIndex) -> None:
-        """Let ``plugin`` index the pods it rejects by the events that may help them."""
-        self._unschedulable.register_index(plugin, index)
+        """Let ``plugin`` index the pods it rejects by the events that may help them
+        (ignored without PreQueueingHints: upstream then evaluates every pod)."""
+        if self._pre_queueing_hints:
+            self._unschedulable.register_index(plugin, index)
 
     # -- sizes and lookups ------------------------------------------------------------
 
@@ -200,14 +208,15 @@ class SchedulingQueue:
             self._event_seq += 1
             self._flight_events.append((self._event_seq, "", event, old, new))
         # The pool's indexes narrow the scan to pods this event may help (DRA-REQUEUE).
-        candidates = self._unschedulable.candidates(event, old, new, interested)
+        narrowed: dict[str, set[str]] = {}
+        candidates = self._unschedulable.candidates(event, old, new, interested, narrowed)
         self.last_examined = len(candidates)
         self.examined_total += len(candidates)
         for key in sorted(candidates):
             pinfo = self._unschedulable[key]
             if precheck is not None and not precheck(pinfo.pod):
                 continue
-            hint = self._worth_requeuing(pinfo, event, old, new)
+            hint = self._worth_requeuing(pinfo, event, old, new, narrowed)
             if hint is not None:
                 self._requeue(pinfo, immediate=hint)
 
@@ -249,6 +258,38 @@ class SchedulingQueue:
             self._prune_flight_events()
         self._errored.discard(key)
 
+    def activate(self, pods: Sequence[Obj]) -> None:
+        """``Activate`` (PodsToActivate): pods in the pool or backoffQ go to activeQ (a pool
+        pod through PreEnqueue); one in flight gets FORCE_ACTIVATE for its return."""
+        for pod in pods:
+            key = pod_key(pod)
+            pinfo = self._unschedulable.get(key)
+            if pinfo is not None:
+                self._move_to_active(pinfo)
+                continue
+            pinfo = self._backoff_get(key)
+            if pinfo is not None:
+                self._errored.discard(key)
+                self._move_to_active(pinfo, from_backoff=True)
+            elif key in self._in_flight:  # ``addEventsIfPodInFlight``
+                self._event_seq += 1
+                self._flight_events.append((self._event_seq, key, FORCE_ACTIVATE, None, pod))
+
+    def get_pod(self, name: str, namespace: str) -> QueuedPodInfo | None:
+        """``GetPod``: the pod in activeQ, backoffQ or the pool (not one in flight)."""
+        key = f"{namespace}/{name}"
+        return self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
+
+    def pending_pods(self) -> tuple[list[Obj], str]:
+        """``PendingPods``: every queued pod (activeQ, backoffQ, pool) and a summary."""
+        def pods(h: KeyedHeap[QueuedPodInfo]) -> list[Obj]:
+            return [p.pod for k in h.keys() if (p := h.get(k)) is not None]
+
+        active, backoff = pods(self._active), pods(self._backoff) + pods(self._error_backoff)
+        pool = [p.pod for p in self._unschedulable.values()]
+        summary = f"activeQ:{len(active)}; backoffQ:{len(backoff)}; unschedulableEntities:{len(pool)}"
+        return active + backoff + pool, summary
+
     def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, *, error: bool) -> None:
         """Return a failed pod: to backoffQ if something moved meanwhile or it errored,
         else to the unschedulable pool."""
@@ -261,6 +302,7 @@ class SchedulingQueue:
         if entry is None or self._find(pinfo.key) is not None:
             return  # deleted while in flight, or already re-added by an update
         pinfo.timestamp = self._clock.now()
+        pinfo.flush_timestamp = None
         # No rejecting plugin means something unusual failed: upstream counts it as an error.
         if error or not (pinfo.unschedulable_plugins or pinfo.pending_plugins):
             pinfo.consecutive_errors += 1
@@ -319,6 +361,7 @@ class SchedulingQueue:
             pinfo.gating_message = status.message()
             pinfo.unschedulable_plugins = {pinfo.gating_plugin}
             self._unschedulable[pinfo.key] = pinfo
+            self._arm_leftover_timer(_pooled_since(pinfo))
             return False
         pinfo.gating_plugin = pinfo.gating_message = ""
         return True
@@ -340,17 +383,28 @@ class SchedulingQueue:
         self._unschedulable.pop(pinfo.key, None)
         if immediate or not self._backing_off(pinfo):
             self._move_to_active(pinfo)
-        elif self._pre_enqueue(pinfo):
-            self._push_backoff(pinfo)
+        else:
+            self._move_to_backoff(pinfo)
+
+    def _move_to_backoff(self, pinfo: QueuedPodInfo) -> bool:
+        """``moveToBackoffQ``: with SchedulerPopFromBackoffQ PreEnqueue runs on the way in;
+        False: it gated the pod, which is in the pool now."""
+        if not self._pre_enqueue(pinfo):
+            return False
+        self._push_backoff(pinfo)
+        return True
 
     def _worth_requeuing(
-        self, pinfo: QueuedPodInfo, event: ClusterEvent, old: Obj | None, new: Obj | None
+        self, pinfo: QueuedPodInfo, event: ClusterEvent, old: Obj | None, new: Obj | None,
+        narrowed: dict[str, set[str]] | None = None,
     ) -> bool | None:
         """None: QUEUE_SKIP; False: queue after backoff; True: queue immediately.
 
         As ``isPodWorthRequeuing``: a QUEUE from a Pending plugin wins outright; one from
         an Unschedulable plugin settles it only when the pod has no Pending plugins, else
-        the Pending plugins' hints still run (one of them may say queue immediately).
+        the Pending plugins' hints still run (one of them may say queue immediately). A
+        plugin whose index narrowed the event (``narrowed``) is asked only about the pods
+        it named.
         """
         pending = pinfo.pending_plugins
         rejectors = pinfo.unschedulable_plugins | pending
@@ -360,6 +414,8 @@ class SchedulingQueue:
         for plugin in sorted(rejectors):
             if strategy is False and plugin not in pending:
                 continue  # it could only say "after backoff" again
+            if narrowed and plugin in narrowed and pinfo.key not in narrowed[plugin]:
+                continue
             for reg in self._fw.events_for(plugin):
                 if reg.event.matches(event) and self._hint(reg, pinfo.pod, old, new):
                     if plugin in pending:
@@ -459,23 +515,29 @@ class SchedulingQueue:
             return
         if earliest is None:
             earliest = self._clock.now()
-        self._leftover_timer = Instant(earliest + MAX_IN_UNSCHEDULABLE_PODS)
+        self._leftover_timer = Instant(earliest + self._max_in_unschedulable)
         self._clock.call_at(self._leftover_timer, self._flush_leftover)
 
     def _flush_leftover(self) -> None:
-        """``flushUnschedulablePodsLeftover``: pods pooled for 5 minutes are retried.
-
-        Gated pods stay: only a pod update can lift a gate, and that re-runs PreEnqueue.
-        """
+        """``flushUnschedulableEntitiesLeftover``: pods pooled for 5 minutes are retried,
+        gated ones too (PreEnqueue runs again; one still gated waits 5 minutes more)."""
         self._leftover_timer = None
-        cutoff = self._clock.now() - MAX_IN_UNSCHEDULABLE_PODS
+        now = self._clock.now()
+        cutoff = now - self._max_in_unschedulable
         for key in sorted(self._unschedulable):
             pinfo = self._unschedulable[key]
-            if not pinfo.gated and pinfo.timestamp <= cutoff:
+            if _pooled_since(pinfo) <= cutoff:
+                pinfo.flush_timestamp = now
                 self._requeue(pinfo, immediate=False)
-        waiting = [p.timestamp for p in self._unschedulable.values() if not p.gated]
-        if waiting:
-            self._arm_leftover_timer(min(waiting))
+        if self._unschedulable:  # never armed in the past (that would spin the clock)
+            earliest = min(_pooled_since(p) for p in self._unschedulable.values())
+            self._arm_leftover_timer(Instant(max(earliest, cutoff + 1)))
+
+
+def _pooled_since(pinfo: QueuedPodInfo) -> Instant:
+    """The later of the pod's last attempt and its last leftover flush."""
+    flushed = pinfo.flush_timestamp
+    return pinfo.timestamp if flushed is None or flushed < pinfo.timestamp else flushed
 
 
 _NO_BACKOFF: Final = Instant(-(1 << 62))  # upstream's zero time: before any window

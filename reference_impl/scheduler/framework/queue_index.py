@@ -113,25 +113,35 @@ class UnschedulablePool(Mapping[str, QueuedPodInfo]):
     # -- candidates of an event ---------------------------------------------------------
 
     def candidates(
-        self, event: ClusterEvent, old: Obj | None, new: Obj | None, interested: frozenset[str]
+        self, event: ClusterEvent, old: Obj | None, new: Obj | None, interested: frozenset[str],
+        narrowed: dict[str, set[str]] | None = None,
     ) -> set[str]:
         """Pods ``event`` might help: no recorded rejector, or rejected by an interested
-        plugin and (for indexed plugins) under a key the event names."""
+        plugin and (for indexed plugins) under a key the event names.
+
+        ``narrowed`` receives, per indexed plugin that narrowed, the pods it named: upstream
+        runs that plugin's QueueingHint only for those (``isPodWorthRequeuing``'s
+        per-plugin PreQueueingHint narrowing). As ``runPreQueueingHintPlugins``, an event
+        with neither object is never narrowed."""
         if event.resource is EventResource.WILDCARD:
             return set(self._pods)
         out = set(self._no_rejector)
+        both_nil = old is None and new is None
         for plugin in interested:
             if plugin not in self._by_plugin:
                 continue  # no waiting pod was rejected by it (its index keys are a subset)
             index = self._indexes.get(plugin)
-            keys = None if index is None else _safe(lambda: index.event_index_keys(event, old, new))  # noqa: B023
+            keys = None if index is None or both_nil else _safe(lambda: index.event_index_keys(event, old, new))  # noqa: B023
             if keys is None:
                 out |= self._by_plugin.get(plugin, set())
                 continue
-            out |= self._unindexed.get(plugin, set())
+            named = set(self._unindexed.get(plugin, set()))
             by_key = self._by_key.get(plugin, {})
             for k in keys:
-                out |= by_key.get(k, set())
+                named |= by_key.get(k, set())
+            out |= named
+            if narrowed is not None:
+                narrowed[plugin] = named
         return out
 
 

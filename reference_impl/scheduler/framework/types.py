@@ -342,6 +342,9 @@ class QueuedPodInfo:
     seq: int = 0
     # OpportunisticBatching: computed by the queue (signPod), never in the cycle.
     signature: str | None = None
+    # When the leftover flush last moved the pod (``FlushTimestamp``): paces the flushes of
+    # a pod that stays gated; cleared by a new attempt's failure.
+    flush_timestamp: Instant | None = None
 
     @property
     def pod(self) -> Obj:
