@@ -35,6 +35,7 @@ from reference_impl.apiserver.admission import (
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.crd_status import start_crd_controllers
 from reference_impl.apiserver.informers import InformerFactory
+from reference_impl.apiserver.list_options import ListOptions
 from reference_impl.apiserver.lookups import check_served
 from reference_impl.apiserver.server import APIServer
 from reference_impl.apiserver.watch_caches import WatchCaches, served_resources
@@ -239,6 +240,24 @@ class Cluster:
         self._served({"apiVersion": api_version, "kind": kind})
         with etcd_unavailable_as_timeout():
             return self.api.list(api_version, kind, namespace, label_selector)
+
+    def list_page(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        *,
+        limit: int = 0,
+        continue_: str = "",
+        resource_version: str = "",
+        resource_version_match: str = "",
+    ) -> Obj:
+        """The list object (items and ListMeta) with the list options upstream serves."""
+        self._served({"apiVersion": api_version, "kind": kind})
+        opts = ListOptions(limit, continue_, resource_version, resource_version_match)
+        with etcd_unavailable_as_timeout():
+            return self.api.list_page(api_version, kind, namespace, label_selector, options=opts)
 
     def delete(
         self,

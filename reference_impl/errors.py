@@ -110,6 +110,8 @@ class Gone(ApiError):
 
     code = 410
     reason = "Expired"
+    # An expired continue token's replacement (ListMeta.continue of the Status), if any.
+    continue_token: str = ""
 
 
 class Invalid(ApiError):
@@ -145,6 +147,7 @@ class Timeout(ApiError):
 
     code = 504
     reason = "Timeout"
+    retry_after: int = 0  # details.retryAfterSeconds
 
 
 class ServiceUnavailable(ApiError):

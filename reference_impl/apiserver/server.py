@@ -24,6 +24,7 @@ from reference_impl.apiserver import (
     conversion,
     deletion,
     keys,
+    list_options,
     lookups,
     pod_subresources,
     rbac_bootstrap,
@@ -140,6 +141,40 @@ class APIServer:
             ):
                 out.append(obj)
         return out
+
+    def list_page(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: Callable[[Obj], bool] | None = None,
+        *,
+        options: list_options.ListOptions | None = None,
+    ) -> Obj:
+        """The list object (``<Kind>List``: items and ListMeta) for a list with ``limit``,
+        ``continue``, ``resourceVersion`` and ``resourceVersionMatch`` (``list_options``)."""
+        info = self.resource(api_version, kind)
+        try:
+            sel = parse_selector(label_selector)
+        except ValueError as e:
+            raise BadRequest(str(e)) from None
+        decoded: dict[str, Obj] = {}
+
+        def matches(kv: KeyValue) -> bool:
+            obj = decoded[kv.key] = self._out(kv, api_version)
+            return sel.matches(obj["metadata"].get("labels")) and (
+                field_selector is None or field_selector(obj)
+            )
+
+        empty = not (label_selector or "").strip() and field_selector is None
+        kvs, meta = list_options.page(
+            self.store, keys.prefix(info, namespace), options or list_options.ListOptions(),
+            None if empty else matches,
+        )  # fmt: skip
+        items = [decoded.get(kv.key) or self._out(kv, api_version) for kv in kvs]
+        return {"apiVersion": api_version, "kind": f"{info.kind}List", "metadata": meta,
+                "items": items}  # fmt: skip
 
     def _out(self, kv: KeyValue, api_version: str) -> Obj:
         # A fresh decode, so converting it in place aliases nothing.

@@ -188,15 +188,19 @@ class MVCCStore:
         limit: int = 0,
         start_after: str | None = None,
         revision: int | None = None,
+        start: str | None = None,
     ) -> RangeResult:
         """Keys under ``prefix`` in key order at ``revision``, at most ``limit`` (0: all).
 
-        ``start_after`` continues a paginated read after that key; pass the same
-        revision as the first page to get a consistent snapshot.
+        ``start_after`` continues a paginated read after that key, ``start`` from that
+        key on (etcd's range start); pass the same revision as the first page to get a
+        consistent snapshot.
         """
         self._check_up()
         rev = self._read_revision(revision)
         lo = bisect.bisect_right(self._keys, start_after) if start_after else 0
+        if start:
+            lo = max(lo, bisect.bisect_left(self._keys, start))
         lo = max(lo, bisect.bisect_left(self._keys, prefix))
         kvs: list[KeyValue] = []
         more = False
