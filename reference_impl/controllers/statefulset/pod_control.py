@@ -8,7 +8,7 @@ Events go to ``recorder(set, type, reason, message)``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, Protocol
 
 from reference_impl.controllers.statefulset.claims import (
@@ -197,8 +197,11 @@ class StatefulPodControl:
 
     # -- claims ---------------------------------------------------------------------------
 
-    def claims_match_retention_policy(self, ss: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
-        """``ClaimsMatchRetentionPolicy``: a missing claim is skipped."""
+    def _existing_claims(self, ss: Mapping[str, Any], pod: Mapping[str, Any],
+                         lost: str) -> Iterator[tuple[str, Obj]]:
+        """(name, claim) of each of the pod's template claims that exists; a read error
+        other than NotFound is a SyncError (``lost``: upstream's wording, which differs
+        between its two callers)."""
         ordinal = get_ordinal(pod)
         ns = str(ss["metadata"].get("namespace") or "")
         for template in ss["spec"].get("volumeClaimTemplates") or []:
@@ -208,26 +211,19 @@ class StatefulPodControl:
             except NotFound:
                 continue
             except ApiError as exc:
-                raise SyncError(f"Could not retrieve claim {name} for {pod['metadata'].get('name')} "
+                raise SyncError(f"Could not retrieve claim {name} {lost} {pod['metadata'].get('name')} "
                                 f"when checking PVC deletion policy: {exc}", [exc]) from exc  # fmt: skip
-            if not is_claim_owner_up_to_date(claim, ss, pod):
-                return False
-        return True
+            yield name, claim
+
+    def claims_match_retention_policy(self, ss: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
+        """``ClaimsMatchRetentionPolicy``: a missing claim is skipped."""
+        return all(is_claim_owner_up_to_date(claim, ss, pod)
+                   for _, claim in self._existing_claims(ss, pod, "for"))
 
     def update_pod_claim_for_retention_policy(self, ss: Mapping[str, Any], pod: Mapping[str, Any]) -> None:
         """``UpdatePodClaimForRetentionPolicy``: rewrite the refs of each claim that does
         not express the policy (a ConflictingController warning when another owns it)."""
-        ordinal = get_ordinal(pod)
-        ns = str(ss["metadata"].get("namespace") or "")
-        for template in ss["spec"].get("volumeClaimTemplates") or []:
-            name = get_claim_name(ss, template, ordinal)
-            try:
-                claim = self.om.get_claim(ns, name)
-            except NotFound:
-                continue
-            except ApiError as exc:
-                raise SyncError(f"Could not retrieve claim {name} not found for {pod['metadata'].get('name')} "
-                                f"when checking PVC deletion policy: {exc}", [exc]) from exc  # fmt: skip
+        for name, claim in self._existing_claims(ss, pod, "not found for"):
             if has_unexpected_controller(claim, ss, pod):
                 self.recorder(ss, "Warning", "ConflictingController",
                               f"PersistentVolumeClaim {name} has a conflicting OwnerReference that acts "

@@ -8,31 +8,17 @@ parallel runs never select each other's roles, and each test deletes what it cre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from fixtures import Target
-from reference_impl.errors import NotFound
 
 pytestmark = pytest.mark.conformance
 
 Obj = dict[str, Any]
 CLUSTER_ROLE = ("rbac.authorization.k8s.io/v1", "ClusterRole")
 LABEL = "garhwal.dev/aggregate-to"
-
-
-@pytest.fixture
-def cluster_roles(target: Target) -> Iterator[list[str]]:
-    """Names of ClusterRoles the test created; deleted afterwards."""
-    names: list[str] = []
-    yield names
-    for n in reversed(names):
-        try:
-            target.delete(*CLUSTER_ROLE, n)
-        except NotFound:
-            pass
 
 
 def _role(name: str, **fields: Any) -> Obj:

@@ -10,31 +10,17 @@ other's rules, and the test deletes it afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from fixtures import Target
-from reference_impl.errors import NotFound
 
 pytestmark = pytest.mark.conformance
 
 Obj = dict[str, Any]
 CLUSTER_ROLE = ("rbac.authorization.k8s.io/v1", "ClusterRole")
 AGGREGATE_TO_EDIT = "rbac.authorization.k8s.io/aggregate-to-edit"
-
-
-@pytest.fixture
-def cluster_roles(target: Target) -> Iterator[list[str]]:
-    """Names of ClusterRoles the test created; deleted afterwards."""
-    names: list[str] = []
-    yield names
-    for n in reversed(names):
-        try:
-            target.delete(*CLUSTER_ROLE, n)
-        except NotFound:
-            pass
 
 
 def _edit_rules(target: Target) -> list[Obj]:
