@@ -310,11 +310,21 @@ class Cluster:
         since: str | None = None,
         namespace: str | None = None,
         timeout: float | None = None,
+        *,
+        label_selector: str | None = None,
+        allow_bookmarks: bool = False,
+        send_initial_events: bool | None = None,
+        resource_version_match: str = "",
     ) -> Iterator[WatchEvent]:
         """Events of a kind. Without ``timeout`` it yields what has happened and stops;
-        with one it runs simulated time until events arrive, up to ``timeout`` seconds."""
+        with one it runs simulated time until events arrive, up to ``timeout`` seconds
+        (also the watch's timeoutSeconds, which times its last bookmark)."""
         self._served({"apiVersion": api_version, "kind": kind})
-        it = self.api.watch(api_version, kind, since, namespace)
+        it = self.api.watch(
+            api_version, kind, since, namespace, label_selector=label_selector,
+            allow_bookmarks=allow_bookmarks, send_initial_events=send_initial_events,
+            resource_version_match=resource_version_match, timeout_seconds=timeout,
+        )  # fmt: skip
         deadline = Instant(self.clock.now() + seconds(timeout or 0))
         return self._watch_loop(it, deadline, timeout is not None)
 

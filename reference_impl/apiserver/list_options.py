@@ -29,7 +29,9 @@ __all__ = [
     "decode_continue",
     "encode_continue",
     "page",
+    "parse_resource_version",
     "validate_list_options",
+    "validate_watch_options",
 ]
 
 Obj = dict[str, Any]
@@ -75,6 +77,37 @@ def validate_list_options(opts: ListOptions) -> None:
             causes.append(not_supported(path, match, [EXACT, NOT_OLDER_THAN, ""]))
         if match == EXACT and opts.resource_version == "0":
             causes.append(forbidden(path, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    if causes:
+        raise Invalid("ListOptions.meta.k8s.io", "", causes)
+
+
+def validate_watch_options(
+    send_initial_events: bool | None,
+    resource_version_match: str,
+    continue_: str = "",
+    *,
+    watch_list_enabled: bool = True,
+) -> None:
+    """ValidateListOptions for a watch (``validateWatchOptions``): Invalid ListOptions
+    (422). WatchList is on by default in 1.37; allowWatchBookmarks is not required."""
+    causes: list[Cause] = []
+    match = resource_version_match
+    path = "resourceVersionMatch"
+    if send_initial_events is not None:
+        if match != NOT_OLDER_THAN:
+            causes.append(forbidden(path, f"sendInitialEvents requires setting resourceVersionMatch to {NOT_OLDER_THAN}"))
+        if not watch_list_enabled:
+            causes.append(forbidden(
+                "sendInitialEvents",
+                "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+            ))  # fmt: skip
+    if match:
+        if send_initial_events is None:
+            causes.append(forbidden(path, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+        if match != NOT_OLDER_THAN:
+            causes.append(not_supported(path, match, [NOT_OLDER_THAN]))
+        if continue_:
+            causes.append(forbidden(path, "resourceVersionMatch is forbidden when continue is provided"))
     if causes:
         raise Invalid("ListOptions.meta.k8s.io", "", causes)
 
@@ -159,6 +192,11 @@ def _parse_rv(rv: str) -> int:
         f'invalid resource version: resourceVersion: Invalid value: "{rv}": '
         f'strconv.ParseUint: parsing "{rv}": {reason}'
     )
+
+
+def parse_resource_version(rv: str) -> int:
+    """A resourceVersion as a number ("" and "0" are 0); BadRequest when not one."""
+    return _parse_rv(rv)
 
 
 def too_large(minimum: int, current: int, retry_after: int = CACHE_RETRY_AFTER_S) -> Timeout:

@@ -102,9 +102,26 @@ class APIServer:
 
     # -- reads ------------------------------------------------------------------------
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Obj:
-        """The stored object, converted to ``api_version``; NotFound when absent."""
+    def get(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        resource_version: str = "",
+    ) -> Obj:
+        """The stored object, converted to ``api_version``; NotFound when absent.
+
+        ``resource_version`` (GetOptions, ``CacheDelegator.Get``): "" reads etcd, "0" the
+        watch cache (any age), "N" the cache once at least N, else "Too large resource
+        version" 504 (``watchCache.WaitUntilFreshAndGet`` gives up). The reference's
+        cache is always current, so each answers the newest stored object."""
         info = self.resource(api_version, kind)
+        if resource_version:
+            minimum = list_options.parse_resource_version(resource_version)
+            if minimum > self.store.revision:
+                raise list_options.too_large(minimum, self.store.revision)
         kv = self.store.get(keys.key(info, name, keys.namespace_for(info, namespace)))
         if kv is None:
             raise NotFound(f'{info.group_resource} "{name}" not found')
@@ -375,17 +392,48 @@ class APIServer:
     # -- watch ------------------------------------------------------------------------
 
     def watch(
-        self, api_version: str, kind: str, since: str | None = None, namespace: str | None = None
+        self,
+        api_version: str,
+        kind: str,
+        since: str | None = None,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: Callable[[Obj], bool] | None = None,
+        allow_bookmarks: bool = False,
+        send_initial_events: bool | None = None,
+        resource_version_match: str = "",
+        timeout_seconds: float | None = None,
     ) -> Iterator[WatchEvent]:
-        """A watch from ``since`` (a resourceVersion), or from now after a synthetic list.
+        """A watch from ``since`` (its resourceVersion) with upstream's watch options;
+        ``watch.open_watch`` has the rules (initial events, selectors, bookmarks).
 
         The iterator yields what has happened so far and stops; iterate again after more
-        simulated time to get more. Compacted revisions raise Gone, as with a real apiserver.
-        Every event's object is converted to ``api_version``.
+        simulated time to get more. Bad options are Invalid (ListOptions), a compacted
+        resourceVersion Gone, as a real apiserver's watch ends with an ERROR event. Every
+        event's object is converted to ``api_version``.
         """
         info = self.resource(api_version, kind)
+        list_options.validate_watch_options(send_initial_events, resource_version_match)
+        matches: Callable[[Obj], bool] | None = None
+        if (label_selector or "").strip() or field_selector is not None:
+            try:
+                sel = parse_selector(label_selector)
+            except ValueError as e:
+                raise BadRequest(str(e)) from None
+
+            def matches(obj: Obj) -> bool:
+                return sel.matches(obj["metadata"].get("labels")) and (
+                    field_selector is None or field_selector(obj)
+                )
+
         ns = keys.namespace_for(info, namespace) if namespace else None
-        return open_watch(self.store, keys.prefix(info, ns), api_version, since, self._out)
+        return open_watch(
+            self.store, keys.prefix(info, ns), api_version, since, self._out, kind=info.kind,
+            matches=matches, allow_bookmarks=allow_bookmarks,
+            send_initial_events=send_initial_events, clock=self.clock,
+            timeout_seconds=timeout_seconds,
+        )  # fmt: skip
 
     def add_event_handler(self, fn: Callable[[ObjectEvent], None]) -> None:
         """Call ``fn`` synchronously after every committed object write, in commit order.
