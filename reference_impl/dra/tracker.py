@@ -65,6 +65,7 @@ class ClaimTracker:
         self._for_node: dict[str, list[DeviceInfo]] = {}
         self._rank: dict[DeviceID, int] = {}  # a device's place in pool order
         self._by_id: dict[DeviceID, DeviceInfo] = {}
+        self._for_pool: dict[tuple[str, str], list[DeviceInfo]] | None = None  # built on use
         self._counter_sets: dict[tuple[str, str], dict[str, dict[str, Decimal]]] = {}
         self.incomplete: list[str] = []
         self.state = AllocatedState()
@@ -140,7 +141,7 @@ class ClaimTracker:
         pools, self.incomplete = gather_pools(self.slices.items(), self._parsed,
                                               self.features.compatibility_groups)
         self._by_node, self._global, self._by_id = {}, [], {}
-        self._for_node, self._rank = {}, {}
+        self._for_node, self._rank, self._for_pool = {}, {}, None
         self._counter_sets = {(p.driver, p.name): p.counter_sets for p in pools}
         for p in pools:
             for d in p.devices:
@@ -173,6 +174,16 @@ class ClaimTracker:
                 out = own or self._global
             self._for_node[node_name] = out
         return out
+
+    def pool_devices(self, driver: str, pool: str) -> list[DeviceInfo]:
+        """The devices of pool ``(driver, pool)``, wherever usable, in pool order. Callers
+        must not change the list."""
+        self._refresh()
+        if self._for_pool is None:
+            self._for_pool = {}
+            for d in self._by_id.values():
+                self._for_pool.setdefault((d.id[0], d.id[1]), []).append(d)
+        return self._for_pool.get((driver, pool), [])
 
     def device(self, did: DeviceID) -> DeviceInfo | None:
         """A published device by id."""

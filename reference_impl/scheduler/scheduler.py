@@ -206,29 +206,6 @@ class Scheduler:
         # Allow/Reject may be called from inside another plugin's cycle: continue later.
         self.ctx.clock.call_later(Duration(0), resume)
 
-    def preempt_for_group(
-        self, pinfos: list[QueuedPodInfo], pg: Obj, need: int
-    ) -> tuple[bool, Status]:
-        """Workload-aware preemption for a gang that did not fit: whether victims were
-        chosen, and the status ``RunPodGroupPostFilterPlugins`` gives (``workload_cycle``
-        folds its message into the group's)."""
-        reasons: list[str] = []
-        for pl in self.framework.post_filter:
-            preempt = getattr(pl, "preempt_group", None)
-            if preempt is None:
-                continue
-            fits = lambda: self.workload.dry_run(pinfos, pg, need)  # noqa: E731
-            place = lambda: self.workload.dry_run_placement(pinfos, pg, need)  # noqa: E731
-            chosen, status = preempt([p.pod for p in pinfos], pg, need, fits, place)
-            if status.code is Code.UNSCHEDULABLE and not status.reasons and need > 0:
-                # No fit with every victim gone: upstream reports that dry run's status.
-                why = self.workload.last_dry_run_message
-                status = Status(Code.UNSCHEDULABLE, (f"pod group preemption: {why}",) if why else ())
-            if status.is_success() or status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                return chosen, status.with_plugin(pl.name())
-            reasons += status.reasons
-        return False, Status(Code.UNSCHEDULABLE, tuple(reasons))
-
     def reject_waiting(self, key: str, message: str) -> bool:
         """Reject a pod parked at Permit (it was deleted); False if none was waiting."""
         wp = self.framework.waiting_pods.get(key)

@@ -29,6 +29,10 @@ from reference_impl.scheduler.framework.interface import (
     EventResource,
     Status,
 )
+from reference_impl.scheduler.framework.pod_group_post_filter import (
+    PodGroupPostFilterInfo,
+    PodGroupScheduling,
+)
 from reference_impl.scheduler.framework.types import QueuedPodInfo
 from reference_impl.scheduler.group_placement import (
     PG_UNSCHEDULABLE,
@@ -36,7 +40,6 @@ from reference_impl.scheduler.group_placement import (
     GroupPlacer,
     as_error,
 )
-from reference_impl.scheduler.plugins.dynamic_resources_podgroup import PodGroupInfo
 from reference_impl.scheduler.plugins.gang_scheduling import (
     NAME as GANG,
 )
@@ -258,30 +261,19 @@ class WorkloadCycle:
         self.submit_unschedulable(pinfos, pg, att, group, final, waiting)
 
     def _post_filter(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> Status:
-        """``RunPodGroupPostFilterPlugins`` in profile order: the first Success or
-        UnschedulableAndUnresolvable ends it, an Error becomes "error in ...", else every
-        Unschedulable reason is kept. DynamicResources' PodGroupPostFilter runs before
-        DefaultPreemption's (``preempt_for_group``), as the default profile orders them."""
-        reasons: list[str] = []
-        rejector = ""
-        info = PodGroupInfo(pg, [p.pod for p in pinfos],
-                            scheduled=len(self._bound_pods(group_key(pinfos[0].pod) or "")))
-        for pl in self._s.framework.post_filter:
-            run = getattr(pl, "pod_group_post_filter", None)
-            if run is None:
-                continue
-            st: Status = run(self.placer.group_cycle, info)
-            if st.is_success() or st.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                return st.with_plugin(pl.name())
-            if st.code is not Code.UNSCHEDULABLE:
-                why = f'error in "{pl.name()}" PodGroupPostFilter plugins: {st.message()}'
-                return Status(Code.ERROR, (why,), pl.name())
-            reasons += st.reasons
-            rejector = rejector or pl.name()
-        _, post = self._s.preempt_for_group(pinfos, pg, need)
-        if post.is_success() or post.code is not Code.UNSCHEDULABLE:
-            return post
-        return Status(Code.UNSCHEDULABLE, (*reasons, *post.reasons), rejector or post.plugin)
+        """``RunPodGroupPostFilterPlugins`` (the framework's PodGroupPostFilter plugins, in
+        profile order) with the group algorithm's dry runs as ``pgSchedulingFunc``."""
+        info = PodGroupPostFilterInfo(
+            pg, [p.pod for p in pinfos],
+            scheduled=len(self._bound_pods(group_key(pinfos[0].pod) or "")), need=need)
+        schedule = PodGroupScheduling(
+            fits=lambda: self.dry_run(pinfos, pg, need),
+            place=lambda: self.dry_run_placement(pinfos, pg, need),
+            message=lambda: self.last_dry_run_message,
+        )
+        _, st = self._s.framework.run_pod_group_post_filter_plugins(
+            self.placer.group_cycle, info, schedule)
+        return st
 
     def submit_unschedulable(
         self,

@@ -56,6 +56,13 @@ from reference_impl.scheduler.framework.placement import (
     PlacementGeneratePlugin,
     PlacementScorePlugin,
 )
+from reference_impl.scheduler.framework.pod_group_post_filter import (
+    PodGroupPostFilterInfo,
+    PodGroupPostFilterPlugin,
+    PodGroupPostFilterResult,
+    PodGroupScheduling,
+    run_pod_group_post_filter_plugins,
+)
 from reference_impl.scheduler.framework.registry import Registry, SchedulerFeatures, SharedLister
 from reference_impl.scheduler.framework.signature import PodSignature, PodSigner
 from reference_impl.scheduler.framework.sorted_nodes import NodePluginScores, PluginScore
@@ -139,6 +146,7 @@ class Framework:
         self.placement_generate = [p for p in ps if isinstance(p, PlacementGeneratePlugin)]
         self.placement_feasible = [p for p in ps if isinstance(p, PlacementFeasiblePlugin)]
         self.placement_score = [p for p in ps if isinstance(p, PlacementScorePlugin)]
+        self.pod_group_post_filter = [p for p in ps if isinstance(p, PodGroupPostFilterPlugin)]
         if len(self.placement_generate) > 1:  # NewFramework: only the first would ever run
             raise ValueError("at most one placement generate plugin is allowed for profile with "
                              f'scheduler name "{profile.scheduler_name}"')
@@ -334,6 +342,14 @@ class Framework:
             reasons += s.reasons
             plugin = plugin or pl.name()
         return result, Status(Code.UNSCHEDULABLE, tuple(reasons), plugin)
+
+    def run_pod_group_post_filter_plugins(
+        self, state: CycleState | None, info: PodGroupPostFilterInfo, schedule: PodGroupScheduling
+    ) -> tuple[PodGroupPostFilterResult | None, Status]:
+        """``RunPodGroupPostFilterPlugins`` over this profile's PodGroupPostFilter plugins."""
+        return run_pod_group_post_filter_plugins(
+            self.pod_group_post_filter, state, info, schedule,
+            generic_workload=self._features.enable_generic_workload)
 
     def run_pre_score_plugins(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """Run PreScore; SKIP disables the plugin's Score."""

@@ -38,6 +38,11 @@ from reference_impl.scheduler.framework.interface import (
     PostFilterResult,
     Status,
 )
+from reference_impl.scheduler.framework.pod_group_post_filter import (
+    PodGroupPostFilterInfo,
+    PodGroupPostFilterResult,
+    PodGroupScheduling,
+)
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, pod_key
 from reference_impl.scheduler.nominator import Nominator
@@ -176,6 +181,22 @@ class DefaultPreemption:
         _nominate(self._h.ctx.server, nominations)
         n = sum(len(u.pods) for u in picked[0])
         return True, _pg_status(Code.SUCCESS, f"found a placement for podgroup, preempting {n} victims")
+
+    def pod_group_post_filter(
+        self, state: CycleState | None, info: PodGroupPostFilterInfo, schedule: PodGroupScheduling
+    ) -> tuple[PodGroupPostFilterResult | None, Status]:
+        """``PodGroupPostFilter``: gang preemption (``preempt_group``) with ``schedule`` as
+        the fit test. Where the group does not fit even with every victim gone, upstream's
+        evaluator returns the group algorithm's own status: its message, prefixed."""
+        pg = info.pod_group
+        if pg is None:
+            return None, Status(Code.UNSCHEDULABLE)
+        _, status = self.preempt_group(
+            list(info.unscheduled), pg, info.need, schedule.fits, schedule.place, info.exclude)
+        if status.code is Code.UNSCHEDULABLE and not status.reasons and info.need > 0:
+            why = schedule.message()
+            status = Status(Code.UNSCHEDULABLE, (f"pod group preemption: {why}",) if why else ())
+        return None, status
 
     def select_victims_on_node(
         self, state: CycleState, pod: Obj, ni: NodeInfo, units: list[Unit]

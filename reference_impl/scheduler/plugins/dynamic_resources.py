@@ -48,6 +48,10 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.pod_group_post_filter import (
+    PodGroupPostFilterResult,
+    PodGroupScheduling,
+)
 from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
@@ -126,6 +130,7 @@ class DynamicResources(DynamicResourcesScore):
         self._ext = ext.DeviceClassMapping(handle.ctx) if gate else None
         self._index = ClaimEventIndex(self.tracker)
         self._node_alloc = handle.ctx.gates.get(na.GATE, False)
+        self._na_devices: bool | None = None  # na.any_node_allocatable, per set of slices
         self._pod_level = handle.ctx.gates.get("PodLevelResources", True)
 
     def name(self) -> str:
@@ -145,6 +150,8 @@ class DynamicResources(DynamicResourcesScore):
         self._move = move
 
     def _event(self, kind: str, ev: ObjectEvent) -> None:
+        if kind == "ResourceSlice":
+            self._na_devices = None
         if self._move is None:
             return
         old = ev.obj if ev.type == "DELETED" else ev.old
@@ -162,9 +169,13 @@ class DynamicResources(DynamicResourcesScore):
         return self._index.event_keys(event, old, new)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """Claims (with a hint), slices, classes and rules."""
+        """Claims (with a hint), the pod's generated claims (with a hint), slices, classes
+        and nodes."""
         return (
             ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.ALL), self._claim_hint),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
+                self._target_pod_hint),
             ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, ActionType.ALL)),
             ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ALL)),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
@@ -188,6 +199,13 @@ class DynamicResources(DynamicResourcesScore):
             return QueueingHint.QUEUE
         same = (old.get("status") or {}) == (new.get("status") or {})  # e.g. a finalizer added
         return QueueingHint.QUEUE_SKIP if same else QueueingHint.QUEUE
+
+    def _target_pod_hint(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+        """``isSchedulableAfterTargetPodUpdate``: the updated pod's claims must all resolve
+        (its status now names the generated ones)."""
+        if new is None:
+            return QueueingHint.QUEUE  # upstream: not a pod, an error and Queue
+        return QueueingHint.QUEUE_SKIP if self._claims(new)[2] else QueueingHint.QUEUE
 
     # -- PreEnqueue / PreFilter ------------------------------------------------------------
 
@@ -245,7 +263,7 @@ class DynamicResources(DynamicResourcesScore):
         allocated: list[Obj] = []
         pending: list[Obj] = []
         node_ops: list[str] = []
-        merged: list[Obj] = []
+        merged: list[Obj] = []  # the claims with pending allocations (gate on only)
         reused: set[str] = set()
         # KEP-5729: a shared PodGroup claim is reserved for the group, not for the pod.
         consumers = [self.tracker.consumer(pod, ref) for ref in refs]
@@ -261,7 +279,8 @@ class DynamicResources(DynamicResourcesScore):
             if assumed is not None:  # a group member reserved it earlier in this group cycle
                 c = {**c, "status": {**st, "allocation": assumed}}
             (allocated if st.get("allocation") or assumed else pending).append(c)
-            merged.append(c)
+            if self._node_alloc:
+                merged.append(c)
             if assumed is not None:
                 reused.add(object_key(c))
             if requires_optional_node_operations(st.get("allocation") or assumed):
@@ -269,7 +288,12 @@ class DynamicResources(DynamicResourcesScore):
         missing = missing_device_class(pending, self.tracker.classes.cache)
         if missing:  # waits in the pool for the DeviceClass event
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (missing,))
-        node_alloc = na.prepare(list(self.tracker.slices.items()), merged, refs) if self._node_alloc else None
+        node_alloc = None
+        if self._node_alloc:
+            if self._na_devices is None:
+                self._na_devices = na.any_node_allocatable(self.tracker.slices.cache.values())
+            node_alloc = na.prepare(lambda: list(self.tracker.slices.items()), merged, refs,
+                                    self._na_devices)
         st_data = _State(claims, allocated, pending, ext_requests=ext_reqs, consumers=consumers,
                          node_ops=node_ops, reused=reused, node_alloc=node_alloc)
         state.write(_KEY, st_data)
@@ -368,10 +392,16 @@ class DynamicResources(DynamicResourcesScore):
         keys = sorted(s.unavailable) if s is not None else []
         return None, binding.deallocate_one(self._ctx.server, self.tracker, keys, pod)
 
-    def pod_group_post_filter(self, group: CycleState | None, info: pgpf.PodGroupInfo) -> Status:
+    def pod_group_post_filter(
+        self,
+        group: CycleState | None,
+        info: pgpf.PodGroupInfo,
+        schedule: PodGroupScheduling,
+    ) -> tuple[PodGroupPostFilterResult | None, Status]:
         """``PodGroupPostFilter``: free the failed gang's unusable claims
-        (``dynamic_resources_podgroup``)."""
-        return pgpf.pod_group_post_filter(self._ctx.server, self.tracker, self._ctx.gates, group, info)
+        (``dynamic_resources_podgroup``); never a result (it nominates nothing)."""
+        st = pgpf.pod_group_post_filter(self._ctx.server, self.tracker, self._ctx.gates, group, info)
+        return None, st
 
     def filter_suspects(
         self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]

@@ -6,9 +6,11 @@ the queue skip that scan: a pod the plugin rejected is filed under ``pod:<uid>``
 DeviceClass its claims request. An event names the keys it may help:
 
 - a ResourceClaim event: the claim, its owning pod, and, when it frees an allocation, the
-  classes whose selectors match the freed devices;
+  classes whose selectors match the freed devices or a device consuming the same shared
+  counters (upstream queues every pod on a deallocation: ``preQueueingHint``);
 - a ResourceSlice event, or a Node add: the classes whose selectors match a device that is
-  now usable in the slice's pool (or from the node);
+  now usable in the slice's pool (the whole pool when the slice declares shared counters
+  or has no node name), or from the node;
 - a DeviceClass event: the class.
 
 Anything else (e.g. a DeviceTaintRule change) names no keys, and every pod the plugin
@@ -128,7 +130,7 @@ class ClaimEventIndex:
                 for r in (freed.get("devices") or {}).get("results") or ()
             ]
             devices = [d for d in map(self._t.device, ids) if d is not None]
-            keys += self._classes_matching(devices)
+            keys += self._classes_matching(self._counter_sharers(devices))
         return keys
 
     def _node_keys(self, node: str) -> list[str]:
@@ -143,9 +145,30 @@ class ClaimEventIndex:
     def _pool_devices(self, slice_: Obj) -> list[DeviceInfo]:
         # The whole pool: the slice that completes a pool makes its siblings' devices usable.
         spec = slice_.get("spec") or {}
-        pool = (spec.get("pool") or {}).get("name", "")
-        devices = self._t.devices_for(str(spec.get("nodeName") or ""))
-        return [d for d in devices if d.id[0] == spec.get("driver") and d.id[1] == pool]
+        driver, pool = str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", ""))
+        node = spec.get("nodeName")
+        if not node or spec.get("sharedCounters"):
+            # Counters are consumed by devices anywhere in the pool, and devices with their
+            # own node selection (perDeviceNodeSelection) are not under the slice's node.
+            return self._t.pool_devices(driver, pool)
+        devices = self._t.devices_for(str(node))
+        return [d for d in devices if d.id[0] == driver and d.id[1] == pool]
+
+    def _counter_sharers(self, freed: list[DeviceInfo]) -> list[DeviceInfo]:
+        """``freed`` and the devices of their pools consuming the same counter sets: freed
+        counters (DRAPartitionableDevices) may let a device of another class fit."""
+        sets = {(d.id[0], d.id[1], str(u.get("counterSet", ""))) for d in freed for u in d.counters}
+        if not sets:
+            return freed
+        out, seen = list(freed), {d.id for d in freed}
+        for driver, pool in sorted({(a, b) for a, b, _ in sets}):
+            for d in self._t.pool_devices(driver, pool):
+                if d.id not in seen and any(
+                    (driver, pool, str(u.get("counterSet", ""))) in sets for u in d.counters
+                ):
+                    out.append(d)
+                    seen.add(d.id)
+        return out
 
     def _classes_matching(self, devices: Sequence[DeviceInfo]) -> list[str]:
         if not devices:

@@ -13,7 +13,7 @@ mapped device cannot be shared across pods. Everything here runs only with the g
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Final
@@ -34,6 +34,7 @@ __all__ = [
     "GATE",
     "CycleData",
     "NodeAllocatableError",
+    "any_node_allocatable",
     "build_statuses",
     "check_node",
     "check_sharing",
@@ -455,13 +456,21 @@ def _key(claim: Obj) -> str:
     return f'{claim["metadata"].get("namespace", "default")}/{claim["metadata"]["name"]}'
 
 
-def prepare(slices: Sequence[Obj], claims: Sequence[Obj], refs: Sequence[Obj]) -> CycleData:
-    """PreFilter: claim uids by pod claim name; which allocated claims map resources."""
+def any_node_allocatable(slices: Iterable[Obj]) -> bool:
+    """Whether a published device declares ``nodeAllocatableResources`` (the plugin keeps
+    it per set of slices: it is no per-pod fact)."""
+    return any(d.get("nodeAllocatableResources")
+               for s in slices for d in (s.get("spec") or {}).get("devices") or ())
+
+
+def prepare(slices: Callable[[], Sequence[Obj]], claims: Sequence[Obj], refs: Sequence[Obj],
+            any_devices: bool) -> CycleData:
+    """PreFilter: claim uids by pod claim name; which allocated claims map resources
+    (``claimHasNodeAllocatableMappedDevice``: the slices are listed only for those)."""
     uids = {str(r["name"]): str(c["metadata"].get("uid", "")) for c, r in zip(claims, refs, strict=True)}
-    mapped = {_key(c): claim_has_mapped_device((c.get("status") or {}).get("allocation"), slices)
-              for c in claims if (c.get("status") or {}).get("allocation")}
-    any_devices = any(d.get("nodeAllocatableResources")
-                      for s in slices for d in (s.get("spec") or {}).get("devices") or ())
+    allocs = [(c, a) for c in claims if (a := (c.get("status") or {}).get("allocation"))]
+    listed = slices() if allocs else ()
+    mapped = {_key(c): claim_has_mapped_device(a, listed) for c, a in allocs}
     return CycleData(uids, mapped, any_devices=any_devices)
 
 

@@ -14,7 +14,6 @@ The per-member PreFilter states live in the pod-group cycle's CycleState under
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
@@ -25,6 +24,7 @@ from reference_impl.dra.workload_claims import group_claim_name, pod_group_key
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import Code, Status
+from reference_impl.scheduler.framework.pod_group_post_filter import PodGroupPostFilterInfo
 from reference_impl.scheduler.plugins import dynamic_resources_binding as binding
 from reference_impl.scheduler.plugins import extended_resources as ext
 
@@ -59,15 +59,7 @@ class GroupState:
 GROUP_KEY: Final = StateKey[GroupState]("PreFilterDynamicResources")
 
 
-@dataclass(frozen=True, slots=True)
-class PodGroupInfo:
-    """``fwk.PodGroupInfo`` as the plugin reads it; ``scheduled`` is the PodGroup
-    manager's ``ScheduledPodsCount`` (members bound or assumed before this cycle)."""
-
-    pod_group: Obj | None
-    unscheduled: Sequence[Obj]
-    composite: bool = False
-    scheduled: int = 0
+PodGroupInfo = PodGroupPostFilterInfo  # ``fwk.PodGroupInfo``, as the framework defines it
 
 
 def record(state: CycleState, pod: Obj, s: PodState | None) -> None:

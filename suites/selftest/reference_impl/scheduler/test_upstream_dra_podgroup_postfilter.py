@@ -23,6 +23,7 @@ from reference_impl.cluster import Cluster, ClusterConfig
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import Code
+from reference_impl.scheduler.framework.pod_group_post_filter import PodGroupScheduling
 from reference_impl.scheduler.plugins import dynamic_resources_podgroup as pgpf
 from reference_impl.scheduler.plugins.dynamic_resources import _State
 from reference_impl.scheduler.plugins.extended_resources import ANNOTATION
@@ -47,6 +48,7 @@ from suites.selftest.reference_impl.scheduler.upstream_dra_harness import (
 
 PG = "my-podgroup"
 EXT = "pod-extended-resources"
+NO_RUN = PodGroupScheduling()  # the plugin never re-runs the group algorithm
 _SCHED = "scheduling.k8s.io/v1beta1"
 
 
@@ -185,7 +187,7 @@ def test_pod_group_post_filter(name: str) -> None:
     env, pg = _env(row)
     group = _group_cycle(env, row)
     info = pgpf.PodGroupInfo(pg, row.pods)
-    got = env.plugin.pod_group_post_filter(group, info)
+    _, got = env.plugin.pod_group_post_filter(group, info, NO_RUN)
     assert (got.code, got.message()) == row.want
     env.clock.settle()
     if name in ("deallocate-pod-level-claim", "deallocate-podgroup-level-claim"):
@@ -204,14 +206,14 @@ def test_pod_group_post_filter(name: str) -> None:
 def test_missing_group_state_is_an_error() -> None:
     """getPodGroupStateDataFromPodGroupCycleState: no member's PreFilter wrote the state."""
     env, pg = _env(ROWS["empty"])
-    got = env.plugin.pod_group_post_filter(CycleState(), pgpf.PodGroupInfo(pg, [POD1]))
+    _, got = env.plugin.pod_group_post_filter(CycleState(), pgpf.PodGroupInfo(pg, [POD1]), NO_RUN)
     assert (got.code, got.message()) == (Code.ERROR, "not found")
 
 
 def test_composite_pod_group_is_not_supported() -> None:
     env, pg = _env(ROWS["unreserve-podgroup-claim"])
     info = pgpf.PodGroupInfo(pg, [POD1], composite=True)
-    got = env.plugin.pod_group_post_filter(_group_cycle(env, ROWS["unreserve-podgroup-claim"]), info)
+    _, got = env.plugin.pod_group_post_filter(_group_cycle(env, ROWS["unreserve-podgroup-claim"]), info, NO_RUN)
     assert (got.code, got.message()) == (Code.UNSCHEDULABLE, "")
     assert _status(env, CLAIM).get("reservedFor")
 
@@ -220,7 +222,8 @@ def test_scheduled_member_keeps_group_claims() -> None:
     """deallocatePodGroupClaims: a member already scheduled keeps the group's claims."""
     row = ROWS["unreserve-podgroup-claim"]
     env, pg = _env(row)
-    got = env.plugin.pod_group_post_filter(_group_cycle(env, row), pgpf.PodGroupInfo(pg, [POD1], scheduled=1))
+    info = pgpf.PodGroupInfo(pg, [POD1], scheduled=1)
+    _, got = env.plugin.pod_group_post_filter(_group_cycle(env, row), info, NO_RUN)
     assert (got.code, got.message()) == (Code.UNSCHEDULABLE, pgpf.COMPLETED)
     assert _status(env, CLAIM).get("reservedFor")
 

@@ -16,6 +16,11 @@ from reference_impl.clock import Duration
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import OK, ScoreExtensions, Status
 from reference_impl.scheduler.framework.placement import Placement, PodGroupInfo
+from reference_impl.scheduler.framework.pod_group_post_filter import (
+    PodGroupPostFilterInfo,
+    PodGroupPostFilterResult,
+    PodGroupScheduling,
+)
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
 from reference_impl.scheduler.framework.runtime import Framework
 from reference_impl.scheduler.framework.types import NodeInfo
@@ -82,6 +87,11 @@ class AllPointsPl:
     def normalize_placement_scores(self, group: PodGroupInfo, scores: list[int]) -> Status | None:
         return None
 
+    def pod_group_post_filter(
+        self, state: CycleState | None, info: PodGroupPostFilterInfo, schedule: PodGroupScheduling
+    ) -> tuple[PodGroupPostFilterResult | None, Status]:
+        return None, OK
+
 
 class PlacementScorePl:
     """``placementScorePlugin1``: PlacementScore only."""
@@ -124,7 +134,7 @@ def _listed(fw: Framework) -> dict[str, list[Any]]:
         "QueueSort": [fw.queue_sort], "PreFilter": fw.pre_filter, "Filter": fw.filter,
         "PostFilter": fw.post_filter, "PreScore": fw.pre_score, "Reserve": fw.reserve,
         "Permit": fw.permit, "PreBind": fw.pre_bind, "Bind": fw.bind, "PostBind": fw.post_bind,
-        "PlacementGenerate": fw.placement_generate,
+        "PlacementGenerate": fw.placement_generate, "PodGroupPostFilter": fw.pod_group_post_filter,
     }
     out: dict[str, list[Any]] = {k: [p.name() for p in v] for k, v in points.items() if v}
     for k, v in (("Score", fw.score), ("PlacementScore", fw.placement_score)):
@@ -135,7 +145,7 @@ def _listed(fw: Framework) -> dict[str, list[Any]]:
 
 TP = "test-plugin"
 ALL_POINTS = ("QueueSort", "PreFilter", "Filter", "PostFilter", "PreScore", "Reserve", "Permit",
-              "PreBind", "Bind", "PostBind", "PlacementGenerate")
+              "PreBind", "Bind", "PostBind", "PlacementGenerate", "PodGroupPostFilter")
 PER_POINT = pytest.mark.skip(reason="per-extension-point sets: a reference profile is multi-point only")
 
 
@@ -167,7 +177,6 @@ PER_POINT = pytest.mark.skip(reason="per-extension-point sets: a reference profi
 )
 def test_new_framework_multi_point_expansion(entries: list[tuple[Any, int]], want: dict[str, list[Any]],
                                              want_err: str) -> None:
-    # The PodGroupPostFilter point is not listed: the reference runs it in workload_cycle.
     if want_err:
         with pytest.raises(ValueError, match=want_err):
             _multi_point(*entries)
