@@ -14,6 +14,7 @@ from typing import Any
 
 from reference_impl.apiserver import conversion
 from reference_impl.apiserver.server import APIServer, ObjectEvent
+from reference_impl.apiserver.workqueue_rate import RateLimiter
 from reference_impl.clock import Duration, Priority, SimClock, millis
 from reference_impl.errors import ApiError, Conflict, NotFound
 
@@ -106,8 +107,12 @@ class InformerFactory:
 class WorkQueue:
     """A de-duplicating FIFO of keys drained as clock events (``workqueue.RateLimiting``).
 
-    A sync that raises Conflict or NotFound is retried with exponential backoff, as
-    controllers requeue on optimistic-concurrency failures.
+    Without ``rate_limiter``, a sync that raises Conflict or NotFound is retried with
+    exponential backoff (10 ms doubling to 1 s), another API error at most 10 times (not
+    upstream: the queues not yet on their controller's limiter). Given ``rate_limiter``
+    (upstream's, e.g. ``workqueue_rate.default_controller_rate_limiter``), every API
+    error requeues the key after ``when(key)`` (``AddRateLimited``), forever or, with
+    ``max_retries``, while ``NumRequeues`` is below it; success ``Forget``s it.
     """
 
     def __init__(
@@ -117,6 +122,8 @@ class WorkQueue:
         *,
         name: str,
         priority: Priority = Priority.NORMAL,
+        rate_limiter: RateLimiter | None = None,
+        max_retries: int | None = None,
     ) -> None:
         self.name = name
         self._clock = clock
@@ -126,6 +133,8 @@ class WorkQueue:
         self._dirty: set[str] = set()
         self._scheduled = False
         self._failures: dict[str, int] = {}
+        self.rate_limiter = rate_limiter
+        self.max_retries = max_retries
 
     def add(self, key: str) -> None:
         """Queue ``key`` unless it is already waiting."""
@@ -144,11 +153,20 @@ class WorkQueue:
     def __len__(self) -> int:
         return len(self._queue)
 
+    def num_requeues(self, key: str) -> int:
+        """``NumRequeues``: the key's failures since its last success."""
+        if self.rate_limiter is not None:
+            return self.rate_limiter.num_requeues(key)
+        return self._failures.get(key, 0)
+
     def _drain(self) -> None:
         self._scheduled = False
         batch, self._queue = self._queue, []
         for key in batch:
             self._dirty.discard(key)
+            if self.rate_limiter is not None:
+                self._run_rate_limited(key, self.rate_limiter)
+                continue
             try:
                 self._sync(key)
                 self._failures.pop(key, None)
@@ -159,3 +177,12 @@ class WorkQueue:
                 n = self._failures[key] = self._failures.get(key, 0) + 1
                 if n <= 10:
                     self.add_after(key, millis(min(5 * 2**n, 1000)))
+
+    def _run_rate_limited(self, key: str, limiter: RateLimiter) -> None:
+        try:
+            self._sync(key)
+        except ApiError:
+            if self.max_retries is None or limiter.num_requeues(key) < self.max_retries:
+                self.add_after(key, limiter.when(key))
+                return
+        limiter.forget(key)  # synced, or dropped out of the queue

@@ -7,9 +7,13 @@ The objects come from ``rbac_bootstrap.json`` (written by ``tools/rbacpolicy/ext
 for the live cluster's gates), each labelled ``kubernetes.io/bootstrapping=rbac-defaults``
 and annotated ``rbac.authorization.kubernetes.io/autoupdate: "true"``. The hook creates
 every object the store lacks (ClusterRoles, ClusterRoleBindings, Roles, RoleBindings, in
-that order) and leaves existing ones alone. Not modelled: its reconcile of an existing
-``autoupdate`` object (missing rules, labels, annotations and aggregation selectors
-added), and ``tryEnsureNamespace`` (kube-system and kube-public are not created here).
+that order) and reconciles the existing ones (``rbac_reconcile``): unless annotated
+``autoupdate: "false"``, an object gets the missing labels, annotations, rules,
+aggregation selectors and subjects, and a binding whose roleRef differs is deleted and
+created again. Not modelled: ``tryEnsureNamespace`` (kube-system and kube-public are
+created by the cluster's system namespaces step, ``reference_impl.cluster``), and
+``primeAggregatedClusterRoles`` / ``primeSplitClusterRoleBindings`` (migrations from
+releases before 1.9 and 1.16).
 
 Upstream stores the aggregated ClusterRoles (admin, edit, view) with no rules and the
 aggregation controller fills them in a moment later; the reference stores the rules that
@@ -30,6 +34,11 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.apiserver import keys, lookups
+from reference_impl.apiserver.rbac_reconcile import (
+    Operation,
+    compute_reconciled_role,
+    compute_reconciled_role_binding,
+)
 from reference_impl.clock import rfc3339
 from reference_impl.features import FeatureGates
 from reference_impl.rng import Rng
@@ -131,7 +140,34 @@ def ensure_rbac_policy(server: APIServer) -> None:
         store.put_new(events)
         server.writes += len(events)
         return
-    for key, head, middle, tail in _encoded():
-        if store.get(key) is None:
-            store.put(key, b"".join((head, now, middle, rng.uuid4().encode(), tail)))
-            server.writes += 1
+    for (key, head, middle, tail), (_, expected) in zip(_encoded(), bootstrap_objects(), strict=True):
+        if store.get(key) is not None:
+            if not _reconcile(server, expected):
+                continue  # up to date, or protected
+            # a binding whose roleRef changed was deleted: created again below
+        store.put(key, b"".join((head, now, middle, rng.uuid4().encode(), tail)))
+        server.writes += 1
+
+
+def _reconcile(server: APIServer, expected: Obj) -> bool:
+    """``ReconcileRoleOptions.Run`` / ``ReconcileRoleBindingOptions.Run`` with Confirm and
+    without removing extras, over a stored bootstrap object: the union update written, or
+    (a binding whose roleRef differs) the object deleted; True when it must be created."""
+    kind, meta = expected["kind"], expected["metadata"]
+    existing = server.get(RBAC, kind, meta["name"], meta.get("namespace"))
+    if kind.endswith("Binding"):
+        b = compute_reconciled_role_binding(existing, expected, remove_extra_subjects=False)
+        if b.protected or b.operation is Operation.NONE:
+            return False
+        if b.operation is Operation.RECREATE:
+            server.delete(RBAC, kind, meta["name"], meta.get("namespace"))
+            return True
+        server.update(b.binding)
+        return False
+    if expected.get("aggregationRule") is not None:
+        # upstream's policy gives an aggregated role no rules (the controller fills them)
+        expected = {**expected, "rules": []}
+    r = compute_reconciled_role(existing, expected, remove_extra_permissions=False)
+    if not r.protected and r.operation is Operation.UPDATE:
+        server.update(r.role)
+    return False

@@ -22,6 +22,7 @@ from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.equality import semantic
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 
 __all__ = [
     "FIELD_MANAGER",
@@ -89,7 +90,8 @@ class ClusterRoleAggregationController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self.sync, name="ClusterRoleAggregator")
+        self._queue = WorkQueue(ctx.clock, self.sync, name="ClusterRoleAggregator",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._roles: SharedInformer | None = None
 
     def start(self) -> None:

@@ -45,10 +45,14 @@ class ControllerExpectations:
     the time a create returns; they still guard a sync that runs between a request and
     its event (e.g. a retried write), exactly as upstream uses them. As upstream's,
     observations lower the counts below zero (``LowerExpectations``), and expectations
-    recorded with ``now`` expire after ``ttl`` (``ExpectationsTimeout``, 5 minutes).
+    recorded with ``now`` expire after ``ttl`` (``ExpectationsTimeout``, 5 minutes:
+    ``ControlleeExpectations.isExpired``). Given ``clock`` (a controller's simulated
+    clock), ``expect`` and ``satisfied`` read it when ``now`` is not passed, as upstream
+    stamps every ``SetExpectations`` and checks the age in ``SatisfiedExpectations``.
     """
 
     ttl: Duration = field(default_factory=lambda: seconds(EXPECTATIONS_TIMEOUT_S))
+    clock: Callable[[], Instant] | None = None
     _adds: dict[str, int] = field(default_factory=dict)
     _dels: dict[str, int] = field(default_factory=dict)
     _stamps: dict[str, Instant] = field(default_factory=dict)
@@ -60,6 +64,8 @@ class ControllerExpectations:
         replaces them; counts still pending add up."""
         self._adds[key] = max(self._adds.get(key, 0), 0) + adds
         self._dels[key] = max(self._dels.get(key, 0), 0) + dels
+        if now is None and self.clock is not None:
+            now = self.clock()
         if now is not None:
             self._stamps[key] = now
 
@@ -84,6 +90,8 @@ class ControllerExpectations:
         or (given ``now``) they were set more than ``ttl`` ago."""
         if self._adds.get(key, 0) <= 0 and self._dels.get(key, 0) <= 0:
             return True
+        if now is None and self.clock is not None:
+            now = self.clock()
         stamp = self._stamps.get(key)
         return now is not None and stamp is not None and now - stamp > self.ttl
 

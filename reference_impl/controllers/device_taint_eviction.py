@@ -22,6 +22,7 @@ from reference_impl.api.meta import set_condition
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import Instant, Timer, rfc3339
 from reference_impl.controllers.device_taint_eviction_status import RULE_STATUS_PERIOD, RuleStatus
 from reference_impl.controllers.device_taint_eviction_time import (
@@ -58,8 +59,10 @@ class DeviceTaintEvictionController:
         self._claims = inf.informer(API, "ResourceClaim")
         self._slices = inf.informer(API, "ResourceSlice")
         self._rules = inf.informer(API, "DeviceTaintRule")
-        self._pod_q = WorkQueue(ctx.clock, self._sync_pod, name="devicetainteviction-pods")
-        self._rule_q = WorkQueue(ctx.clock, self._sync_rule, name="devicetainteviction-rules")
+        # Upstream's one queue of pods and rules: one DefaultTypedControllerRateLimiter.
+        limiter = default_controller_rate_limiter(ctx.clock.now)
+        self._pod_q = WorkQueue(ctx.clock, self._sync_pod, name="devicetainteviction-pods", rate_limiter=limiter)
+        self._rule_q = WorkQueue(ctx.clock, self._sync_rule, name="devicetainteviction-rules", rate_limiter=limiter)
         self._device_taints: dict[DeviceID, list[Obj]] = {}  # NoExecute slice taints
         self._pool_slices: dict[tuple[str, str], dict[str, Obj]] = {}  # pool -> slices by name
         self._pool_claims: dict[tuple[str, str], set[str]] = {}  # pool -> allocated claim keys

@@ -34,6 +34,7 @@ from reference_impl.api.meta import (
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import Duration, Instant, parse_rfc3339, rfc3339, seconds
 from reference_impl.controllers.disruption_budget import Budget, SyncError, compute
 from reference_impl.controllers.disruption_finders import FINDERS
@@ -90,8 +91,10 @@ class DisruptionController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
-        self._stale = WorkQueue(ctx.clock, self._clear_stale, name="disruption-stale")
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name,
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
+        self._stale = WorkQueue(ctx.clock, self._clear_stale, name="disruption-stale",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._pdbs: SharedInformer | None = None
         self._pods: SharedInformer | None = None
 

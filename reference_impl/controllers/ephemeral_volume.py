@@ -7,7 +7,9 @@ volume's ``volumeClaimTemplate``, owned by the pod as controller with
 name the pod does not control (``ephemeral.VolumeIsForPod``) is left alone: the sync
 fails with a ``FailedBinding`` warning on the pod and is retried. Pod updates and
 deletions are ignored as upstream (the spec is immutable; the owner reference handles
-deletion); a deleted claim re-queues the pods that name it (``onPVCDelete``). The
+deletion); a deleted claim re-queues the pods that name it (``onPVCDelete``). A failed
+sync is requeued without limit on ``DefaultTypedControllerRateLimiter`` (5 ms doubling
+to 1000 s, and a 10 qps bucket: ``workqueue_rate``), as ``processNextWorkItem`` does. The
 create-attempt and create-failure metrics are not modelled.
 """
 
@@ -20,6 +22,7 @@ from reference_impl.api.owners import is_controlled_by
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.controllers.resourceclaim_index import KeyIndex
 from reference_impl.errors import ApiError
 
@@ -84,7 +87,8 @@ class EphemeralVolumeController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self.queue = WorkQueue(ctx.clock, self.sync_handler, name="ephemeral_volume")
+        self.queue = WorkQueue(ctx.clock, self.sync_handler, name="ephemeral_volume",
+                               rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._pods: SharedInformer | None = None
         self._pvcs: SharedInformer | None = None
         self.pods_by_pvc = KeyIndex(pod_pvc_keys)  # common.PodPVCIndex

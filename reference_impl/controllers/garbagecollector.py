@@ -26,6 +26,7 @@ from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.controllers.served import served_kinds
 from reference_impl.errors import ApiError, Conflict, NotFound
 
@@ -94,7 +95,8 @@ class GarbageCollector:
         self._nodes: dict[str, _Node] = {}
         # Owners referenced before they are seen: upstream's "virtual" graph nodes.
         self._virtual: dict[str, set[str]] = {}
-        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name,
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         # absentOwnerCache: owners found absent, keyed by coordinates and namespace (LRU).
         self.absent_owner_cache_size = ABSENT_OWNER_CACHE_SIZE
         self._absent: OrderedDict[tuple[tuple[str, str, str, str], str], None] = OrderedDict()

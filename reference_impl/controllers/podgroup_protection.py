@@ -17,6 +17,7 @@ from reference_impl.apiserver.admission.podgroup_protection import PODGROUP_PROT
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.errors import NotFound
 
 __all__ = [
@@ -94,7 +95,8 @@ class PodGroupProtectionController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self._sync, name="podgroupprotection")
+        self._queue = WorkQueue(ctx.clock, self._sync, name="podgroupprotection",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._groups: SharedInformer | None = None
         self._pods: SharedInformer | None = None
 

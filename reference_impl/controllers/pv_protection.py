@@ -14,6 +14,7 @@ from reference_impl.apiserver.admission.storage_object_in_use_protection import 
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.controllers.pvc_protection import add_finalizer, needs_sync, release_finalizer
 
 __all__ = ["PVProtectionController"]
@@ -28,7 +29,8 @@ class PVProtectionController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self._sync, name="pvprotection")
+        self._queue = WorkQueue(ctx.clock, self._sync, name="pvprotection",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._volumes: SharedInformer | None = None
 
     def start(self) -> None:

@@ -22,6 +22,7 @@ from reference_impl.apiserver.admission.storage_object_in_use_protection import 
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import rfc3339
 from reference_impl.controllers.pvc_unused import (
     UNUSED_GATE,
@@ -121,7 +122,8 @@ class PVCProtectionController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self._sync, name="pvcprotection")
+        self._queue = WorkQueue(ctx.clock, self._sync, name="pvcprotection",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._claims: SharedInformer | None = None
         self._pods: SharedInformer | None = None
 

@@ -14,6 +14,7 @@ from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import seconds
 from reference_impl.controllers.controller_utils import (
     BURST_REPLICAS,
@@ -47,10 +48,11 @@ class ReplicaSetController:
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         self._server = ctx.server
-        self._expectations = ControllerExpectations()
+        self._expectations = ControllerExpectations(clock=ctx.clock.now)  # expires (ExpectationsTimeout)
         # Pod keys of expected deletions, per set (UIDTrackingControllerExpectations).
         self._deleting: dict[str, set[str]] = {}
-        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name,
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._rs: SharedInformer | None = None
         self._pods: SharedInformer | None = None
 

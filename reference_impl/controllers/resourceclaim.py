@@ -18,6 +18,7 @@ from typing import Any, Final
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.controllers.resourceclaim_create import ClaimMaker
 from reference_impl.controllers.resourceclaim_index import ClaimOwnerIndex, KeyIndex
 from reference_impl.controllers.resourceclaim_names import (
@@ -116,7 +117,8 @@ class ResourceClaimController:
         inf = ctx.informers
         self.generic_workload = bool(ctx.gates.get("GenericWorkload", False))
         self.group_claims = self.generic_workload and bool(ctx.gates.get("DRAWorkloadResourceClaims", False))
-        self.queue = WorkQueue(ctx.clock, self._work, name="resource_claim")
+        self.queue = WorkQueue(ctx.clock, self._work, name="resource_claim",
+                               rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._pods = inf.informer("v1", "Pod")
         self._claims = inf.informer(API, "ResourceClaim")
         self._templates = inf.informer(API, "ResourceClaimTemplate")

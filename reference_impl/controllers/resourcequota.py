@@ -21,6 +21,7 @@ from reference_impl.apiserver.quota import resources as q
 from reference_impl.apiserver.quota.types import Env
 from reference_impl.apiserver.registry import Context
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import seconds
 from reference_impl.errors import ApiError
 
@@ -83,10 +84,12 @@ class ResourceQuotaController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self._sync, name="resourcequota")
+        self._queue = WorkQueue(ctx.clock, self._sync, name="resourcequota",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         # missingUsageQueue: quotas whose status lacks usage, synced by their own workers.
         self._missing_usage_queue = WorkQueue(
-            ctx.clock, self._sync, name="resourcequota_priority"
+            ctx.clock, self._sync, name="resourcequota_priority",
+            rate_limiter=default_controller_rate_limiter(ctx.clock.now)
         )
         self._quotas: SharedInformer | None = None
         srv = ctx.server

@@ -18,6 +18,7 @@ from typing import Any, Final
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.certificates.cluster_ca import cluster_ca_pem
 from reference_impl.controllers.serviceaccounts import terminating
 from reference_impl.errors import Forbidden, NotFound
@@ -51,7 +52,8 @@ class RootCACertPublisher:
             if root_ca is not None
             else cluster_ca_pem(ctx.rng.child("cluster-ca"), ctx.clock.now())
         )
-        self._queue = WorkQueue(ctx.clock, self._sync, name="root_ca_cert_publisher")
+        self._queue = WorkQueue(ctx.clock, self._sync, name="root_ca_cert_publisher",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._config_maps: SharedInformer | None = None
         self._namespaces: SharedInformer | None = None
 

@@ -17,6 +17,7 @@ from typing import Any, Final
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.errors import AlreadyExists, ApiError, Forbidden, NotFound
 
 __all__ = ["SERVICE_ACCOUNTS_TO_ENSURE", "ServiceAccountsController", "terminating"]
@@ -41,7 +42,8 @@ class ServiceAccountsController:
     ) -> None:
         self._ctx = ctx
         self.service_accounts = service_accounts  # ServiceAccountsControllerOptions
-        self._queue = WorkQueue(ctx.clock, self._sync, name="serviceaccount")
+        self._queue = WorkQueue(ctx.clock, self._sync, name="serviceaccount",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._namespaces: SharedInformer | None = None
         self._accounts: SharedInformer | None = None
 

@@ -15,6 +15,7 @@ from typing import Any, Final
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import Duration, Instant, parse_rfc3339
 from reference_impl.errors import NotFound
 
@@ -75,7 +76,8 @@ class TTLAfterFinishedController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self.process_job, name="ttl_jobs_to_delete")
+        self._queue = WorkQueue(ctx.clock, self.process_job, name="ttl_jobs_to_delete",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._jobs: SharedInformer | None = None
         self.deleted: list[str] = []  # keys deleted, in order (for tests and traces)
 

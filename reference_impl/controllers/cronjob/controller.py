@@ -15,6 +15,7 @@ from typing import Any, Final
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import EPOCH_UNIX_SECONDS, Duration, Instant
 from reference_impl.controllers.controller_utils import controller_ref
 from reference_impl.controllers.cronjob.sync import jobs_for_cronjob, sync, update_cronjob
@@ -66,7 +67,8 @@ class CronJobController:
 
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, self.sync, name="cronjob")
+        self._queue = WorkQueue(ctx.clock, self.sync, name="cronjob",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._control = _ServerJobControl(ctx)
         self._cronjobs: SharedInformer | None = None
         self._jobs: SharedInformer | None = None

@@ -14,6 +14,7 @@ from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import Duration, seconds
 from reference_impl.controllers.controller_utils import (
     ControllerExpectations,
@@ -39,6 +40,7 @@ __all__ = ["DaemonSetsController"]
 
 Obj = dict[str, Any]
 BURST_REPLICAS: Final = 250  # daemon.BurstReplicas
+BACKOFF_GC_INTERVAL: Final = seconds(60)  # daemon.BackoffGCInterval
 _GATE: Final = "TaintTolerationComparisonOperators"
 
 
@@ -54,11 +56,13 @@ class DaemonSetsController:
     def __init__(self, ctx: ComponentContext, backoff: Backoff | None = None) -> None:
         self._ctx = ctx
         self._server = ctx.server
-        self.expectations = ControllerExpectations()
+        self.expectations = ControllerExpectations(clock=ctx.clock.now)  # expires (ExpectationsTimeout)
         self.failed_pods_backoff = backoff or Backoff()
         self.burst_replicas = BURST_REPLICAS
-        self._queue = WorkQueue(ctx.clock, self.sync_daemon_set, name=self.name)
-        self._node_queue = WorkQueue(ctx.clock, self.sync_node_update, name=f"{self.name}-node")
+        self._queue = WorkQueue(ctx.clock, self.sync_daemon_set, name=self.name,
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
+        self._node_queue = WorkQueue(ctx.clock, self.sync_node_update, name=f"{self.name}-node",
+                                     rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._ds: SharedInformer | None = None
         self._history: SharedInformer | None = None
         self._pods: SharedInformer | None = None
@@ -77,6 +81,13 @@ class DaemonSetsController:
         self._nodes.add_handler(self._on_node)
         for ds in sorted_by_key(self._ds.items()):
             self._queue.add(object_key(ds))
+        self._gc_failed_pods_backoff()
+
+    def _gc_failed_pods_backoff(self) -> None:
+        """``Run``'s ``wait.Until(failedPodsBackoff.GC, BackoffGCInterval)``: now, then a
+        minute after each run; GC drops entries not updated for twice the maximum."""
+        self.failed_pods_backoff.gc(self._ctx.clock.now())
+        self._ctx.clock.call_later(BACKOFF_GC_INTERVAL, self._gc_failed_pods_backoff)
 
     # -- helpers used by the event handlers ----------------------------------------------
 

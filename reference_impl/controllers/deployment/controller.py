@@ -14,6 +14,7 @@ from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.controllers.controller_utils import (
     claim_objects,
     controller_ref,
@@ -41,6 +42,8 @@ from reference_impl.errors import AlreadyExists, ApiError, Conflict
 __all__ = ["DeploymentController"]
 
 Obj = dict[str, Any]
+# maxRetries: a deployment whose sync failed this often is dropped out of the queue.
+MAX_RETRIES: Final = 15
 
 
 class DeploymentController:
@@ -51,7 +54,8 @@ class DeploymentController:
     def __init__(self, ctx: ComponentContext) -> None:
         self.ctx = ctx
         self.server = ctx.server
-        self.queue = WorkQueue(ctx.clock, self._sync, name=self.name)
+        self.queue = WorkQueue(ctx.clock, self._sync, name=self.name, max_retries=MAX_RETRIES,
+                               rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._deps: SharedInformer | None = None
         self._rss: SharedInformer | None = None
         self.pods: SharedInformer | None = None

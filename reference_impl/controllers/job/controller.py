@@ -17,6 +17,7 @@ from typing import Any, Final
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import ItemExponentialFailureRateLimiter
 from reference_impl.clock import Duration, Instant, parse_rfc3339, rfc3339, seconds
 from reference_impl.controllers.controller_utils import (
     ControllerExpectations,
@@ -52,6 +53,13 @@ __all__ = ["JobController"]
 Obj = dict[str, Any]
 MAX_POD_CREATE_DELETE_PER_SYNC: Final = 500  # MaxPodCreateDeletePerSync
 SLOW_START_INITIAL_BATCH_SIZE: Final = 1  # controller.SlowStartInitialBatchSize
+DEFAULT_JOB_API_BACKOFF: Final = seconds(1)  # DefaultJobApiBackOff
+MAX_JOB_API_BACKOFF: Final = seconds(60)  # MaxJobApiBackOff
+
+
+def _api_backoff() -> ItemExponentialFailureRateLimiter:
+    """The Job queues' rate limiter: a failed sync is retried after 1 s doubling to 1 min."""
+    return ItemExponentialFailureRateLimiter(DEFAULT_JOB_API_BACKOFF, MAX_JOB_API_BACKOFF)
 
 
 class JobController:
@@ -62,9 +70,11 @@ class JobController:
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         self._server = ctx.server
-        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
-        self._orphans = WorkQueue(ctx.clock, self._release_orphan, name="job-orphan-pods")
-        self._expectations = ControllerExpectations()
+        # NewTypedItemExponentialFailureRateLimiter(DefaultJobApiBackOff, MaxJobApiBackOff)
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name, rate_limiter=_api_backoff())
+        self._orphans = WorkQueue(ctx.clock, self._release_orphan, name="job-orphan-pods",
+                                  rate_limiter=_api_backoff())
+        self._expectations = ControllerExpectations(clock=ctx.clock.now)  # expires (ExpectationsTimeout)
         self._backoff: dict[str, BackoffRecord] = {}
         self._jobs: SharedInformer | None = None
         self._pods: SharedInformer | None = None

@@ -11,6 +11,7 @@ from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import APIServer, ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import seconds
 from reference_impl.controllers.controller_utils import (
     controller_ref,
@@ -105,7 +106,8 @@ class StatefulSetController:
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         self._server = ctx.server
-        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
+        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name,
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._sets: SharedInformer | None = None
         self._pods: SharedInformer | None = None
         self.control: StatefulSetControl | None = None

@@ -215,8 +215,6 @@ def test_retry() -> None:
     assert len(e.ctrl._pod_q) == 0
 
 
-@pytest.mark.skip(reason="the shared WorkQueue retries the first failure after 10 ms (5 ms * 2**1); "
-                         "upstream's DefaultControllerRateLimiter after 5 ms (5 ms * 2**0)")
 def test_retry_latency() -> None:
     """``TestRetry``'s expected deletion latency: 5 ms."""
     e = Env()

@@ -67,8 +67,8 @@ def test_sync_job_expectations() -> None:
     class LateArrival(ControllerExpectations):
         """``FakeJobExpectations``: a pod lands once the expectations were read."""
 
-        def satisfied(self, key: str) -> bool:
-            out = super().satisfied(key)
+        def satisfied(self, key: str, now: Instant | None = None) -> bool:
+            out = super().satisfied(key, now)
             add_pod(h, job, "Pending")
             return out
 
@@ -90,9 +90,9 @@ def test_job_api_backoff_reset() -> None:
     h.clock.settle()
     # NumRequeues: upstream's fake status handler makes no event; here the status write
     # re-queues the Job once more through its informer, and that sync fails too.
-    assert q._failures.get(h.key(), 0) >= 1
+    assert q.num_requeues(h.key()) >= 1
     h.spy.err = None
-    h.clock.run_until(Instant(h.clock.now() + seconds(1)))
+    h.clock.run_until(Instant(h.clock.now() + seconds(1)))  # DefaultJobApiBackOff
     h.clock.settle()
-    assert h.key() not in q._failures
+    assert q.num_requeues(h.key()) == 0
     assert len(q) == 0

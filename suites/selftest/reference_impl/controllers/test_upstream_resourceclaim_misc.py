@@ -113,8 +113,9 @@ def test_workqueue(err: Exception | None, requeue: bool) -> None:
     e.ctrl.queue.add("")
     e.clock.settle()
     assert calls == [""], "sync handler should have run"
-    # Upstream's test limiter requeues after 1 s; the reference's after 10 ms (then 20 ms, ...).
-    e.clock.run_until(Instant(e.clock.now() + millis(15)))
+    # Upstream's test limiter requeues after 1 s; the controller's DefaultTypedControllerRateLimiter
+    # after 5 ms (then 10 ms, ...).
+    e.clock.run_until(Instant(e.clock.now() + millis(5)))
     e.clock.settle()
     assert len(calls) == (2 if requeue else 1), "key should have been queued again" if requeue else "no requeue"
 
