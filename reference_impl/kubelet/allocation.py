@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
+Admission = tuple[bool, str, str]  # (admitted, reason, message)
 # Gates on in v1.37.2 that the allocation manager reads.
 DEFAULT_GATES: Final = frozenset(
     {
@@ -195,6 +196,9 @@ class AllocationManager:
     pending: list[str] = field(default_factory=list)
     synced: list[str] = field(default_factory=list)  # UIDs whose pod sync was triggered
     events: list[tuple[str, str, str]] = field(default_factory=list)  # (type, reason, message)
+    # The other admit handlers around the predicate fit for a resize (the kubelet's
+    # chain: eviction, sysctls, ..., shutdown); None: the fit alone.
+    handlers: Callable[[Obj, Callable[[], Admission]], Admission] | None = None
 
     # -- allocations ------------------------------------------------------------------
 
@@ -256,10 +260,13 @@ class AllocationManager:
 
     def admit_resize(self, pod: Obj) -> tuple[bool, str, str]:
         """``canAdmitPod`` for a resize: ``podResizesAdmitHandler.Admit`` then the
-        predicate handler's cpu/memory fit (``AdmissionCheck``/``fitsRequest``)."""
+        predicate handler's cpu/memory fit (``AdmissionCheck``/``fitsRequest``), within
+        ``handlers`` when set."""
         ok, msg = self._resize_handler(pod)
         if not ok:
             return False, INFEASIBLE, msg
+        if self.handlers is not None:
+            return self.handlers(pod, lambda: self._fits(pod, self.allocated_pods()))
         return self._fits(pod, self.allocated_pods())
 
     def add_pod(self, active: list[Obj], pod: Obj) -> tuple[bool, str, str]:

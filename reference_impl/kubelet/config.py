@@ -60,3 +60,10 @@ class KubeletConfig:
     cpu_manager_policy: str = "none"
     memory_manager_policy: str = "None"
     swap_behavior: str = "NoSwap"
+    # The node's kernel (which safe sysctls it namespaces), --allowed-unsafe-sysctls and
+    # whether the host has AppArmor: the sysctl and AppArmor admit handlers read them.
+    kernel_version: str = "6.8.0"
+    allowed_unsafe_sysctls: tuple[str, ...] = ()
+    apparmor_enabled: bool = True
+    # --eviction-pressure-transition-period: a cleared pressure condition stays this long.
+    pressure_transition_seconds: float = 300.0

@@ -7,9 +7,11 @@ Succeeded or Failed. A pod marked for deletion is stopped after
 transition is a deadline per pod; timers only wake the work queue, whose sync compares
 deadlines with the clock, so the kubelet runs as ordered clock events.
 
-A pod first seen not yet terminal is admitted (``admission.py``, the predicate admit
-handler) against the pods already admitted on its node; a rejected pod is written Failed
-with the handler's reason and "Pod was rejected: <message>" and never started.
+A pod first seen not yet terminal is admitted (``admit_handlers.py``: eviction, sysctls,
+the predicate handler of ``admission.py``, AppArmor, pod features, node shutdown) against
+the pods already admitted on its node; a rejected pod is written Failed with the
+handler's reason and "Pod was rejected: <message>" and never started. Every status goes
+through the status manager's ``normalizeStatus`` before it is merged and written.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from reference_impl.clock import Duration, Instant, Priority, rfc3339, seconds
 from reference_impl.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from reference_impl.kubelet import admission
 from reference_impl.kubelet import config as cfg
+from reference_impl.kubelet.admit_handlers import NodeAdmission
 from reference_impl.kubelet.allocation import AllocationManager, resource_info
 from reference_impl.kubelet.checkpoint import GATE, CheckpointStore, unimplemented
 from reference_impl.kubelet.ipam import NodeAddresses
@@ -41,7 +44,11 @@ from reference_impl.kubelet.resize import (
     new_manager,
     restarted_containers,
 )
-from reference_impl.kubelet.status_manager import check_container_state_transition, merge_pod_status
+from reference_impl.kubelet.status_manager import (
+    check_container_state_transition,
+    merge_pod_status,
+    normalize_status,
+)
 
 __all__ = ["Kubelet"]
 
@@ -99,6 +106,8 @@ class Kubelet:
         self.heartbeat_listeners: list[Callable[[str], None]] = []
         # Per node: kl.allocationManager (allocations, resize conditions, pending queue).
         self._managers: dict[str, AllocationManager] = {}
+        # The admit handlers' per-node state (pressure, shutdown, sysctls, AppArmor).
+        self.admission = NodeAdmission(self.config, ctx.clock.now, self._gate)
         self._gates = manager_gates({g: ctx.gates.enabled(g) for g in ctx.gates})
         self._actuation = Duration(seconds(self.config.resize_actuation_seconds))
         self.addresses = NodeAddresses()
@@ -166,6 +175,20 @@ class Kubelet:
             if pod["spec"].get("nodeName") == name:
                 self._queue.add(object_key(pod))
 
+    def set_pressure(self, node: str, condition: str, active: bool = True) -> None:
+        """Have the eviction manager of ``node`` observe (or stop observing) a resource
+        pressure (MemoryPressure, DiskPressure, PIDPressure): the node condition follows
+        and the eviction admit handler rejects pods; a cleared pressure lasts the
+        transition period more. (The manager's own evictions are not modelled.)"""
+        if self.admission.set_pressure(node, condition, active):
+            self._nodes_q.add_after(node, seconds(self.config.pressure_transition_seconds))
+        self._nodes_q.add(node)
+
+    def set_shutting_down(self, node: str, active: bool = True) -> None:
+        """The node shutdown manager of ``node`` has (not) seen a shutdown begin: new pods
+        are rejected NodeShutdown (the running pods are not killed here)."""
+        self.admission.state(node).shutting_down = active
+
     def actuate_resize(self, pod: Obj) -> None:
         """Re-check an in-place resize (``pods/resize``) of ``pod`` now (see ``resize.py``)."""
         self._queue.add(object_key(pod))
@@ -222,11 +245,20 @@ class Kubelet:
                 lambda uid: self._pod_by_uid(node, uid),
                 lambda: rfc3339(self._ctx.clock.now()),
             )
+            mgr.handlers = lambda pod, fits: self._resize_handlers(node, pod, fits)
             self._managers[node] = mgr
         assert self._nodes is not None
         found = self._nodes.get(node) or {}
         mgr.allocatable = dict((found.get("status") or {}).get("allocatable") or {})
         return mgr
+
+    def _resize_handlers(
+        self, node: str, pod: Obj, fits: Callable[[], tuple[bool, str, str]]
+    ) -> tuple[bool, str, str]:
+        """``canAdmitPod`` for a resize: the chain around the allocation manager's fit
+        (a rejection other than Infeasible leaves the resize Deferred)."""
+        result = self.admission.admit(node, pod, lambda: admission.AdmitResult(*fits()))
+        return result.admit, result.reason, result.message
 
     def _active_pods(self, node: str) -> list[Obj]:
         """``GetActivePods`` on ``node``: the pods it runs that have not terminated."""
@@ -323,7 +355,10 @@ class Kubelet:
             return
         self.addresses.register(name, (node.get("spec") or {}).get("podCIDR"))
         now = rfc3339(self._ctx.clock.now())
-        status = initialized_status(node, self.addresses.host_ip(name), self.config, now)
+        pressure, events = self.admission.pressure(name), list[str]()
+        status = initialized_status(node, self.addresses.host_ip(name), self.config, now, pressure, events)
+        for event in events:
+            self._ctx.trace.record(self.name, event, name, "Normal")
         if status != node.get("status"):
             self._server.update_status({**node, "status": status})
         if self.config.node_lease:
@@ -385,9 +420,9 @@ class Kubelet:
 
     def _admit(self, key: str, pod: Obj, node: str) -> _PodState:
         """``HandlePodAdditions``: a pod not yet terminal goes through the admit handlers
-        (``allocationManager.AddPod``; of those only the predicate handler is modelled)
-        against the other admitted pods at their allocations; a rejected pod is failed
-        (``rejectPod``) and never started."""
+        (``allocationManager.AddPod``, ``admit_handlers.py``) against the other admitted
+        pods at their allocations; a rejected pod is failed (``rejectPod``) and never
+        started."""
         if (pod.get("status") or {}).get("phase") in _TERMINAL:
             return self._accept(key, pod, node)
         assert self._nodes is not None
@@ -402,14 +437,18 @@ class Kubelet:
         # The fake kubelet reports no capacity of its own: a node whose allocatable nobody
         # set is not checked for room (upstream's kubelet always publishes it).
         sized = bool(((found or {}).get("status") or {}).get("allocatable"))
-        result = admission.admit(
+        result = self.admission.admit(
+            node,
             pod,
-            others,
-            lambda _use_cache: self._nodes.get(node) if self._nodes else None,
-            pod_level=self._gate("PodLevelResources"),
-            dra_extended=self._gate("DRAExtendedResource"),
-            compare_taints=self._gate("TaintTolerationComparisonOperators"),
-            resources=sized,
+            lambda: admission.admit(
+                pod,
+                others,
+                lambda _use_cache: self._nodes.get(node) if self._nodes else None,
+                pod_level=self._gate("PodLevelResources"),
+                dra_extended=self._gate("DRAExtendedResource"),
+                compare_taints=self._gate("TaintTolerationComparisonOperators"),
+                resources=sized,
+            ),
         )
         if result.admit:
             return self._accept(key, pod, node)
@@ -524,8 +563,11 @@ class Kubelet:
 
     def _write(self, key: str, pod: Obj, status: Obj, stage: str) -> Obj | None:
         old = pod.get("status") or {}
-        # updateStatusInternal drops an update that would restart a terminated container
-        # (checkContainerStateTransition) or leave a terminal phase.
+        # updateStatusInternal normalizes what it caches (second-precision stamps,
+        # terminated messages cut, container statuses sorted) and drops an update that
+        # would restart a terminated container (checkContainerStateTransition) or leave
+        # a terminal phase.
+        status = normalize_status(pod, copy.deepcopy(status))
         if check_container_state_transition(old, status, pod.get("spec") or {}) is not None:
             return None
         if old.get("phase") in _TERMINAL and status.get("phase") not in _TERMINAL:

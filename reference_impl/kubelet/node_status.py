@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from reference_impl.kubelet.config import KubeletConfig
 
-__all__ = ["initialized_status", "lease_manifest", "micro_time"]
+__all__ = ["initialized_status", "lease_manifest", "micro_time", "pressure_condition"]
 
 Obj = dict[str, Any]
 
@@ -23,6 +23,19 @@ _HEALTHY = (
     ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
     ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
 )
+# nodestatus setters' texts while the eviction manager reports the pressure
+_PRESSURED = {
+    "MemoryPressure": ("KubeletHasInsufficientMemory", "kubelet has insufficient memory available"),
+    "DiskPressure": ("KubeletHasDiskPressure", "kubelet has disk pressure"),
+    "PIDPressure": ("KubeletHasInsufficientPID", "kubelet has insufficient PID available"),
+}
+# the Normal events the setters record on a transition: (to pressure, to none)
+_EVENTS = {
+    "MemoryPressure": ("NodeHasInsufficientMemory", "NodeHasSufficientMemory"),
+    "DiskPressure": ("NodeHasDiskPressure", "NodeHasNoDiskPressure"),
+    "PIDPressure": ("NodeHasInsufficientPID", "NodeHasSufficientPID"),
+}
+_HEALTHY_TEXTS = {ctype: (reason, msg) for ctype, _, reason, msg in _HEALTHY}
 
 
 def micro_time(rfc: str) -> str:
@@ -46,8 +59,36 @@ def _node_info(name: str, cfg: KubeletConfig) -> Obj:
     }
 
 
-def initialized_status(node: Mapping[str, Any], host_ip: str, cfg: KubeletConfig, now: str) -> Obj:
-    """The node's status with healthy conditions, addresses and nodeInfo filled in.
+def pressure_condition(
+    prev: Mapping[str, Any] | None, ctype: str, pressure: bool, now: str, heartbeat: bool = True
+) -> tuple[Obj, str | None]:
+    """``MemoryPressureCondition`` / ``DiskPressureCondition`` / ``PIDPressureCondition``:
+    the condition after one status update and the event recorded, if any. A new one
+    starts Unknown; a transition sets status, reason, message and the transition time.
+    ``heartbeat`` False (the fake kubelet's re-syncs) leaves an unchanged condition
+    as it was instead of refreshing ``lastHeartbeatTime``."""
+    cond: Obj = dict(prev) if prev is not None else {"type": ctype, "status": "Unknown"}
+    want = "True" if pressure else "False"
+    if cond.get("status") == want:
+        if heartbeat:
+            cond["lastHeartbeatTime"] = now
+        return cond, None
+    reason, msg = _PRESSURED[ctype] if pressure else _HEALTHY_TEXTS[ctype]
+    cond.update(status=want, reason=reason, message=msg, lastHeartbeatTime=now, lastTransitionTime=now)
+    return cond, _EVENTS[ctype][0 if pressure else 1]
+
+
+def initialized_status(
+    node: Mapping[str, Any],
+    host_ip: str,
+    cfg: KubeletConfig,
+    now: str,
+    pressure: Collection[str] = (),
+    events: list[str] | None = None,
+) -> Obj:
+    """The node's status with healthy conditions, addresses and nodeInfo filled in;
+    the conditions in ``pressure`` are True with the setters' texts (``events`` gets
+    the setters' events).
 
     Conditions already in the wanted state keep their timestamps, so re-applying this to
     an initialized node is a no-op write (which the apiserver skips).
@@ -57,6 +98,12 @@ def initialized_status(node: Mapping[str, Any], host_ip: str, cfg: KubeletConfig
     conds = []
     for ctype, cstatus, reason, msg in _HEALTHY:
         prev = old.pop(ctype, None)
+        if ctype in _PRESSURED:
+            cond, event = pressure_condition(prev, ctype, ctype in pressure, now, heartbeat=False)
+            conds.append(cond)
+            if event is not None and events is not None:
+                events.append(event)
+            continue
         if prev is not None and prev.get("status") == cstatus:
             conds.append(prev)
             continue

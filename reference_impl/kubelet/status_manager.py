@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from reference_impl.api.pod_conditions import update_pod_condition
@@ -55,6 +56,7 @@ _NOT_OWNED = (
     "nodeAllocatableResourceClaimStatuses",
 )
 _FRACTION = re.compile(r"\.\d+(?=(Z|[+-]\d\d:\d\d)$)")
+_OFFSET = re.compile(r"[+-]\d\d:\d\d$")
 
 
 def pod_condition_by_kubelet(ctype: str) -> bool:
@@ -189,13 +191,28 @@ def is_pod_status_by_kubelet_equal(old: Mapping[str, Any], new: Mapping[str, Any
 
 
 def _to_seconds(stamp: Any) -> Any:
-    # metav1.Time.Rfc3339Copy: drop sub-second precision
-    return _FRACTION.sub("", stamp) if isinstance(stamp, str) else stamp
+    # metav1.Time.Rfc3339Copy: drop sub-second precision; on the wire a metav1.Time is
+    # always written in UTC
+    if not isinstance(stamp, str):
+        return stamp
+    out = _FRACTION.sub("", stamp)
+    if out.endswith("Z") or not _OFFSET.search(out):
+        return out
+    try:
+        when = datetime.fromisoformat(out)
+    except ValueError:
+        return out
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _truncate(msg: str, limit: int) -> str:
+    """``Message[:bytesPerStatus]``: a byte cut; the bytes of a character cut in two are
+    invalid UTF-8, which encoding/json writes as one U+FFFD each."""
     raw = msg.encode()
-    return raw[:limit].decode(errors="ignore") if len(raw) > limit else msg
+    if len(raw) <= limit:
+        return msg
+    cut = raw[:limit].decode(errors="surrogateescape")
+    return "".join("\ufffd" if "\udc80" <= ch <= "\udcff" else ch for ch in cut)
 
 
 def normalize_status(pod: Mapping[str, Any], status: Obj) -> Obj:
