@@ -8,6 +8,7 @@ queued too (``addPod``/``updatePod``/``deletePod``); events about it stay Assign
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.apiserver.server import ObjectEvent
@@ -18,7 +19,7 @@ from reference_impl.scheduler.framework.events import (
     node_update_events,
     pod_update_events,
 )
-from reference_impl.scheduler.framework.interface import ClusterEvent, EventResource
+from reference_impl.scheduler.framework.interface import ActionType, ClusterEvent, EventResource
 from reference_impl.scheduler.framework.types import pod_key
 
 if TYPE_CHECKING:
@@ -28,6 +29,19 @@ __all__ = ["EventHandlers"]
 
 Obj = dict[str, Any]
 _TERMINAL: Final = ("Succeeded", "Failed")
+R = EventResource
+# ``addAllEventHandlers``' storage informers, each watched only if a plugin registered it.
+STORAGE_KINDS: Final = (
+    (R.PERSISTENT_VOLUME_CLAIM, "v1", "PersistentVolumeClaim"),
+    (R.PERSISTENT_VOLUME, "v1", "PersistentVolume"),
+    (R.STORAGE_CLASS, "storage.k8s.io/v1", "StorageClass"),
+    (R.CSI_NODE, "storage.k8s.io/v1", "CSINode"),
+    (R.CSI_DRIVER, "storage.k8s.io/v1", "CSIDriver"),
+    (R.CSI_STORAGE_CAPACITY, "storage.k8s.io/v1", "CSIStorageCapacity"),
+    (R.VOLUME_ATTACHMENT, "storage.k8s.io/v1", "VolumeAttachment"),
+)
+_LABELS: Final = {"ADDED": (ActionType.ADD, "Add"), "MODIFIED": (ActionType.UPDATE_OTHER, "Update"),
+                  "DELETED": (ActionType.DELETE, "Delete")}
 
 
 def _assigned(pod: Obj | None) -> bool:
@@ -44,6 +58,11 @@ def _nominated(pod: Obj) -> str:
 
 def _deleting(pod: Obj) -> bool:
     return bool(pod["metadata"].get("deletionTimestamp"))
+
+
+def _same_version(old: Obj, new: Obj) -> bool:
+    rv = old["metadata"].get("resourceVersion")
+    return rv is not None and rv == new["metadata"].get("resourceVersion")
 
 
 def _terminal(pod: Obj) -> bool:
@@ -78,6 +97,25 @@ class EventHandlers:
             cache.update_node(ev.obj)
             for event in node_update_events(ev.old, ev.obj):
                 queue.move_all_to_active_or_backoff(event, ev.old, ev.obj)
+
+    def start_storage(self) -> None:
+        """Watch the storage kinds some plugin registered (a wildcard counts for all)."""
+        fw = self._s.framework
+        wanted = {r.event.resource for p in fw.plugins for r in fw.events_for(p.name())}
+        for resource, api_version, kind in STORAGE_KINDS:
+            if resource in wanted or R.WILDCARD in wanted:
+                informer = self._s.ctx.informers.informer(api_version, kind)
+                informer.add_handler(self._storage_handler(resource))
+
+    def _storage_handler(self, resource: EventResource) -> Callable[[ObjectEvent], None]:
+        """``buildEvtResHandler``: an add, update or delete of the kind requeues pods."""
+        def handle(ev: ObjectEvent) -> None:
+            old = ev.obj if ev.type == "DELETED" else ev.old
+            new = None if ev.type == "DELETED" else ev.obj
+            action, label = _LABELS["ADDED" if ev.old is None and new is not None else ev.type]
+            event = ClusterEvent(resource, action, f"{resource.value}{label}")
+            self._s.queue.move_all_to_active_or_backoff(event, old, new)
+        return handle
 
     def on_pod(self, ev: ObjectEvent) -> None:
         """Route pod events by assignment: assigned pods feed the cache, others the queue."""
@@ -137,6 +175,8 @@ class EventHandlers:
 
     def _unassigned_changed(self, old: Obj | None, new: Obj) -> None:
         queue = self._s.queue
+        if old is not None and _same_version(old, new):
+            return  # ``updatePodInSchedulingQueue`` drops identical objects (#96071)
         if old is not None and self._s.cache.is_assumed(pod_key(new)):
             # ``updatePodInSchedulingQueue``: an assumed pod belongs to its binding cycle;
             # only the start of its deletion matters.

@@ -93,6 +93,7 @@ class Scheduler:
         pods = self.ctx.informers.informer("v1", "Pod")
         nodes.add_handler(handlers.on_node)
         pods.add_handler(handlers.on_pod)
+        handlers.start_storage()
         node_info = self.ctx.server.resource("v1", "Node")
         pod_info = self.ctx.server.resource("v1", "Pod")
         for node in nodes.items():

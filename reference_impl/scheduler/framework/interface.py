@@ -176,6 +176,13 @@ class EventResource(StrEnum):
     DEVICE_CLASS = "DeviceClass"
     WORKLOAD = "Workload"
     POD_GROUP = "PodGroup"
+    PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
+    PERSISTENT_VOLUME = "PersistentVolume"
+    STORAGE_CLASS = "StorageClass"
+    CSI_NODE = "CSINode"
+    CSI_DRIVER = "CSIDriver"
+    CSI_STORAGE_CAPACITY = "CSIStorageCapacity"
+    VOLUME_ATTACHMENT = "VolumeAttachment"
     WILDCARD = "*"
 
 

@@ -156,7 +156,9 @@ class SchedulingQueue:
         self._move_to_active(pinfo)
 
     def update(self, old: Obj, new: Obj, events: Sequence[ClusterEvent]) -> None:
-        """A pending pod changed; a pool pod is re-checked against ``events``' hints."""
+        """``PriorityQueue.Update``: a pending pod changed; a pool pod, gated or not, is
+        re-checked against ``events``' hints (status-only updates included: their event is
+        the general Update, which only plugins registering it hear)."""
         key = pod_key(new)
         found = self._find(key)
         if found is None:
@@ -165,8 +167,6 @@ class SchedulingQueue:
         found.info = PodInfo(new)
         if self._signer is not None:  # upstream re-signs the updated pod
             found.signature = self._signer(new)
-        if not _spec_changed(old, new):
-            return
         if key in self._in_flight and found is self._in_flight[key][0]:
             for ev in events:  # ``addEventsIfPodInFlight``
                 self._event_seq += 1
@@ -174,15 +174,13 @@ class SchedulingQueue:
             return
         if key not in self._unschedulable:
             return
-        if found.gated:
-            del self._unschedulable[key]
-            self._move_to_active(found)
-            return
         for ev in events:
             hint = self._worth_requeuing(found, ev, old, new)
-            if hint is not None:
-                self._requeue(found, immediate=hint)
-                return
+            if hint is None:
+                continue
+            self._requeue(found, immediate=hint)
+            if key not in self._unschedulable:
+                return  # moved; a pod PreEnqueue gated again hears the next event
 
     def delete(self, pod: Obj) -> None:
         """A pending pod went away (deleted, or bound by someone else)."""
@@ -561,17 +559,3 @@ def backoff_duration(
     if initial > maximum >> shift:
         return maximum
     return Duration(initial << shift)
-
-
-def _strip(pod: Obj) -> Obj:
-    meta = {
-        k: v
-        for k, v in pod["metadata"].items()
-        if k not in ("resourceVersion", "generation", "managedFields", "finalizers")
-    }
-    return {**{k: v for k, v in pod.items() if k != "status"}, "metadata": meta}
-
-
-def _spec_changed(old: Obj, new: Obj) -> bool:
-    # ``isPodUpdated``: status-only writes (ours included) never requeue a pod.
-    return _strip(old) != _strip(new)

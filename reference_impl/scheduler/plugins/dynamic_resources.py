@@ -169,16 +169,22 @@ class DynamicResources(DynamicResourcesScore):
         return self._index.event_keys(event, old, new)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """Claims (with a hint), the pod's generated claims (with a hint), slices, classes
-        and nodes."""
+        """``EventsToRegister``: nodes added, relabelled or resized; claims (with a hint);
+        the pod's generated claims (with a hint); classes and slices added or updated
+        (a deletion frees nothing)."""
+        add_update = ActionType.ADD | ActionType.UPDATE
+        node = ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_ALLOCATABLE
         return (
-            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.ALL), self._claim_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_CLAIM, add_update | ActionType.DELETE),
+                self._claim_hint,
+            ),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
                 self._target_pod_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, ActionType.ALL)),
-            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ALL)),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
+            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, add_update)),
+            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, add_update)),
         )
 
     def _claim_hint(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:

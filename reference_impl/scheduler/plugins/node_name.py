@@ -20,7 +20,6 @@ from reference_impl.scheduler.framework.interface import (
     Plugin,
     PreFilterPlugin,
     PreFilterResult,
-    QueueingHint,
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
@@ -66,15 +65,8 @@ class NodeName:
         return _REJECT if wanted and wanted != node_info.name else OK
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """The named node appearing."""
-        return (ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD), _node_added),)
-
-
-def _node_added(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
-    wanted = pod["spec"].get("nodeName")
-    if new is None or (wanted and new["metadata"]["name"] != wanted):
-        return QueueingHint.QUEUE_SKIP
-    return QueueingHint.QUEUE
+        """A node appearing; upstream has no hint (the pod retries after backoff anyway)."""
+        return (ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),)
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:

@@ -180,6 +180,8 @@ class NodeResourcesFit:
         args: NodeResourcesFitArgs,
         dra: DeviceClassMapping | None = None,
         resize_preemption: bool = False,
+        *,
+        in_place: bool = True,
     ) -> None:
         errs = validate_strategy(args.strategy, args.resources, args.shape)
         if errs:
@@ -203,6 +205,7 @@ class NodeResourcesFit:
         self._scores_key: tuple[int, int] = (-1, -1)
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes fit by their delta.
         self._resize_preemption = resize_preemption
+        self._in_place = in_place  # InPlacePodVerticalScaling: scale-downs free room
 
     def name(self) -> str:
         """The plugin name."""
@@ -363,13 +366,10 @@ class NodeResourcesFit:
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Room appearing: an assigned pod deleted or scaled down, a node added or grown;
         with resize preemption, a scale-up that may eat a deferred pod's headroom too."""
+        # Upstream's order (``Fit.EventsToRegister``); the scale-downs only with in-place resize.
         regs = [
             ClusterEventWithHint(
                 ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), self._pod_deleted
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN),
-                self._pod_scaled_down,
             ),
             ClusterEventWithHint(
                 ClusterEvent(
@@ -377,15 +377,21 @@ class NodeResourcesFit:
                 ),
                 self._node_changed,
             ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_SCALE_DOWN), None
-            ),
         ]
         if self._dra is not None:  # DRAExtendedResource: a class may now serve the resource
             regs.append(ClusterEventWithHint(
                 ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
                 self._device_class_changed,
             ))
+        if self._in_place:
+            down = ActionType.UPDATE_POD_SCALE_DOWN
+            regs += [
+                ClusterEventWithHint(
+                    ClusterEvent(EventResource.ASSIGNED_POD, down), self._pod_scaled_down
+                ),
+                # Upstream's hint always queues: none needed.
+                ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, down), None),
+            ]
         if self._resize_preemption:
             up = ActionType.UPDATE_POD_SCALE_UP
             regs += [
@@ -516,6 +522,7 @@ def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plu
         args or NodeResourcesFitArgs(),
         dra,
         features.enable_in_place_pod_vertical_scaling_scheduler_preemption,
+        in_place=features.enable_in_place_pod_vertical_scaling,
     )
 
 

@@ -37,6 +37,7 @@ from reference_impl.scheduler.framework.interface import (
     Plugin,
     PreFilterPlugin,
     PreFilterResult,
+    QueueingHint,
     Status,
 )
 from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
@@ -204,8 +205,64 @@ class NodeVolumeLimits:
         return OK
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """CSINodes and claims are not typed events here: any event requeues."""
-        return (ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL)),)
+        """``CSILimits.EventsToRegister`` (inline migratable volumes are not modelled, so
+        the hints never see one)."""
+        return tuple(ClusterEventWithHint(ClusterEvent(res, act), hint) for res, act, hint in (
+            (EventResource.CSI_NODE, ActionType.ADD, None),
+            (EventResource.CSI_NODE, ActionType.UPDATE, _csi_node_updated),
+            (EventResource.ASSIGNED_POD, ActionType.DELETE, _assigned_pod_deleted),
+            (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD, _pvc_added),
+            (EventResource.VOLUME_ATTACHMENT, ActionType.DELETE, _attachment_deleted),
+        ))
+
+
+def _assigned_pod_deleted(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """``isSchedulableAfterAssignedPodDeleted``: a placed pod with a claim-backed volume."""
+    if old is None:
+        return QueueingHint.QUEUE
+    volumes = old["spec"].get("volumes") or ()
+    placed = old["spec"].get("nodeName") or (old.get("status") or {}).get("nominatedNodeName")
+    if volumes and placed and any(
+        v.get("persistentVolumeClaim") is not None or v.get("ephemeral") is not None for v in volumes
+    ):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def _pvc_added(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """``isSchedulableAfterPVCAdded``: a claim the pod names, directly or as ephemeral."""
+    if new is None:
+        return QueueingHint.QUEUE
+    if new["metadata"].get("namespace") != pod["metadata"].get("namespace"):
+        return QueueingHint.QUEUE_SKIP
+    for v in pod["spec"].get("volumes") or ():
+        if v.get("persistentVolumeClaim") is not None:
+            name = v["persistentVolumeClaim"].get("claimName")
+        elif v.get("ephemeral") is not None:
+            name = ephemeral_claim_name(pod, v)
+        else:
+            continue
+        if name == new["metadata"].get("name"):
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def _attachment_deleted(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """``isSchedulableAfterVolumeAttachmentDeleted``: any pod using a claim."""
+    uses = any(v.get("persistentVolumeClaim") is not None for v in pod["spec"].get("volumes") or ())
+    return QueueingHint.QUEUE if uses else QueueingHint.QUEUE_SKIP
+
+
+def _driver_limits(csinode: Obj | None) -> dict[str, int]:
+    drivers = ((csinode or {}).get("spec") or {}).get("drivers") or ()
+    return {d.get("name", ""): int((d.get("allocatable") or {}).get("count") or 0) for d in drivers}
+
+
+def _csi_node_updated(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """``isSchedulableAfterCSINodeUpdated``: some driver's limit was raised."""
+    before, after = _driver_limits(old), _driver_limits(new)
+    raised = any(limit > before.get(name, 0) for name, limit in after.items())
+    return QueueingHint.QUEUE if raised else QueueingHint.QUEUE_SKIP
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:

@@ -55,6 +55,7 @@ from reference_impl.scheduler.framework.pod_resources import is_pod_resize_defer
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins import volume_binding_hints as hints
 from reference_impl.scheduler.plugins.volume_binder import (
     BIND_CONFLICT,
     NODE_CONFLICT,
@@ -303,8 +304,17 @@ class VolumeBinding:
         clock.call_later(POLL_INTERVAL, check)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """Claims, volumes, classes and capacities are not typed events here: any event requeues."""
-        return (ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL)),)
+        """``VolumeBinding.EventsToRegister`` (hints: volume_binding_hints)."""
+        add_update = ActionType.ADD | ActionType.UPDATE
+        return tuple(ClusterEventWithHint(ClusterEvent(res, act), hint) for res, act, hint in (
+            (EventResource.STORAGE_CLASS, add_update, hints.after_storage_class_change),
+            (EventResource.PERSISTENT_VOLUME_CLAIM, add_update, hints.after_pvc_change),
+            (EventResource.PERSISTENT_VOLUME, add_update, None),
+            (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL, None),
+            (EventResource.CSI_NODE, add_update, hints.after_csi_node_change),
+            (EventResource.CSI_DRIVER, ActionType.UPDATE, hints.after_csi_driver_change),
+            (EventResource.CSI_STORAGE_CAPACITY, add_update, hints.after_csi_storage_capacity_change),
+        ))
 
 
 def _quantity(raw: Any) -> int:

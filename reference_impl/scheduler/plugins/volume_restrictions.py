@@ -170,14 +170,15 @@ class VolumeRestrictions:
         return OK
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """An assigned pod deleted, a node added; claims are not typed events here."""
+        """An assigned pod deleted, a node added, a claim the pod uses created."""
         return (
             ClusterEventWithHint(
                 ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), _pod_deleted
             ),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD), None),
-            # Upstream: PersistentVolumeClaim Add; the reference has no PVC event resource.
-            ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ADD), None),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD), _claim_added
+            ),
         )
 
 
@@ -191,6 +192,19 @@ def _pod_deleted(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
             return QueueingHint.QUEUE
     mine = set(_claims(pod))
     return QueueingHint.QUEUE if mine & set(_claims(old)) else QueueingHint.QUEUE_SKIP
+
+
+def _claim_added(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """``isSchedulableAfterPersistentVolumeClaimAdded``: only a claim the pod names."""
+    if new is None:
+        return QueueingHint.QUEUE  # upstream: an unexpected object queues (with an error)
+    meta = new["metadata"]
+    if meta.get("namespace") != pod["metadata"].get("namespace"):
+        return QueueingHint.QUEUE_SKIP
+    for v in pod["spec"].get("volumes") or ():
+        if (v.get("persistentVolumeClaim") or {}).get("claimName") == meta.get("name"):
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:

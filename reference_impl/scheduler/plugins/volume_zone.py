@@ -25,6 +25,7 @@ from reference_impl.scheduler.framework.interface import (
     Plugin,
     PreFilterPlugin,
     PreFilterResult,
+    QueueingHint,
     Status,
 )
 from reference_impl.scheduler.framework.pod_resources import is_pod_resize_deferred
@@ -182,16 +183,43 @@ class VolumeZone:
         return OK
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """Nodes added or relabelled; claims, volumes and classes are not typed events
-        here, so any add or update requeues (upstream: PVC/PV Add|Update, StorageClass Add)."""
-        return (
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), None
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.WILDCARD, ActionType.ADD | ActionType.UPDATE_OTHER), None
-            ),
-        )
+        """``VolumeZone.EventsToRegister``."""
+        add_update = ActionType.ADD | ActionType.UPDATE
+        return tuple(ClusterEventWithHint(ClusterEvent(res, act), hint) for res, act, hint in (
+            (EventResource.STORAGE_CLASS, ActionType.ADD, _class_added),
+            (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL, None),
+            (EventResource.PERSISTENT_VOLUME_CLAIM, add_update, _claim_changed),
+            (EventResource.PERSISTENT_VOLUME, add_update, _volume_changed),
+        ))
+
+
+def _claim_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """``isSchedulableAfterPersistentVolumeClaimChange``: a claim the pod names."""
+    if new is None:
+        return QueueingHint.QUEUE
+    if new["metadata"].get("namespace") != pod["metadata"].get("namespace"):
+        return QueueingHint.QUEUE_SKIP
+    name = new["metadata"].get("name")
+    for v in pod["spec"].get("volumes") or ():
+        if v.get("persistentVolumeClaim") is not None and v["persistentVolumeClaim"].get("claimName") == name:
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def _class_added(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """``isSchedulableAfterStorageClassAdded``: only a WaitForFirstConsumer class."""
+    if new is None:
+        return QueueingHint.QUEUE
+    wffc = new.get("volumeBindingMode") == "WaitForFirstConsumer"
+    return QueueingHint.QUEUE if wffc else QueueingHint.QUEUE_SKIP
+
+
+def _volume_changed(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
+    """``isSchedulableAfterPersistentVolumeChange``: a new PV, or its topology changed."""
+    if old is None or new is None:
+        return QueueingHint.QUEUE
+    same = pv_topologies(old) == pv_topologies(new)
+    return QueueingHint.QUEUE_SKIP if same else QueueingHint.QUEUE
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:

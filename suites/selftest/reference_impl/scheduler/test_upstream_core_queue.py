@@ -22,6 +22,7 @@ import pytest
 
 from reference_impl.api import make_pod
 from reference_impl.clock import Duration, Instant, SimClock, seconds
+from reference_impl.scheduler.framework.events import pod_update_events
 from reference_impl.scheduler.framework.interface import (
     OK,
     ActionType,
@@ -35,7 +36,7 @@ from reference_impl.scheduler.framework.interface import (
 from reference_impl.scheduler.framework.queue import SchedulingQueue, backoff_duration
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo
-from reference_impl.scheduler.plugins import queue_sort
+from reference_impl.scheduler.plugins import queue_sort, scheduling_gates
 
 Obj = dict[str, Any]
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
@@ -307,13 +308,15 @@ def test_active_queue_pops_by_priority_then_arrival() -> None:
 
 
 def test_gated_set_upon_creation_and_unset_upon_update() -> None:
-    """``Test_queuedPodInfo_gatedSetUponCreationAndUnsetUponUpdate``."""
-    q, _ = _queue()
+    """``Test_queuedPodInfo_gatedSetUponCreationAndUnsetUponUpdate``: Update derives the
+    pod's events and asks the gating plugin's hint (SchedulingGates' registration)."""
+    gates = scheduling_gates.SchedulingGates()
+    q, _ = _queue({"SchedulingGates": list(gates.events_to_register())})
     gated = make_pod("p", "default").scheduling_gate("foo").build()
     q.add(gated)
     assert q.where("default/p") == "gated"
     ungated = make_pod("p", "default").build()
-    q.update(gated, ungated, [])
+    q.update(gated, ungated, pod_update_events(EventResource.TARGET_POD, gated, ungated))
     assert q.where("default/p") == "active"
 
 

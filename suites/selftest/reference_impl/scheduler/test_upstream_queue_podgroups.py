@@ -91,7 +91,10 @@ class Group:
                  rejector: str = "fooPlugin") -> None:
         self.clock = SimClock()
         if events is None:
-            events = {rejector: [ClusterEventWithHint(NODE_ADD), ClusterEventWithHint(TARGET_POD_UPDATE)]}
+            # The gating PreEnqueue plugin ("allow") hears the pod's own updates: upstream's
+            # test queue has no hint map, so every event queues the pod after backoff.
+            events = {rejector: [ClusterEventWithHint(NODE_ADD), ClusterEventWithHint(TARGET_POD_UPDATE)],
+                      "allow": [ClusterEventWithHint(TARGET_POD_UPDATE)]}
         self.q = SchedulingQueue(self.clock, FakeQueueFramework(events, allow_label="allow"), lambda: None)
         self.rejector = rejector
         self.members: list[str] = []  # GangScheduling's member index

@@ -15,7 +15,7 @@ the file's unported functions are listed (with why) in ``test_not_ported``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -28,7 +28,16 @@ from reference_impl.clock import Instant, seconds
 from reference_impl.scheduler import Profile, Scheduler
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
-from reference_impl.scheduler.framework.interface import OK, Code, Plugin, Status
+from reference_impl.scheduler.framework.interface import (
+    OK,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EventResource,
+    Plugin,
+    Status,
+)
 from reference_impl.scheduler.framework.types import NodeInfo, PodInfo
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.plugins import names
@@ -57,8 +66,27 @@ class Row:
     want_error: str = ""  # the failure's message
 
 
+# Upstream's test feeds no informer event back into its queue, so the scheduler's own
+# PodScheduled=False write cannot requeue the pod there. Here it arrives as the pod's
+# general Update, which a plugin registering every event hears (as upstream's queue would):
+# the fakes register Node/Add only, keeping the rows' single attempt.
+_NODE_ADD = (ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),)
+
+
+@dataclass
+class _Reserve(FakeReserve):
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        return _NODE_ADD
+
+
+@dataclass
+class _Permit(FakePermit):
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        return _NODE_ADD
+
+
 def _reserve(status: Status) -> Callable[[], Plugin]:
-    return lambda: FakeReserve(status)
+    return lambda: _Reserve(status)
 
 
 @dataclass
@@ -79,7 +107,7 @@ def _pre_bind(status: Status) -> Callable[[], Plugin]:
 
 
 def _permit(status: Status) -> Callable[[], Plugin]:
-    return lambda: FakePermit("FakePermit", status, seconds(60))
+    return lambda: _Permit("FakePermit", status, seconds(60))
 
 
 SCHEDULE_ONE = [

@@ -1,8 +1,8 @@
 """VolumeRestrictions PreFilter/Filter rows ported from upstream
 pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions_test.go (v1.37.2):
 TestGCEDiskConflicts, TestAWSDiskConflicts, TestRBDDiskConflicts, TestISCSIDiskConflicts,
-TestAccessModeConflicts, Test_isSchedulableAfterAssignedPodDeleted
-(Test_isSchedulableAfterPersistentVolumeClaimChange: the reference registers no PVC event)."""
+TestAccessModeConflicts, Test_isSchedulableAfterAssignedPodDeleted,
+Test_isSchedulableAfterPersistentVolumeClaimChange."""
 
 from __future__ import annotations
 
@@ -159,3 +159,41 @@ def test_is_schedulable_after_assigned_pod_deleted(pod: Obj, deleted: Obj, want:
     hint = next(r.hint for r in pl.events_to_register() if r.event.resource is EventResource.ASSIGNED_POD)
     assert hint is not None
     assert hint(pod, deleted, None) is want
+
+
+def _pvc_pod(name: str, ns: str, *claims: str) -> Obj:
+    vols = [{"name": c, "persistentVolumeClaim": {"claimName": c}} for c in claims]
+    return with_volumes(*vols, name=name, ns=ns, on="node-1")
+
+
+def _rwx(name: str) -> Obj:
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"namespace": "default", "name": name},
+            "spec": {"accessModes": ["ReadWriteMany"]}}
+
+
+ONE_PVC = _pvc_pod("pod-with-one-pvc", "default", "claim-with-rwx-1")
+TWO_PVCS = _pvc_pod("pod-with-two-pvcs", "default", "claim-with-rwx-1", "claim-with-rwx-2")
+OTHER_NS = _pvc_pod("pod-with-one-pvc", "kube-system", "claim-with-rwx-1")
+PVC1, PVC2 = _rwx("claim-with-rwx-1"), _rwx("claim-with-rwx-2")
+
+
+@pytest.mark.parametrize(
+    ("pod", "new", "want"),
+    [
+        pytest.param(TWO_PVCS, PVC1, QueueingHint.QUEUE, id="queue-new-object-pvc-belong-pod"),
+        pytest.param(ONE_PVC, PVC2, QueueingHint.QUEUE_SKIP, id="skip-new-object-unused"),
+        pytest.param(ONE_PVC, PVC2, QueueingHint.QUEUE_SKIP, id="skip-nil-old-object"),
+        pytest.param(ONE_PVC, PVC2, QueueingHint.QUEUE_SKIP, id="skip-new-object-not-belong-pod"),
+        pytest.param(OTHER_NS, PVC1, QueueingHint.QUEUE_SKIP,
+                     id="skip-new-object-namespace-not-equal-pod"),
+    ],
+)
+def test_is_schedulable_after_persistent_volume_claim_change(pod: Obj, new: Obj, want: QueueingHint) -> None:
+    """Test_isSchedulableAfterPersistentVolumeClaimChange (the PVC Add registration's hint)."""
+    pl = vr.new(None, snapshot([], []), SchedulerFeatures())  # type: ignore[arg-type]
+    assert isinstance(pl, vr.VolumeRestrictions)
+    res = EventResource.PERSISTENT_VOLUME_CLAIM
+    hint = next(r.hint for r in pl.events_to_register() if r.event.resource is res)
+    assert hint is not None
+    assert hint(pod, None, new) is want
