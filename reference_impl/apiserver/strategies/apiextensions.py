@@ -257,6 +257,32 @@ def _allow_invalid_ca_bundle(old: Obj, old_spec: Obj) -> bool:
     return bool(bundle) and bool(ca_bundle_errors(bundle))
 
 
+def _schema_for_version(spec: Obj, name: Any) -> Any:
+    """``GetSchemaForVersion`` (internal spec): without per-version schemas the top-level
+    one (whatever the version, even one the spec lacks), else the version's own; an
+    error (both kinds, or no such version): ``_MISSING``."""
+    versions = [as_dict(v) for v in as_list(spec.get("versions"))]
+    if not any(v.get("schema") is not None for v in versions):
+        return spec.get("validation")
+    if spec.get("validation") is not None:
+        return _MISSING
+    return next((v.get("schema") for v in versions if v.get("name") == name), _MISSING)
+
+
+_MISSING: Final = object()
+
+
+def _unchanged_schema_versions(new_spec: Obj, old_spec: Obj) -> frozenset[str]:
+    """``findVersionsWithUnchangedSchemas``."""
+    out: set[str] = set()
+    for v in as_list(new_spec.get("versions")):
+        name = as_dict(v).get("name")
+        new, old = _schema_for_version(new_spec, name), _schema_for_version(old_spec, name)
+        if new is not _MISSING and old is not _MISSING and new == old:
+            out.add(str(name))
+    return frozenset(out)
+
+
 def _update_options(new: Obj, old: Obj, new_spec: Obj, old_spec: Obj) -> CrdOptions:
     """``ValidateCustomResourceDefinitionUpdate``'s options, ratcheted from the old object."""
     schemas = _all_schemas(old_spec)
@@ -270,6 +296,7 @@ def _update_options(new: Obj, old: Obj, new_spec: Obj, old_spec: Obj) -> CrdOpti
             require_atomic_set_type=not any(schema_has(s, _non_atomic_set) for s in schemas),
             preexisting_rules=rules,
             preexisting_message_expressions=messages,
+            unchanged_schema_versions=_unchanged_schema_versions(new_spec, old_spec),
         ),
         require_recognized_review_version=not conv or not review or any(v in ("v1", "v1beta1") for v in review),
         require_immutable_names=_established(old),

@@ -5,10 +5,12 @@ verdict on a default (``cel.Validator``, for ``ValidateDefaults``).
 
 Compiling is cel-python's parse and the environment's variables (``self``, ``oldSelf``),
 plus the few type verdicts of ``apiextensions_cel_types`` and the literal regexes cel-go
-compiles when planning the program; other type errors, unknown functions and cost limits
-are not reported. ``preexisting`` expressions compile in the stored-expressions
-environment upstream: that only widens the library, which a parse check does not see, so
-they are judged like new ones. A default is judged (with cel-go's heterogeneous ``==``,
+compiles when planning the program; other type errors and unknown functions are not
+reported. Estimated costs (``apiextensions_cel_cost``) are checked against the per-rule,
+per-messageExpression and per-CRD limits where the estimator models the expression.
+``preexisting`` expressions compile in the stored-expressions environment upstream: that
+only widens the library, which a parse check does not see, so they are judged like new
+ones. A default is judged (with cel-go's heterogeneous ``==``,
 ``!=`` and ``in``) only where cel-python evaluates the rule to false or fails with an
 error cel-go shares (a missing field, no such overload, division by zero, an index out of
 range, overflow, a failed conversion, a bad regex); rules with ``optionalOldSelf`` or
@@ -27,6 +29,12 @@ from celpy.evaluation import CELEvalError, bool_eq, operator_in
 from lark import Tree
 
 from reference_impl.apiserver.strategies.admission_policies_cel import cel_causes
+from reference_impl.apiserver.strategies.apiextensions_cel_cost import (
+    CostScope,
+    Decl,
+    decl_type,
+    rule_max_cardinality,
+)
 from reference_impl.apiserver.strategies.apiextensions_cel_types import type_error
 from reference_impl.apiserver.strategies.apiextensions_structural import (
     go_regexp_error,
@@ -233,8 +241,11 @@ def _schema_causes(i: int, rule: Obj, node: Obj, p: str) -> list[Cause]:
     return out
 
 
-def _compile_causes(i: int, rule: Obj, node: Obj, p: str, uncorrelatable: str | None, resource: bool) -> list[Cause]:
-    """``compileRule``'s errors for one rule, and the oldSelf checks on its result."""
+def _compile_causes(
+    i: int, rule: Obj, node: Obj, p: str, uncorrelatable: str | None, resource: bool, cost: _Cost | None = None
+) -> list[Cause]:
+    """``compileRule``'s errors for one rule, its estimated costs (``cost``: the schema's
+    scope, the node's CEL type and cardinality), and the oldSelf checks on its result."""
     rp = f"{p}[{i}]"
     text, mexpr = str(rule.get("rule") or ""), str(rule.get("messageExpression") or "")
     if not text.strip():
@@ -247,15 +258,20 @@ def _compile_causes(i: int, rule: Obj, node: Obj, p: str, uncorrelatable: str | 
     if not out and tree is not None and (err := _regex_literal_error(tree)):
         out.append(fe.invalid(f"{rp}.rule", rule, f"program instantiation failed: {err}"))
     compiled = not out
+    if compiled and cost is not None and tree is not None:
+        out += cost[0].rule_cost_causes(tree, cost[1], cost[2], f"{rp}.rule")
     if compiled and mexpr:
         errs = cel_causes(mexpr, f"{rp}.messageExpression", _NAMES)
         out += [fe.invalid(f"{rp}.messageExpression", rule, "messageExpression " + c.message) for c in errs]
         mtree = _tree(mexpr)
+        n_before = len(out)
         if not errs and mtree is not None and (err := type_error(mtree, node, resource, "string")):
             detail = "must evaluate to a string" if err == "wrong result type" else f"compilation failed: {err}"
             out.append(fe.invalid(f"{rp}.messageExpression", rule, f"messageExpression {detail}"))
         elif not errs and mtree is not None and (err := _regex_literal_error(mtree)):
             out.append(fe.invalid(f"{rp}.messageExpression", rule, f"messageExpression instantiation failed: {err}"))
+        if not errs and len(out) == n_before and mtree is not None and cost is not None:
+            out += cost[0].message_cost_causes(mtree, cost[1], f"{rp}.messageExpression")
     if compiled and tree is not None and _uses_old_self(tree):
         if uncorrelatable is not None:
             out.append(fe.invalid(f"{rp}.rule", text, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
@@ -264,14 +280,25 @@ def _compile_causes(i: int, rule: Obj, node: Obj, p: str, uncorrelatable: str | 
     return out
 
 
+# A schema's cost scope, a node's CEL type and its cardinality (None: unbounded).
+_Cost = tuple[CostScope, Decl | None, int | None]
+
+
 def rule_causes(
-    node: Obj, path: str, root: Obj, *, compile_rules: bool, preexisting: frozenset[str] = frozenset()
+    node: Obj,
+    path: str,
+    root: Obj,
+    *,
+    compile_rules: bool,
+    preexisting: frozenset[str] = frozenset(),
+    cost: CostScope | None = None,
 ) -> list[Cause]:
     """The causes of ``node``'s ``x-kubernetes-validations`` (``node`` is the schema at
     ``path``, ``root`` the whole ``openAPIV3Schema``). ``compile_rules``: the structural
     pass succeeded and the node's other schema checks (here and below) found nothing, so
     the rules are compiled, as upstream's non-nil ``celContext`` does; they are not when
-    a rule's own checks fail. ``preexisting``: the old object's expressions."""
+    a rule's own checks fail. ``preexisting``: the old object's expressions. ``cost``: the
+    schema's cost scope (estimated costs are checked and totalled only with one)."""
     rules = [as_dict(r) for r in as_list(node.get("x-kubernetes-validations"))]
     p = f"{path}.x-kubernetes-validations"
     out: list[Cause] = []
@@ -281,8 +308,11 @@ def rule_causes(
         return out
     uncorrelatable = _uncorrelatable(root, path)
     resource = path.endswith("openAPIV3Schema") or bool(node.get("x-kubernetes-embedded-resource"))
+    scope: _Cost | None = None
+    if cost is not None:
+        scope = (cost, decl_type(node, resource), rule_max_cardinality(root, path))
     for i, rule in enumerate(rules):
-        out += _compile_causes(i, rule, node, p, uncorrelatable, resource)
+        out += _compile_causes(i, rule, node, p, uncorrelatable, resource, scope)
     return out
 
 

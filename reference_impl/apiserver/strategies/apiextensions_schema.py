@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from reference_impl.apiserver.strategies.apiextensions_cel import rule_causes
+from reference_impl.apiserver.strategies.apiextensions_cel_cost import CostScope
 from reference_impl.apiserver.strategies.apiextensions_structural import structural_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list
@@ -75,6 +76,16 @@ class SchemaOptions:
     # CEL expressions of the old object (an update may keep them as they are).
     preexisting_rules: frozenset[str] = frozenset()
     preexisting_message_expressions: frozenset[str] = frozenset()
+    # Versions an update leaves with the schema they had (``versionsWithUnchangedSchemas``)
+    # and, for the schema at hand, ``suppressPerExpressionCost``.
+    unchanged_schema_versions: frozenset[str] = frozenset()
+    suppress_per_expression_cost: bool = False
+
+    def for_version(self, version: Any) -> SchemaOptions:
+        """``suppressExpressionCostForUnchangedSchema``."""
+        if version in self.unchanged_schema_versions:
+            return replace(self, suppress_per_expression_cost=True)
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +119,7 @@ class _Walk:
 
     opts: SchemaOptions
     root: Obj
+    cost: CostScope | None = None  # None: no CEL context (rules are not compiled)
 
 
 def _has(node: Obj, key: str) -> bool:
@@ -175,10 +187,13 @@ def validation_causes(
         init_errs = st.init_errors
         errs += st.errors
         cel_ok = st.cel_ok and not st.init_errors and not st.errors
-    walked = _walk(schema, sp, ssv, True, _Walk(opts, schema), cel_ok)
+    scope = CostScope(suppress=opts.suppress_per_expression_cost) if cel_ok else None
+    walked = _walk(schema, sp, ssv, True, _Walk(opts, schema, scope), cel_ok)
     errs += walked.schema + walked.cel
     if not errs:
         errs += init_errs
+    if scope is not None:
+        errs += scope.total.causes(sp)
     # NewSchemaValidator can only fail on a ``$ref`` go-openapi cannot parse, and the walk
     # forbids every ``$ref``: nothing more to check here.
     return errs
@@ -303,7 +318,7 @@ def _rules(node: Obj, p: str, w: _Walk, compile_ok: bool) -> _Errs:
     shape = rule_causes(node, p, w.root, compile_rules=False, preexisting=pre)
     if shape or not compile_ok:
         return _Errs(shape, [])
-    return _Errs([], rule_causes(node, p, w.root, compile_rules=True, preexisting=pre))
+    return _Errs([], rule_causes(node, p, w.root, compile_rules=True, preexisting=pre, cost=w.cost))
 
 
 def _extension_causes(node: Obj, p: str, opts: SchemaOptions) -> list[Cause]:

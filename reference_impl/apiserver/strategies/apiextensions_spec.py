@@ -159,7 +159,7 @@ def _version_causes(spec: Obj, i: int, opts: CrdOptions) -> list[Cause]:
     ]
     status = _status_enabled(_subresources_for(spec, v))
     if v.get("schema") is not None:
-        out += validation_causes(as_dict(v["schema"]), status, opts.schema, f"{path}.schema")
+        out += validation_causes(as_dict(v["schema"]), status, opts.schema.for_version(v.get("name")), f"{path}.schema")
     out += subresources_causes(v.get("subresources"), f"{path}.subresources")
     for j, col in enumerate(as_list(v.get("additionalPrinterColumns"))):
         out += column_causes(as_dict(col), f"{path}.additionalPrinterColumns[{j}]")
@@ -312,7 +312,8 @@ def spec_causes(spec: Obj, opts: CrdOptions) -> list[Cause]:
     out += names_causes(names, "spec.names")
     if spec.get("validation") is not None:
         status = _status_enabled(spec.get("subresources")) or any(_status_enabled(v.get("subresources")) for v in versions)
-        out += validation_causes(as_dict(spec["validation"]), status, opts.schema, "spec.validation")
+        schema_opts = opts.schema.for_version(spec.get("version"))
+        out += validation_causes(as_dict(spec["validation"]), status, schema_opts, "spec.validation")
     out += subresources_causes(spec.get("subresources"), "spec.subresources")
     for j, col in enumerate(as_list(spec.get("additionalPrinterColumns"))):
         out += column_causes(as_dict(col), f"spec.additionalPrinterColumns[{j}]")
