@@ -1,7 +1,8 @@
 """The kubelet's pod admit handlers around the predicate handler, in ``NewMainKubelet``'s
 order (v1.37.2): the eviction manager, the sysctl allowlist, (the container manager's
 resource allocation: not modelled), the predicate handler (``admission.py``), AppArmor,
-pod features, (node declared features: not modelled) and the node shutdown manager.
+pod features, node declared features (``declared_features.py``) and the node shutdown
+manager.
 ``canAdmitPod`` stops at the first rejection.
 
 The eviction manager's observed pressure and the shutdown state are per-node facts the
@@ -19,6 +20,7 @@ from reference_impl.apiserver.quota.pod_resources import get_pod_qos
 from reference_impl.clock import seconds
 from reference_impl.kubelet.admission import AdmitResult, is_static_pod
 from reference_impl.kubelet.config import KubeletConfig
+from reference_impl.kubelet.declared_features import DEFAULT_DECLARED, declared_features_admit
 from reference_impl.kubelet.sysctl import Allowlist, safe_sysctl_allowlist
 
 __all__ = [
@@ -208,6 +210,8 @@ class AdmitState:
     shutting_down: bool = False
     sysctls: Allowlist = field(default_factory=lambda: Allowlist.of(safe_sysctl_allowlist(None)))
     apparmor_enabled: bool = True
+    # The kubelet's node declared features (its declaredFeaturesAdmitHandler's set).
+    declared_features: tuple[str, ...] = DEFAULT_DECLARED
 
     def observe(self, condition: str, active: bool, now: int) -> bool:
         """A signal crossed (or fell back below) its threshold at ``now``; True when a
@@ -254,6 +258,7 @@ def run_admit_handlers(
         predicate,
         lambda: apparmor_admit(pod, state.apparmor_enabled),
         lambda: pod_features_admit(pod, pod_level),
+        lambda: declared_features_admit(pod, state.declared_features),
         lambda: shutdown_admit(state.shutting_down),
     )
     for step in steps:
@@ -273,6 +278,7 @@ class NodeAdmission:
     now: Callable[[], int]
     gate: Callable[[str], bool]
     states: dict[str, AdmitState] = field(default_factory=dict)
+    declared_features: tuple[str, ...] = DEFAULT_DECLARED
 
     def state(self, node: str) -> AdmitState:
         """``node``'s state, created on first use."""
@@ -282,7 +288,11 @@ class NodeAdmission:
                 safe_sysctl_allowlist(self.config.kernel_version)
                 + list(self.config.allowed_unsafe_sysctls)
             )
-            state = AdmitState(sysctls=allow, apparmor_enabled=self.config.apparmor_enabled)
+            state = AdmitState(
+                sysctls=allow,
+                apparmor_enabled=self.config.apparmor_enabled,
+                declared_features=self.declared_features,
+            )
             self.states[node] = state
         return state
 

@@ -67,3 +67,7 @@ class KubeletConfig:
     apparmor_enabled: bool = True
     # --eviction-pressure-transition-period: a cleared pressure condition stays this long.
     pressure_transition_seconds: float = 300.0
+    # What the container runtime's CRI status reports (RuntimeFeatures): node declared
+    # features UserNamespacesHostNetworkSupport and VolumeBindMountOptions need them.
+    runtime_user_namespaces_host_network: bool = False
+    runtime_mount_options: bool = False

@@ -8,7 +8,8 @@ transition is a deadline per pod; timers only wake the work queue, whose sync co
 deadlines with the clock, so the kubelet runs as ordered clock events.
 
 A pod first seen not yet terminal is admitted (``admit_handlers.py``: eviction, sysctls,
-the predicate handler of ``admission.py``, AppArmor, pod features, node shutdown) against
+the predicate handler of ``admission.py``, AppArmor, pod features, node declared
+features, node shutdown) against
 the pods already admitted on its node; a rejected pod is written Failed with the
 handler's reason and "Pod was rejected: <message>" and never started. Every status goes
 through the status manager's ``normalizeStatus`` before it is merged and written.
@@ -30,6 +31,7 @@ from reference_impl.clock import Duration, Instant, Priority, rfc3339, seconds
 from reference_impl.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from reference_impl.kubelet import admission
 from reference_impl.kubelet import config as cfg
+from reference_impl.kubelet import declared_features as ndf
 from reference_impl.kubelet.admit_handlers import NodeAdmission
 from reference_impl.kubelet.allocation import AllocationManager, resource_info
 from reference_impl.kubelet.checkpoint import GATE, CheckpointStore, unimplemented
@@ -107,7 +109,10 @@ class Kubelet:
         # Per node: kl.allocationManager (allocations, resize conditions, pending queue).
         self._managers: dict[str, AllocationManager] = {}
         # The admit handlers' per-node state (pressure, shutdown, sysctls, AppArmor).
-        self.admission = NodeAdmission(self.config, ctx.clock.now, self._gate)
+        known = {g: ctx.gates.enabled(g) for g in ctx.gates}
+        # NodeDeclaredFeatures (GA): discovered once at start, as NewMainKubelet does.
+        self.declared_features = declared = ndf.discover_node_declared_features(known, self.config)
+        self.admission = NodeAdmission(self.config, ctx.clock.now, self._gate, declared_features=declared)
         self._gates = manager_gates({g: ctx.gates.enabled(g) for g in ctx.gates})
         self._actuation = Duration(seconds(self.config.resize_actuation_seconds))
         self.addresses = NodeAddresses()
@@ -222,6 +227,8 @@ class Kubelet:
 
     def _on_pod(self, ev: ObjectEvent) -> None:
         self._queue.add(object_key(ev.obj))
+        if ev.old is not None and ev.type == "MODIFIED":
+            self._check_update_features(ev.old, ev.obj)
         phase = (ev.obj.get("status") or {}).get("phase")
         if ev.type == "DELETED" or phase in _TERMINAL:
             # Room freed on a node: HandlePodRemoves (and a terminated pod) retry the
@@ -234,6 +241,15 @@ class Kubelet:
                     mgr.remove_pod(uid)
                 mgr.pending = [u for u in mgr.pending if u != uid]
                 self._retry_pending(node)
+
+    def _check_update_features(self, old: Obj, new: Obj) -> None:
+        """``HandlePodUpdates``: a Warning event for an update needing undeclared features."""
+        key = object_key(new)
+        if key not in self._states or old.get("spec") == new.get("spec"):
+            return
+        msg = ndf.update_check_message(old, new, self.declared_features)
+        if msg is not None:
+            self._ctx.trace.record(self.name, ndf.FAILED_CHECK, key, msg)  # Warning event
 
     def _manager(self, node: str) -> AllocationManager:
         mgr = self._managers.get(node)
@@ -356,7 +372,9 @@ class Kubelet:
         self.addresses.register(name, (node.get("spec") or {}).get("podCIDR"))
         now = rfc3339(self._ctx.clock.now())
         pressure, events = self.admission.pressure(name), list[str]()
-        status = initialized_status(node, self.addresses.host_ip(name), self.config, now, pressure, events)
+        status = initialized_status(
+            node, self.addresses.host_ip(name), self.config, now, pressure, events, self.declared_features
+        )
         for event in events:
             self._ctx.trace.record(self.name, event, name, "Normal")
         if status != node.get("status"):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from reference_impl.kubelet.config import KubeletConfig
@@ -85,10 +85,12 @@ def initialized_status(
     now: str,
     pressure: Collection[str] = (),
     events: list[str] | None = None,
+    declared: Sequence[str] = (),
 ) -> Obj:
     """The node's status with healthy conditions, addresses and nodeInfo filled in;
     the conditions in ``pressure`` are True with the setters' texts (``events`` gets
-    the setters' events).
+    the setters' events). ``declared`` are the kubelet's node declared features
+    (``setNodeStatus`` writes them unless the kubelet discovered none).
 
     Conditions already in the wanted state keep their timestamps, so re-applying this to
     an initialized node is a no-op write (which the apiserver skips).
@@ -126,6 +128,8 @@ def initialized_status(
     status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 10250}})
     status.setdefault("nodeInfo", _node_info(name, cfg))
     status["phase"] = "Running"
+    if declared:
+        status["declaredFeatures"] = list(declared)
     return status
 
 

@@ -2,17 +2,18 @@
 GA and locked on in 1.37) with component-helpers' feature registry.
 
 A pod that needs a node-declared feature fits only nodes listing it in
-``status.declaredFeatures``. Of the registry's features only three are inferred for
-scheduling; the others (in-place resize variants, DRA node operations, websockets) matter
-to pod updates or other components only.
+``status.declaredFeatures``. The registry (shared with the kubelet's admit handler) is
+``reference_impl.api.node_declared_features``; of its features only three are inferred
+for scheduling, the others matter to pod updates or other components only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
+from reference_impl.api.node_declared_features import infer_for_scheduling
 from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
 from reference_impl.scheduler.framework.interface import (
@@ -42,40 +43,6 @@ Obj = dict[str, Any]
 NAME: Final = names.NODE_DECLARED_FEATURES
 ERR_REASON: Final = "node(s) didn't match Pod's required features"
 _REJECT: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON,), NAME)
-
-
-def _containers(spec: Obj) -> list[Obj]:
-    return [*(spec.get("containers") or ()), *(spec.get("initContainers") or ())]
-
-
-def _restart_all(spec: Obj) -> bool:
-    return any(
-        r.get("action") == "RestartAllContainers"
-        for c in _containers(spec) for r in c.get("restartPolicyRules") or ()
-    )
-
-
-def _userns_host_network(spec: Obj) -> bool:
-    return bool(spec.get("hostNetwork")) and spec.get("hostUsers") is False
-
-
-def _bind_mount_options(spec: Obj) -> bool:
-    every = [*_containers(spec), *(spec.get("ephemeralContainers") or ())]
-    return any(m.get("bindMountOptions") for c in every for m in c.get("volumeMounts") or ())
-
-
-# features.AllFeatures that InferForScheduling can return true for, by feature name.
-_SCHEDULING: Final[tuple[tuple[str, Callable[[Obj], bool]], ...]] = (
-    ("RestartAllContainersOnContainerExits", _restart_all),
-    ("UserNamespacesHostNetworkSupport", _userns_host_network),
-    ("VolumeBindMountOptions", _bind_mount_options),
-)
-
-
-def infer_for_scheduling(pod: Obj) -> frozenset[str]:
-    """``InferForPodScheduling``: the node features the pod needs."""
-    spec = pod.get("spec") or {}
-    return frozenset(name for name, needs in _SCHEDULING if needs(spec))
 
 
 @dataclass(frozen=True, slots=True)
