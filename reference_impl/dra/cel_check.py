@@ -10,7 +10,8 @@ must be bool or dyn for a selector, a scalar (or a list of scalars) for a derive
 attribute. The cost is an estimate in cel-go's units: each node costs about one unit and a
 comprehension multiplies its body by the largest size its range can have (the list
 literal's length, or the declared maxima: 32 attributes per domain, 64 list values), so
-nested loops cross the 1,000,000 limit where cel-go's do.
+nested loops cross the 1,000,000 limit where cel-go's do. Validation uses this rough cost
+only where ``cel_cost`` (cel-go's exact estimate) does not model the expression.
 """
 
 from __future__ import annotations
@@ -219,8 +220,10 @@ class _Checker:
                          f"'({shown}, {idx.type})'")
 
     def n_member_dot_arg(self, t: _T, kids: list[Any]) -> Checked:
-        base, name = self.node(kids[0]), str(kids[1])
         args = list(kids[2].children) if len(kids) > 2 else []
+        if str(kids[1]) == "bind" and len(args) == 3 and self._is_cel(kids[0]):
+            return self._bind(args)
+        base, name = self.node(kids[0]), str(kids[1])
         if name in _MACROS and len(args) == 2 and isinstance(args[0], Tree):
             var = self._var(args[0])
             if var is not None:
@@ -228,6 +231,27 @@ class _Checker:
         self._declared(name, kids[1])
         costs = sum(self.node(a).cost for a in args)
         return Checked(self._returns(name, base), base.cost + costs + 1 + (base.size if name in ("matches", "find") else 0))
+
+    def _is_cel(self, t: Any) -> bool:
+        """``cel`` as the bindings macro's namespace, unless a local shadows it."""
+        while isinstance(t, Tree) and len(t.children) == 1 and t.data != "ident":
+            t = t.children[0]
+        named = isinstance(t, Tree) and t.data == "ident" and str(t.children[0]) == "cel"
+        return named and not any("cel" in scope for scope in self.scopes)
+
+    def _bind(self, args: list[Any]) -> Checked:
+        """``cel.bind(v, init, expr)`` (ext.Bindings, in the DRA environment since 1.31):
+        ``expr`` with ``v`` of ``init``'s type."""
+        var = self._var(args[0])
+        if var is None:
+            raise CheckError("ERROR: <input>:1:1: cel.bind() variable names must be simple identifiers")
+        init = self.node(args[1])
+        self.scopes.append({var: init.type})
+        try:
+            body = self.node(args[2])
+        finally:
+            self.scopes.pop()
+        return Checked(body.type, 10 + init.cost + body.cost, body.size)
 
     def _declared(self, name: str, tok: Any) -> None:
         if name not in _KNOWN_FNS:

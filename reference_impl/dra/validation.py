@@ -3,7 +3,8 @@
 The structure (a ``cel`` per selector, the 10 KiB length, derived attribute names) is
 checked in ``apiserver/validation/resource``; this module compiles each new expression,
 type-checks it (``cel_check``: a selector must be bool or dyn, a derived attribute a
-scalar or a list of scalars) and estimates its cost (≤ 1,000,000 each; the derived
+scalar or a list of scalars) and estimates its cost (``cel_cost``: cel-go's estimate,
+exactly where the port models the expression; ≤ 1,000,000 each; the derived
 attributes of one claim share one such budget). As upstream, a stored expression is not
 re-checked: a claim's spec is only compared on update (a template's is validated again
 in full, as its strategy's ValidateUpdate does), and a DeviceClass's
@@ -28,6 +29,7 @@ from reference_impl.apiserver.validation.resource.claim import (
 from reference_impl.apiserver.validation.resource.lists import as_dict, as_list
 from reference_impl.dra.cel import CELError, compile_selector
 from reference_impl.dra.cel_check import CheckError, check
+from reference_impl.dra.cel_cost import cost as exact_cost
 from reference_impl.errors import Cause
 
 __all__ = ["MAX_COST", "expression_causes", "selector_paths"]
@@ -92,22 +94,26 @@ def expression_causes(expr: str, path: str, lists: bool, derived: bool) -> tuple
         return [], 0  # TooLong, reported by the apiserver's structural check
     try:
         compile_selector(expr, lists)
-        checked = check(_ENV.compile(expr))
+        tree = _ENV.compile(expr)
+        checked = check(tree)
     except (CELError, CheckError) as e:
         text = str(e)
         text = text if text.startswith("compilation failed") else f"compilation failed: {text}"
         return [f.invalid(path, expr, _with_snippet(text, expr))], 0
     except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
         return [f.invalid(path, expr, f"compilation failed: {e}")], 0
+    # cel-go's estimate where the port has it (every upstream row does), else the rough one.
+    exact = exact_cost(tree)
+    cost = checked.cost if exact is None else exact
     if derived and not _derived_ok(checked.type, lists):
         what = " or a list of these scalars" if lists else ""
         return [f.invalid(path, expr, "must evaluate to a primitive scalar (string, integer, boolean, "
-                          f"semver){what}, not {checked.type}")], checked.cost
+                          f"semver){what}, not {checked.type}")], 0  # an error: upstream adds no cost
     if not derived and checked.type not in ("bool", "dyn"):
         return [f.invalid(path, expr, f"must evaluate to bool or the unknown type, not {checked.type}")], 0
-    if checked.cost > MAX_COST:
-        return [f.forbidden(path, "too complex, exceeds cost limit")], checked.cost
-    return [], checked.cost
+    if cost > MAX_COST:
+        return [f.forbidden(path, "too complex, exceeds cost limit")], cost
+    return [], cost
 
 
 def _claim_causes(spec: Any, path: str, ctx: Context) -> list[Cause]:
@@ -122,7 +128,7 @@ def _claim_causes(spec: Any, path: str, ctx: Context) -> list[Cause]:
             if expr:
                 errs, cost = expression_causes(expr, f"{p}.derivedAttributes[{k}].expression", lists, True)
                 out += errs
-                total += cost
+                total = (total + cost) % 2**64  # upstream sums in a uint64, which wraps
     if total > MAX_COST:
         out.append(f.forbidden(f"{path}.devices", "too complex, total cost of derived attribute CEL "
                                "expressions in the claim exceeds cost limit"))

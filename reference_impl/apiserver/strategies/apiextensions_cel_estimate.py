@@ -8,7 +8,8 @@ feeds it). A shape this estimator does not model gives no estimate: it never gue
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lark import Tree
@@ -51,34 +52,62 @@ _LITERALS: Final = {"INT_LIT": "int", "UINT_LIT": "uint", "FLOAT_LIT": "double",
                     "BYTES_LIT": "bytes", "BOOL_LIT": "bool", "NULL_LIT": "null"}  # fmt: skip
 
 
-def _string_literal_len(text: str) -> int:
-    if text[:1] in "rR":
+def _string_literal_len(text: str, escapes: bool = False) -> int:
+    """A string literal's length in code points (cel-go's ``String.Size``); with
+    ``escapes``, after decoding them (a raw string keeps its backslashes)."""
+    raw = text[:1] in "rR"
+    if raw:
         text = text[1:]
     for q in ('"""', "'''", '"', "'"):
         if len(text) >= 2 * len(q) and text.startswith(q) and text.endswith(q):
             inner = text[len(q) : -len(q)]
             if "\\" in inner:
-                raise _Unsupported("escape in literal")
+                if not escapes:
+                    raise _Unsupported("escape in literal")
+                return len(inner) if raw else _decoded_len(inner)
             return len(inner)
     raise _Unsupported("literal")
 
 
+# The characters an escape takes after its backslash: \xHH, \uHHHH, \UHHHHHHHH, \ooo;
+# any other (\n, \\, \" ...) takes one.
+_ESCAPE_LEN: Final = {"x": 3, "X": 3, "u": 5, "U": 9, "0": 3, "1": 3, "2": 3, "3": 3}
+
+
+def _decoded_len(inner: str) -> int:
+    i = n = 0
+    while i < len(inner):
+        i += 1 + _ESCAPE_LEN.get(inner[i + 1], 1) if inner[i] == "\\" and i + 1 < len(inner) else 1
+        n += 1
+    return n
+
+
 class _Coster:
-    def __init__(self, root: Decl) -> None:
+    def __init__(self, root: Decl, variables: Mapping[str, Decl] | None = None, extended: bool = False) -> None:
         self.root = root
+        # None: a CRD rule's ``self``/``oldSelf``, whose size estimator reads every path
+        # from the rule's type; else the environment's variables, a path from any other
+        # root having no size (DRA's ``sizeEstimator``).
+        self.variables = variables
+        # The Kubernetes library calls and dyn operands the DRA environment's checks need.
+        self.extended = extended
         self.locals: list[tuple[str, _E]] = []
 
     def _by_path(self, path: tuple[str, ...]) -> Decl | None:
         if not path:
             return None
-        node: Decl | None = self.root
+        node: Decl | None = self.root if self.variables is None else self.variables.get(path[0])
         for name in path[1:]:
             if node is None:
                 return None
             if name == "@keys":
-                node = MAP_KEY if node.kind == "map" else None
+                node = (node.key or MAP_KEY) if node.kind == "map" else None
+            elif name in ("@items", "@values"):
+                node = node.elem
+            elif name in node.fields:
+                node = node.fields[name]
             else:
-                node = node.elem if name in ("@items", "@values") else node.fields.get(name)
+                node = node.elem if node.by_name else None
         return node
 
     def size(self, e: _E) -> int:
@@ -133,10 +162,20 @@ class _Coster:
                 return _E(add(factor(self.size(b), 1), args), "bool")
             if b.kind == "map":
                 return _E(add(1, args), "bool")
+            if b.kind == "dyn" and self.extended:  # in_list and in_map: the costlier
+                return _E(add(max(self.size(b), 1), args), "bool")
             raise _Unsupported("in")
         if op in ("relation_eq", "relation_ne") or (a.kind == b.kind and a.kind in ("string", "bytes")):
             return _E(add(factor(min(self.size(a), self.size(b)), _STRING_FACTOR), args), "bool")
         if "dyn" in (a.kind, b.kind):
+            other = b.kind if a.kind == "dyn" else a.kind
+            if self.extended and other in ("int", "uint", "double"):
+                return _E(add(1, args), "bool")  # only numeric overloads remain
+            if self.extended and other in ("string", "bytes", "dyn"):
+                # The string (and bytes) overloads cost a traversal of the shorter; with
+                # two dyn operands the numeric ones (1) join the union.
+                c = factor(min(self.size(a), self.size(b)), _STRING_FACTOR)
+                return _E(add(max(c, 1) if other == "dyn" else c, args), "bool")
             raise _Unsupported("dyn ordering")
         return _E(add(1, args), "bool")
 
@@ -151,14 +190,29 @@ class _Coster:
             if a.kind == "list":
                 return _E(add(1, args), "list", size=size)
             return _E(add(factor(size, _STRING_FACTOR), args), a.kind, size=size)
+        numeric = self._numeric_with_dyn(a, b)
+        if numeric is not None:
+            return _E(add(1, args), numeric)
         if a.kind != b.kind or a.kind not in ("int", "uint", "double"):
             raise _Unsupported("addition")
         return _E(add(1, args), a.kind)
+
+    def _numeric_with_dyn(self, a: _E, b: _E) -> str | None:
+        """Arithmetic on a dyn and a number: only that number's overloads remain, each
+        costing 1 (the DRA environment's attributes are dyn)."""
+        if self.extended and "dyn" in (a.kind, b.kind):
+            other = b.kind if a.kind == "dyn" else a.kind
+            if other in ("int", "uint", "double"):
+                return other
+        return None
 
     def n_multiplication(self, kids: list[Any]) -> _E:
         if len(kids) == 1:
             return self.node(kids[0])
         a, b = self.node(kids[0].children[0]), self.node(kids[1])
+        numeric = self._numeric_with_dyn(a, b)
+        if numeric is not None:
+            return _E(add(1, add(a.cost, b.cost)), numeric)
         if a.kind != b.kind or a.kind not in ("int", "uint", "double"):
             raise _Unsupported("multiplication")
         return _E(add(1, add(a.cost, b.cost)), a.kind)
@@ -172,6 +226,8 @@ class _Coster:
         if not negate and number:
             return self.node(lit)  # cel-go's parser folds a negated number into the literal
         a = self.node(kids[1])
+        if self.extended and a.kind == "dyn":  # every overload costs 1
+            return _E(add(1, a.cost), "bool" if negate else "dyn")
         if (negate and a.kind != "bool") or (not negate and a.kind not in ("int", "double")):
             raise _Unsupported("unary")
         return _E(add(1, a.cost), a.kind)
@@ -188,7 +244,7 @@ class _Coster:
             if not text[1:].isascii():
                 raise _Unsupported("bytes literal")
         else:
-            size = _string_literal_len(text) if kind == "string" else 1
+            size = _string_literal_len(text, self.extended) if kind == "string" else 1
         return _E(0, kind, size=size)
 
     def n_ident(self, kids: list[Any]) -> _E:
@@ -196,8 +252,10 @@ class _Coster:
         for var, e in reversed(self.locals):
             if var == name:
                 return _E(1, e.kind, e.path, e.size, e.decl)
-        if name in ("self", "oldSelf"):
+        if self.variables is None and name in ("self", "oldSelf"):
             return _E(1, _kind(self.root), (name,), None, self.root)
+        if self.variables is not None and name in self.variables:
+            return _E(1, _kind(self.variables[name]), (name,), None, self.variables[name])
         raise _Unsupported(name)
 
     def n_paren_expr(self, kids: list[Any]) -> _E:
@@ -249,12 +307,17 @@ class _Coster:
             raise _Unsupported("has")
         ests = [self.node(a) for a in args]
         cost = sum(e.cost for e in ests)
-        if name == "size" and len(ests) == 1 and ests[0].kind in ("string", "bytes", "list", "map"):
+        sized = ("string", "bytes", "list", "map", "dyn") if self.extended else ("string", "bytes", "list", "map")
+        if name == "size" and len(ests) == 1 and ests[0].kind in sized:
             return _E(add(1, cost), "int")
         if name == "string" and len(ests) == 1 and ests[0].kind in ("string", "int", "uint", "double", "bool"):
             return _E(add(1, cost), "string")
         if name in ("int", "double") and len(ests) == 1 and ests[0].kind in ("int", "uint", "double"):
             return _E(add(1, cost), name)
+        if self.extended and name in ("int", "uint", "double") and len(ests) == 1 and ests[0].kind == "string":
+            return _E(add(1, cost), name)  # a conversion: cel-go's default call cost
+        if self.extended and name in _PARSERS and len(ests) in (1, 2) and ests[0].kind in ("string", "dyn"):
+            return _E(add(factor(self.size(ests[0]), _STRING_FACTOR), cost), _PARSERS[name])
         raise _Unsupported(name)
 
     def n_member_dot_arg(self, kids: list[Any]) -> _E:
@@ -264,10 +327,26 @@ class _Coster:
             var = _unwrap(args[0])
             if isinstance(var, Tree) and var.data == "ident":
                 return self._comprehension(name, self.node(kids[0]), str(var.children[0]), args[1])
+        if self.extended and name == "bind" and len(args) == 3 and _is_ident(kids[0], "cel"):
+            return self._bind(args)
         target = self.node(kids[0])
         ests = [self.node(a) for a in args]
         argc = add(target.cost, sum(e.cost for e in ests))
         tk = target.kind
+        if self.extended:
+            if name in _QUANTITY_SEMVER and tk in ("quantity", "semver", "dyn"):
+                return _E(add(1, argc), _QUANTITY_SEMVER[name] or tk)
+            if name == "includes" and len(ests) == 1 and tk == "dyn":  # a list under dyn: 1 per item
+                return _E(add(self.size(target), argc), "bool")
+            if name in _LIST_SCANS and tk == "dyn":  # no element type: charged as a string
+                kind = {"isSorted": "bool", "indexOf": "int", "lastIndexOf": "int"}.get(name, "dyn")
+                return _E(add(factor(self.size(target), _STRING_FACTOR), argc), kind)
+            if name == "size" and not ests and tk == "dyn":  # every overload costs 1
+                return _E(add(1, argc), "int")
+            if tk in ("string", "dyn") and name in _STRING_ONLY:
+                # The only overloads take strings: the checker picks them for dyn operands.
+                tk = "string"
+                ests = [replace(e, kind="string") if e.kind == "dyn" else e for e in ests]
         if tk == "string" and name in ("lowerAscii", "upperAscii", "trim") and not ests:
             sz = self.size(target)
             return _E(add(factor(sz, _STRING_FACTOR), argc), "string", size=sz)
@@ -308,6 +387,21 @@ class _Coster:
             return _E(add(1, argc), "int")
         raise _Unsupported(name)
 
+    def _bind(self, args: list[Any]) -> _E:
+        """``cel.bind(v, init, expr)`` as the bindings macro expands it: a comprehension over
+        an empty list whose accumulator ``v`` starts as ``init`` and whose result is
+        ``expr``; ``v`` has the path ``[v]``, which no variable roots."""
+        var = _unwrap(args[0])
+        if not (isinstance(var, Tree) and var.data == "ident"):
+            raise _Unsupported("bind")
+        init = self.node(args[1])
+        self.locals.append((str(var.children[0]), _E(1, init.kind, (str(var.children[0]),), init.size, init.decl)))
+        try:
+            result = self.node(args[2])
+        finally:
+            self.locals.pop()
+        return _E(add(add(10, init.cost), result.cost), result.kind, size=result.size)
+
     def _items(self, target: _E) -> _E:
         """``listElementNode``: a list's items, by path when the list has one."""
         d = target.decl
@@ -317,14 +411,18 @@ class _Coster:
     def _comprehension(self, name: str, rng: _E, var: str, body: Any) -> _E:
         """A macro as cel-go expands it: range, accumulator init, loop condition and step
         (per element), result."""
-        if rng.kind not in ("list", "map"):
+        if rng.kind == "dyn" and self.extended:
+            # A dyn range gives its variable no path (cel-go adds one for lists and maps).
+            it = _E(1, "dyn")
+        elif rng.kind not in ("list", "map"):
             raise _Unsupported("range")
-        d = rng.decl
-        elem = (d.elem if rng.kind == "list" else MAP_KEY) if d is not None else None
-        sub = "@items" if rng.kind == "list" else "@keys"
-        # cel-go appends to the range's path even when it has none; the size estimator
-        # then drops the first element and reads the rule's own type: so does ``size``.
-        it = _E(1, elem.kind if elem is not None else rng.elem_kind, (*rng.path, sub), None, elem)
+        else:
+            d = rng.decl
+            elem = (d.elem if rng.kind == "list" else (d.key or MAP_KEY)) if d is not None else None
+            sub = "@items" if rng.kind == "list" else "@keys"
+            # cel-go appends to the range's path even when it has none; the size estimator
+            # then drops the first element and reads the rule's own type: so does ``size``.
+            it = _E(1, elem.kind if elem is not None else rng.elem_kind, (*rng.path, sub), None, elem)
         self.locals.append((var, it))
         try:
             b = self.node(body)
@@ -366,6 +464,22 @@ _TIME_GETTERS: Final = frozenset(
     "getSeconds".split()
 )
 _MACROS: Final = frozenset({"all", "exists", "exists_one", "map", "filter"})
+# The Kubernetes library's quantity and semver parsers (cost: a traversal of the string)
+# and methods (cost 1 each; None: the target's type), ``library.CostEstimator``.
+_PARSERS: Final = {"quantity": "quantity", "isQuantity": "bool", "semver": "semver", "isSemver": "bool"}
+_QUANTITY_SEMVER: Final[dict[str, str | None]] = {
+    "sign": "int", "asInteger": "int", "isInteger": "bool", "asApproximateFloat": "double",
+    "isGreaterThan": "bool", "isLessThan": "bool", "compareTo": "int", "add": "quantity", "sub": "quantity",
+    "major": "int", "minor": "int", "patch": "int",
+}  # fmt: skip
+# String methods with no list or map overload.
+_STRING_ONLY: Final = frozenset({"lowerAscii", "upperAscii", "trim", "contains", "startsWith", "endsWith", "matches",
+                                 "find", "split"})  # fmt: skip
+
+
+def _is_ident(t: Any, name: str) -> bool:
+    u = _unwrap(t)
+    return isinstance(u, Tree) and u.data == "ident" and str(u.children[0]) == name
 
 
 def _kind(d: Decl) -> str:
@@ -378,10 +492,12 @@ def _unwrap(t: Any) -> Any:
     return t
 
 
-def estimate(tree: Any, root: Decl) -> int | None:
+def estimate(tree: Any, root: Decl, variables: Mapping[str, Decl] | None = None, extended: bool = False) -> int | None:
     """The estimated maximum cost of a parsed expression whose ``self`` has type ``root``
-    (``EstimateCost``'s ``Max``), or None where this estimator has no exact answer."""
+    (``EstimateCost``'s ``Max``), or None where this estimator has no exact answer. With
+    ``variables`` (and ``extended`` for the DRA environment's library) the expression's
+    variables are those instead of ``self``/``oldSelf``."""
     try:
-        return _Coster(root).node(tree).cost
+        return _Coster(root, variables, extended).node(tree).cost
     except (_Unsupported, RecursionError):
         return None

@@ -53,6 +53,10 @@ class Decl:
     min_size: int = 0
     fields: dict[str, Decl] = field(default_factory=dict)
     elem: Decl | None = None
+    # A map whose entries selected by name (``m.name``) have its value type's size: DRA's
+    # per-domain attribute map (its ``sizeEstimator``); a CRD map's entries have none.
+    by_name: bool = False
+    key: Decl | None = None  # a map's key type where it has a size (DRA); else ``MAP_KEY``
 
 
 # A map's key type: the shared ``StringType``, whose MaxElements is 0.
