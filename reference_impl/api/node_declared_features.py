@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference_impl.api.quantity import quantity_value
+from reference_impl.features import GATES
 
 __all__ = [
     "ALL_FEATURES",
@@ -245,25 +246,16 @@ ALL_FEATURES: Final[tuple[DeclaredFeature, ...]] = (
     DeclaredFeature("DRAOptionalNodeOperations", ("DRAOptionalNodeOperations",)),
 )
 
-# v1.37.2 pkg/features defaults of the gates the registry reads (the reference's gate
-# table does not know all of them; an unknown gate keeps upstream's default).
+# v1.37.2 defaults of the gates the registry reads (the reference's 1.37.2 gate registry).
 GATE_DEFAULTS: Final[Mapping[str, bool]] = {
-    "RestartAllContainersOnContainerExits": True,  # beta
-    "InPlacePodLevelResourcesVerticalScaling": True,  # beta
-    "ExtendWebSocketsToKubelet": True,  # beta
-    "InPlacePodVerticalScalingInitContainers": True,  # GA, locked
-    "InPlacePodVerticalScalingMemoryBackedVolumes": False,  # alpha
-    "UserNamespacesHostNetworkSupport": False,  # alpha
-    "DRANodeAllocatableResources": False,  # alpha
-    "VolumeBindMountOptions": False,  # alpha
-    "DRAOptionalNodeOperations": False,  # alpha
+    g: GATES[g].default for f in ALL_FEATURES for g in f.gates
 }
 
 
 def discover_gates(known: Mapping[str, bool]) -> Callable[[str], bool]:
     """The gate lookup a kubelet with the cluster's gates ``known`` uses: a gate the
     cluster does not set keeps its v1.37.2 default."""
-    return lambda g: known[g] if g in known else GATE_DEFAULTS.get(g, False)
+    return lambda g: known[g] if g in known else GATES[g].default
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,7 @@ class DeviceTaintEvictionController:
         self._timers: dict[str, tuple[Instant, Timer]] = {}
         self._evicted: dict[str, int] = {}  # rule uid -> pods evicted
         # A claim reserved for a PodGroup evicts every pod of the group (handlePods).
-        self._group_claims = all(ctx.gates.get(g, False) for g in WORKLOAD_CLAIM_GATES)
+        self._group_claims = all(ctx.gates[g] for g in WORKLOAD_CLAIM_GATES)
         informers = {"rules": self._rules, "pods": self._pods, "slices": self._slices,
                      "claims": self._claims}
         self._status = RuleStatus(ctx, informers, self._rule_q, self.pod_eviction, self._evicted)

@@ -102,7 +102,7 @@ class PodGroupProtectionController:
 
     def start(self) -> None:
         """Subscribe to PodGroups and pods (only with GenericWorkload, as upstream)."""
-        if not self._ctx.gates.get("GenericWorkload", False):
+        if not self._ctx.gates["GenericWorkload"]:
             return
         self._groups = self._ctx.informers.informer(POD_GROUP_API, "PodGroup")
         self._pods = self._ctx.informers.informer("v1", "Pod")

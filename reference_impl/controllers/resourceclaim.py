@@ -115,8 +115,8 @@ class ResourceClaimController:
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         inf = ctx.informers
-        self.generic_workload = bool(ctx.gates.get("GenericWorkload", False))
-        self.group_claims = self.generic_workload and bool(ctx.gates.get("DRAWorkloadResourceClaims", False))
+        self.generic_workload = bool(ctx.gates["GenericWorkload"])
+        self.group_claims = self.generic_workload and bool(ctx.gates["DRAWorkloadResourceClaims"])
         self.queue = WorkQueue(ctx.clock, self._work, name="resource_claim",
                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._pods = inf.informer("v1", "Pod")

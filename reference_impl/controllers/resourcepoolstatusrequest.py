@@ -114,7 +114,7 @@ class ResourcePoolStatusRequestController:
         self._slices = inf.informer(API, "ResourceSlice")
         self._claims = inf.informer(API, "ResourceClaim")
         # DeviceTaintRules are consulted only with their gate on.
-        if self._ctx.gates.get("DRADeviceTaintRules", False):
+        if self._ctx.gates["DRADeviceTaintRules"]:
             self._rules = inf.informer(API, "DeviceTaintRule")
         self._requests.add_handler(self._on_request)
         for r in self._requests.items():

@@ -101,7 +101,7 @@ class TaintEvictionController:
         self._q = WorkQueue(ctx.clock, self._sync, name="tainteviction")
         self._tainted: dict[str, list[Obj]] = {}  # taintedNodes
         self._workers: dict[str, _Worker | None] = {}  # TimedWorkerQueue.workers
-        self._compare = bool(ctx.gates.get("TaintTolerationComparisonOperators", False))
+        self._compare = bool(ctx.gates["TaintTolerationComparisonOperators"])
 
     def start(self) -> None:
         """Watch nodes and pods; what the caches hold counts as added."""

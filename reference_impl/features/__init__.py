@@ -8,6 +8,7 @@ features`` and the reports read.
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -17,6 +18,8 @@ from importlib import resources
 from typing import Final, NewType
 
 __all__ = [
+    "ALL_ALPHA",
+    "ALL_BETA",
     "FEATURES",
     "GATES",
     "Feature",
@@ -27,6 +30,7 @@ __all__ = [
     "Stage",
     "UnknownFeature",
     "kep_id",
+    "parse_feature_gates_flag",
 ]
 
 KepId = NewType("KepId", str)
@@ -46,6 +50,8 @@ class Stage(Enum):
     ALPHA = "alpha"
     BETA = "beta"
     GA = "ga"
+    # featuregate.Deprecated: a gate on its way out (only gates have it, not features).
+    DEPRECATED = "deprecated"
     NONE = "none"
 
 
@@ -64,6 +70,9 @@ class GateSpec:
     stage: Stage
     default: bool
     locked: bool
+    # The Go packages that register it (gates_1_37.json); empty for the few gates the
+    # reference models that upstream v1.37.2 does not have (v1_37.toml, upstream = false).
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,21 +125,99 @@ class FeatureTable:
         )
 
 
-class FeatureGates(Mapping[str, bool]):
-    """An immutable gate map: 1.37 defaults with overrides, validated like ``--feature-gates``."""
+# featuregate's built-in toggles (feature_gate.go allAlphaGate/allBetaGate): known to every
+# gate set; switching one sets every gate of that stage the same map leaves unset.
+ALL_ALPHA: Final = "AllAlpha"
+ALL_BETA: Final = "AllBeta"
+_FEATUREGATE_PKG: Final = "k8s.io/component-base/featuregate"
+_SPECIAL: Final = {
+    ALL_ALPHA: GateSpec(ALL_ALPHA, Stage.ALPHA, False, False, (_FEATUREGATE_PKG,)),
+    ALL_BETA: GateSpec(ALL_BETA, Stage.BETA, False, False, (_FEATUREGATE_PKG,)),
+}
+# strconv.ParseBool's accepted spellings.
+_BOOLS: Final = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
 
-    def __init__(self, overrides: Mapping[str, bool] | None = None) -> None:
-        values = {name: spec.default for name, spec in GATES.items()}
-        for name, value in sorted((overrides or {}).items()):
-            spec = GATES.get(name)
-            if spec is None:
+
+def parse_feature_gates_flag(value: str) -> dict[str, bool]:
+    """``--feature-gates=A=true,B=false`` as featureGate.Set parses it (feature_gate.go
+    SetWithLogger): empty items skipped, names and values trimmed, ParseBool values."""
+    out: dict[str, bool] = {}
+    for item in value.split(","):
+        if not item:
+            continue
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise ValueError(f"missing bool value for {name}")
+        raw = raw.strip()
+        if raw not in _BOOLS:
+            raise ValueError(
+                f'invalid value of {name}={raw}, err: strconv.ParseBool: parsing "{raw}": invalid syntax'
+            )
+        out[name] = _BOOLS[raw]
+    return out
+
+
+def _go_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+class FeatureGates(Mapping[str, bool]):
+    """An immutable gate map: 1.37 defaults with overrides, validated like ``--feature-gates``.
+
+    Ports featureGate.unsafeSetFromMap (component-base featuregate/feature_gate.go): an
+    unknown name fails first, a locked gate refuses any other value, AllAlpha/AllBeta fill
+    the gates of their stage the map leaves unset, and setting a GA or deprecated gate
+    only logs a warning (kept in ``warnings``). Gate dependencies are not checked.
+    ``known`` replaces the 1.37 registry (upstream's tests use their own gates).
+    """
+
+    def __init__(
+        self, overrides: Mapping[str, bool] | None = None, *, known: Mapping[str, GateSpec] | None = None
+    ) -> None:
+        specs = {**_SPECIAL, **(GATES if known is None else known)}
+        explicit = dict(overrides or {})
+        for name in explicit:
+            if name not in specs:
                 raise UnknownFeature(f"unrecognized feature gate: {name}")
-            if spec.locked and value is not spec.default:
-                raise ValueError(
-                    f"cannot set feature gate {name} to {value}, feature is locked to {spec.default}"
+        errors: list[str] = []
+        warnings: list[str] = []
+        values = {name: spec.default for name, spec in specs.items()}
+        for name, value in sorted(explicit.items()):
+            spec = specs[name]
+            if spec.locked and bool(value) is not spec.default:
+                errors.append(
+                    f"cannot set feature gate {name} to {_go_bool(bool(value))}, "
+                    f"feature is locked to {_go_bool(spec.default)}"
                 )
+                continue
             values[name] = bool(value)
+            if spec.stage in (Stage.DEPRECATED, Stage.GA) and name not in _SPECIAL:
+                kind = "deprecated" if spec.stage is Stage.DEPRECATED else "GA"
+                warnings.append(
+                    f"Warning: setting {kind} feature gate. It will be removed in a future release. "
+                    f"featureGate={name} value={_go_bool(bool(value))}"
+                )
+        if errors:
+            # utilerrors.NewAggregate: one error as is, more as a bracketed list.
+            raise ValueError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
+        for toggle, stage in ((ALL_ALPHA, Stage.ALPHA), (ALL_BETA, Stage.BETA)):
+            if toggle in explicit:
+                for name, spec in specs.items():
+                    if spec.stage is stage and name not in explicit and name not in _SPECIAL:
+                        values[name] = bool(explicit[toggle])
+        self._known = specs
+        self._explicit = {k: bool(v) for k, v in explicit.items()}
         self._values = values
+        self.warnings: tuple[str, ...] = tuple(warnings)
+
+    @classmethod
+    def from_flag(cls, value: str, *, known: Mapping[str, GateSpec] | None = None) -> FeatureGates:
+        """The gates of a ``--feature-gates`` value (parse_feature_gates_flag)."""
+        return cls(parse_feature_gates_flag(value), known=known)
 
     def __getitem__(self, name: str) -> bool:
         try:
@@ -149,8 +236,9 @@ class FeatureGates(Mapping[str, bool]):
         return self[name]
 
     def with_overrides(self, overrides: Mapping[str, bool]) -> FeatureGates:
-        """A new gate map with more overrides on top of this one."""
-        return FeatureGates({**self._values, **overrides})
+        """A new gate map with more overrides on top of this one's (as a second SetFromMap)."""
+        known = {k: v for k, v in self._known.items() if k not in _SPECIAL}
+        return FeatureGates({**self._explicit, **overrides}, known=known)
 
 
 def _load() -> tuple[FeatureTable, dict[str, GateSpec]]:
@@ -168,11 +256,18 @@ def _load() -> tuple[FeatureTable, dict[str, GateSpec]]:
         )
         for row in raw["feature"]
     ]
+    upstream = json.loads(resources.files(__name__).joinpath("gates_1_37.json").read_text("utf-8"))
     gates = {
-        name: GateSpec(name, Stage(g["stage"]), bool(g["default"]), bool(g["locked"]))
-        for name, g in raw["gates"].items()
-    }
-    return FeatureTable(features), gates
+        g["name"]: GateSpec(g["name"], Stage(g["stage"]), bool(g["default"]), bool(g["locked"]),
+                            tuple(g["sources"]))
+        for g in upstream["gates"]
+    }  # fmt: skip
+    # The catalogue's [gates] rows must agree with upstream's (test_features checks it);
+    # only rows marked upstream = false add gates.
+    for name, g in raw["gates"].items():
+        if g.get("upstream", True) is False:
+            gates[name] = GateSpec(name, Stage(g["stage"]), bool(g["default"]), bool(g["locked"]))
+    return FeatureTable(features), dict(sorted(gates.items()))
 
 
 _TABLE = _load()

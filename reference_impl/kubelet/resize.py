@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from reference_impl.apiserver.quota.pod_resources import get_pod_qos
 from reference_impl.clock import Instant
+from reference_impl.features import GATES as REGISTRY
 from reference_impl.kubelet import config as cfg
 from reference_impl.kubelet.allocation import DEFAULT_GATES, AllocationManager, NodeConfig
 from reference_impl.kubelet.resize_conditions import DEFERRED, INFEASIBLE
@@ -37,8 +38,8 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
-# The gates the allocation manager reads; a name the gate table lacks takes its v1.37.2
-# default (DEFAULT_GATES).
+# The gates the allocation manager reads; one ``known`` does not set keeps its v1.37.2
+# default.
 GATES: Final = (
     *sorted(DEFAULT_GATES),
     "InPlacePodVerticalScalingMemoryBackedVolumes",
@@ -60,7 +61,7 @@ class ResizeState:
 
 def manager_gates(known: Mapping[str, bool]) -> frozenset[str]:
     """The enabled gates among ``GATES`` (``known`` maps gate -> enabled)."""
-    return frozenset(g for g in GATES if (known[g] if g in known else g in DEFAULT_GATES))
+    return frozenset(g for g in GATES if (known[g] if g in known else REGISTRY[g].default))
 
 
 def _swap(config: cfg.KubeletConfig) -> Callable[[Obj, Obj], bool]:

@@ -90,7 +90,7 @@ class Profile:
 def default_profile(gates: FeatureGates) -> Profile:
     """The default profile after ``applyFeatureGates`` for the gates that change its list."""
     profile = Profile()
-    if gates.get("InPlacePodVerticalScalingSchedulerPreemption", False):
+    if gates["InPlacePodVerticalScalingSchedulerPreemption"]:
         deferred = PluginConfig(names.DEFERRED_POD_SCHEDULING)
         profile = profile.with_plugins(deferred, before=names.NODE_RESOURCES_FIT)
     return profile

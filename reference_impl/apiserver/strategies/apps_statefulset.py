@@ -25,10 +25,8 @@ __all__: list[str] = []
 Obj = dict[str, Any]
 _NONNEG: Final = "must be greater than or equal to 0"
 _RETENTION: Final = ("Retain", "Delete")
-# MaxUnavailableStatefulSet is beta and on in 1.37; StatefulSetRecreateStrategy is alpha
-# and off. Neither is in garhwal's gate table, so both are fixed here.
-_MAX_UNAVAILABLE_ON: Final = True
-_RECREATE_ON: Final = False
+_MAX_UNAVAILABLE: Final = "MaxUnavailableStatefulSet"
+_RECREATE: Final = "StatefulSetRecreateStrategy"
 
 
 def _int(v: Any) -> int:
@@ -51,7 +49,7 @@ def default_statefulset(ss: Obj, ctx: Context) -> None:
         ru = strategy.get("rollingUpdate")
         if strategy["type"] == "RollingUpdate" and isinstance(ru, dict):
             ru.setdefault("partition", 0)
-            if _MAX_UNAVAILABLE_ON:
+            if ctx.gates.enabled(_MAX_UNAVAILABLE):
                 ru.setdefault("maxUnavailable", 1)
     policy = spec.get("persistentVolumeClaimRetentionPolicy")
     if not isinstance(policy, dict):
@@ -211,9 +209,9 @@ def validate_statefulset(ss: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """``ValidateStatefulSet`` / ``ValidateStatefulSetUpdate`` (the spec part)."""
     spec = ss.get("spec") or {}
     if old is None:
-        return _spec_causes(spec, ctx, update=False, skip_template=False, allow_recreate=_RECREATE_ON)
+        return _spec_causes(spec, ctx, update=False, skip_template=False, allow_recreate=ctx.gates.enabled(_RECREATE))
     ospec = old.get("spec") or {}
-    allow = _RECREATE_ON or (ospec.get("updateStrategy") or {}).get("type") == "Recreate"
+    allow = ctx.gates.enabled(_RECREATE) or (ospec.get("updateStrategy") or {}).get("type") == "Recreate"
     old_bad = bool(_spec_causes(ospec, ctx, update=True, skip_template=False, allow_recreate=allow))
     out = _spec_causes(spec, ctx, update=True, skip_template=old_bad, allow_recreate=allow)
     for f in ("selector", "volumeClaimTemplates", "serviceName", "podManagementPolicy"):

@@ -1,5 +1,5 @@
-"""Pod-spec fields of alpha gates that are off (and not in the reference's gate table),
-dropped on write unless the stored object's spec already uses them
+"""Pod-spec fields of alpha gates (off by default in 1.37), dropped on write while the
+gate is off unless the stored object's spec already uses them
 (``pkg/api/pod/util.go``), for pods and every pod template (``DropDisabledTemplateFields``):
 
 - ``dropDisabledAtomicWriteVolumeUserFields`` (AtomicWriteVolumeUserFields): the volume
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer
+from reference_impl.features import FeatureGates
 
 __all__: list[str] = []
 
@@ -85,21 +86,27 @@ def _http_gets(spec: Obj) -> list[Obj]:
     return out
 
 
-def _drop(obj: Obj, old: Obj | None, kind: str) -> None:
+def _drop(obj: Obj, old: Obj | None, kind: str, gates: FeatureGates) -> None:
     spec = _spec(obj, kind)
     if spec is None:
         return
     ospec = _spec(old, kind)
     # atomicWriteVolumeUserFieldsInUse: kept
-    if ospec is None or not any(h.get(k) is not None for h, k in _user_holders(ospec)):
+    if not gates.enabled("AtomicWriteVolumeUserFields") and (
+        ospec is None or not any(h.get(k) is not None for h, k in _user_holders(ospec))
+    ):
         for holder, key in _user_holders(spec):
             holder.pop(key, None)
     # httpProbeProtocolInUse: kept
-    if ospec is None or not any(g.get("protocol") is not None for g in _http_gets(ospec)):
+    if not gates.enabled("H2CContainerProbe") and (
+        ospec is None or not any(g.get("protocol") is not None for g in _http_gets(ospec))
+    ):
         for get in _http_gets(spec):
             get.pop("protocol", None)
     # bindMountOptionsInUse: kept
-    if ospec is None or not any(m.get("bindMountOptions") for m in _mounts(ospec)):
+    if not gates.enabled("VolumeBindMountOptions") and (
+        ospec is None or not any(m.get("bindMountOptions") for m in _mounts(ospec))
+    ):
         for mount in _mounts(spec):
             mount.pop("bindMountOptions", None)
 
@@ -107,7 +114,7 @@ def _drop(obj: Obj, old: Obj | None, kind: str) -> None:
 def _register(kind: str) -> None:
     @preparer(kind)
     def drop_alpha_pod_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-        _drop(obj, old, kind)
+        _drop(obj, old, kind, ctx.gates)
 
 
 for _kind in _SPECS:

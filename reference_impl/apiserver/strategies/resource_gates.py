@@ -7,7 +7,7 @@ already used the feature, so turning a gate off never breaks objects written wit
   ``bindsToNode`` (DRADeviceBindingConditions + DRAResourceClaimDeviceStatus); list
   attributes ``bools``/``ints``/``strings``/``versions`` (DRAListTypeAttributes). An
   attribute left empty is then rejected by validation ("exactly one value"). Alpha gates
-  off by default in 1.37 (the reference's gate table need not list them): devices'
+  off by default in 1.37: devices'
   ``nodeAllocatableResources`` (DRANodeAllocatableResources), ``consumesCounters[].
   compatibilityGroups`` (DRADeviceCompatibilityGroups), ``spec.partitionTypeAttribute``
   (DRAPartitionableDevicesType) and ``spec.skipNodeOperations`` (DRAOptionalNodeOperations).
@@ -44,8 +44,7 @@ def _lists_in_use(obj: Obj | None) -> bool:
 
 
 def _on(ctx: Context, gate: str) -> bool:
-    """A gate's value; one the table does not list is an alpha gate, off."""
-    return gate in ctx.gates and ctx.gates.enabled(gate)
+    return ctx.gates.enabled(gate)
 
 
 def _drop_alpha_slice_fields(obj: Obj, old: Obj | None, ctx: Context) -> None:

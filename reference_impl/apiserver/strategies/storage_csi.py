@@ -173,8 +173,7 @@ def validate_csinode(node: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
 
 
 def _volume_health(ctx: Context) -> bool:
-    # Deprecated and off by default in 1.37; the gate table may not list it.
-    return _VOLUME_HEALTH in ctx.gates and ctx.gates.enabled(_VOLUME_HEALTH)
+    return ctx.gates.enabled(_VOLUME_HEALTH)
 
 
 @preparer("CSINode")

@@ -129,7 +129,7 @@ class JobController:
         gates = self._ctx.gates
         key = object_key(job)
         self._groups.pop(key, None)
-        if not (gates.get("WorkloadWithJob", False) and gates.get("GenericWorkload", False)):
+        if not (gates["WorkloadWithJob"] and gates["GenericWorkload"]):
             return None
 
         def record(kind: str, reason: str, message: str) -> None:

@@ -30,9 +30,7 @@ __all__ = ["RealObjectManager", "RealStatusUpdater", "StatefulSetController"]
 
 Obj = dict[str, Any]
 _STATUS_STEPS: Final = 5  # retry.DefaultRetry.Steps
-# StatefulSetRecreateStrategy is alpha and off in 1.37 (not in garhwal's gate table; the
-# apiserver's strategy fixes it the same way).
-RECREATE_GATE: Final = False
+RECREATE_GATE: Final = "StatefulSetRecreateStrategy"
 
 
 class Lister(Protocol):
@@ -124,7 +122,7 @@ class StatefulSetController:
             r for r in revisions.items() if r["metadata"].get("namespace") == ns
         ])  # fmt: skip
         self.control = StatefulSetControl(spc, RealStatusUpdater(self._server, self._sets), history,
-                                          RECREATE_GATE)  # fmt: skip
+                                          self._ctx.gates.enabled(RECREATE_GATE))  # fmt: skip
         self._sets.add_handler(lambda ev: self._queue.add(object_key(ev.obj)))
         self._pods.add_handler(self._on_pod)
         for ss in self._sets.items():

@@ -44,22 +44,20 @@ class SchedulerFeatures:
     def from_gates(cls, gates: FeatureGates) -> SchedulerFeatures:
         """Read the relevant gates once."""
         return cls(
-            enable_scheduling_queue_hint=gates.get("SchedulerQueueingHints", True),
-            enable_in_place_pod_vertical_scaling=gates.get("InPlacePodVerticalScaling", True),
-            enable_dynamic_resource_allocation=gates.get("DynamicResourceAllocation", True),
-            enable_generic_workload=gates.get("GenericWorkload", False),
-            enable_topology_aware_workload_scheduling=gates.get(
-                "TopologyAwareWorkloadScheduling", False
-            ),
-            enable_composite_pod_group=gates.get("CompositePodGroup", False),
-            enable_in_place_pod_vertical_scaling_scheduler_preemption=gates.get(
-                "InPlacePodVerticalScalingSchedulerPreemption", False
-            ),
-            enable_taint_toleration_comparison_operators=gates.get(
-                "TaintTolerationComparisonOperators", False
-            ),
-            enable_pod_group_preemption_policy=gates.get("PodGroupPreemptionPolicy", False),
-            enable_opportunistic_batching=gates.get("OpportunisticBatching", True),
+            enable_scheduling_queue_hint=gates["SchedulerQueueingHints"],
+            enable_in_place_pod_vertical_scaling=gates["InPlacePodVerticalScaling"],
+            enable_dynamic_resource_allocation=gates["DynamicResourceAllocation"],
+            enable_generic_workload=gates["GenericWorkload"],
+            enable_topology_aware_workload_scheduling=gates["TopologyAwareWorkloadScheduling"],
+            enable_composite_pod_group=gates["CompositePodGroup"],
+            enable_in_place_pod_vertical_scaling_scheduler_preemption=gates[
+                "InPlacePodVerticalScalingSchedulerPreemption"
+            ],
+            enable_taint_toleration_comparison_operators=gates[
+                "TaintTolerationComparisonOperators"
+            ],
+            enable_pod_group_preemption_policy=gates["PodGroupPreemptionPolicy"],
+            enable_opportunistic_batching=gates["OpportunisticBatching"],
         )
 
     def defers(self, pod: Obj) -> bool:
