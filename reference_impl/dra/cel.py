@@ -11,6 +11,7 @@ CEL lists and ``x.includes(v)`` is declared (true when list ``x`` holds ``v``, o
 ``x`` equals it); with the gate off an expression calling it does not compile, as
 upstream declares the function only then. ``version`` attributes are semver values of the
 Kubernetes semver library (``cel_semver``: ``semver("1.2.3")``, ``v.isGreaterThan(w)``).
+``cel.bind(v, init, expr)`` is rewritten at compile time (``cel_bind``).
 
 A device's name never reaches CEL, so activations and ``matches`` verdicts are cached by
 the device's content (``cel_cache``): 8,000 identical GPUs cost one evaluation per
@@ -31,6 +32,7 @@ import celpy
 from celpy import celtypes
 
 from reference_impl.api.meta import parse_quantity
+from reference_impl.dra.cel_bind import BIND_FUNCTION, bind_result, expand_binds
 from reference_impl.dra.cel_cache import (
     ACTIVATION_CACHE_SIZE,
     LRU,
@@ -112,6 +114,8 @@ _FUNCTIONS: dict[str, Any] = {
     "asApproximateFloat": lambda a: celtypes.DoubleType(float(_q(a))),
     "add": lambda a, b: Quantity(_q(a) + _q(b)),
     "sub": lambda a, b: Quantity(_q(a) - _q(b)),
+    # cel.bind (ext.Bindings, DRA environment since 1.31), after expand_binds' rewrite.
+    BIND_FUNCTION: bind_result,
 }
 # The Kubernetes semver library (base CEL environment since 1.33).
 _FUNCTIONS = extend_functions(_FUNCTIONS)
@@ -175,7 +179,7 @@ class Selector:
         self._serial = next(_SERIALS)
         functions = {**_FUNCTIONS, **_GATED_FUNCTIONS} if list_types else _FUNCTIONS
         try:
-            ast = _ENV.compile(expression)
+            ast = expand_binds(_ENV.compile(expression))
         except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
             raise CELError(f"compilation failed: {_first_line(e)}") from None
         reads = device_fields(ast)
