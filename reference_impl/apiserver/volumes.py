@@ -12,7 +12,14 @@ from typing import Any
 
 from reference_impl.apiserver.informers import InformerFactory
 
-__all__ = ["csi_volume", "ephemeral_claim", "ephemeral_claim_name", "owns_claim", "pod_csi_volumes"]
+__all__ = [
+    "csi_volume",
+    "ephemeral_claim",
+    "ephemeral_claim_name",
+    "owns_claim",
+    "pod_csi_volumes",
+    "pod_uses_claim",
+]
 
 Obj = dict[str, Any]
 
@@ -58,6 +65,21 @@ def pod_csi_volumes(informers: InformerFactory, pod: Obj) -> dict[str, set[str]]
 def ephemeral_claim_name(pod: Obj, vol: Obj) -> str:
     """``ephemeral.VolumeClaimName``: the pod's name, "-", the volume's name."""
     return f"{pod['metadata'].get('name', '')}-{vol.get('name', '')}"
+
+
+def pod_uses_claim(pod: Obj, pvc: Obj) -> bool:
+    """Whether ``pvc`` (same namespace) is a claim one of the pod's volumes names, directly
+    or as its generic ephemeral volume's claim (the volume plugins' PVC queueing hints)."""
+    if pvc["metadata"].get("namespace") != pod["metadata"].get("namespace"):
+        return False
+    name = pvc["metadata"].get("name")
+    for v in pod["spec"].get("volumes") or ():
+        if v.get("persistentVolumeClaim") is not None:
+            if v["persistentVolumeClaim"].get("claimName") == name:
+                return True
+        elif v.get("ephemeral") is not None and ephemeral_claim_name(pod, v) == name:
+            return True
+    return False
 
 
 def owns_claim(pod: Obj, pvc: Obj) -> bool:

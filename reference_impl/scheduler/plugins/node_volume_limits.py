@@ -21,6 +21,7 @@ from reference_impl.apiserver.volumes import (
     ephemeral_claim_name,
     owns_claim,
     pod_csi_volumes,
+    pod_uses_claim,
 )
 from reference_impl.scheduler.framework import signature as sign
 from reference_impl.scheduler.framework.cycle_state import CycleState, StateKey
@@ -233,18 +234,7 @@ def _pvc_added(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
     """``isSchedulableAfterPVCAdded``: a claim the pod names, directly or as ephemeral."""
     if new is None:
         return QueueingHint.QUEUE
-    if new["metadata"].get("namespace") != pod["metadata"].get("namespace"):
-        return QueueingHint.QUEUE_SKIP
-    for v in pod["spec"].get("volumes") or ():
-        if v.get("persistentVolumeClaim") is not None:
-            name = v["persistentVolumeClaim"].get("claimName")
-        elif v.get("ephemeral") is not None:
-            name = ephemeral_claim_name(pod, v)
-        else:
-            continue
-        if name == new["metadata"].get("name"):
-            return QueueingHint.QUEUE
-    return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE if pod_uses_claim(pod, new) else QueueingHint.QUEUE_SKIP
 
 
 def _attachment_deleted(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:

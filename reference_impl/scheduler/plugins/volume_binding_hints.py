@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from reference_impl.api.quantity import quantity_value
-from reference_impl.apiserver.volumes import ephemeral_claim_name
+from reference_impl.apiserver.volumes import pod_uses_claim
 from reference_impl.scheduler.framework.interface import QueueingHint
 
 __all__ = [
@@ -43,18 +43,7 @@ def after_pvc_change(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint
     as a generic ephemeral volume."""
     if new is None:
         return Q
-    if new["metadata"].get("namespace") != pod["metadata"].get("namespace"):
-        return SKIP
-    for v in pod["spec"].get("volumes") or ():
-        if v.get("persistentVolumeClaim") is not None:
-            name = v["persistentVolumeClaim"].get("claimName")
-        elif v.get("ephemeral") is not None:
-            name = ephemeral_claim_name(pod, v)
-        else:
-            continue
-        if name == new["metadata"].get("name"):
-            return Q
-    return SKIP
+    return Q if pod_uses_claim(pod, new) else SKIP
 
 
 def after_storage_class_change(pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:

@@ -7,6 +7,7 @@ import copy
 from typing import Any
 
 import pytest
+from endpointslice_upstream_env import new_pod
 
 from reference_impl.controllers.endpointslice.utils import (
     CONTROLLER_NAME,
@@ -26,20 +27,6 @@ MB = "endpointslice.kubernetes.io/managed-by"
 HL = "service.kubernetes.io/headless"
 HINTS = "service.kubernetes.io/topology-aware-hints"
 MODE = "service.kubernetes.io/topology-mode"
-
-
-def new_pod(n: int, ns: str, ready: bool, terminating: bool = False) -> Obj:
-    """utils_test.go ``newPod``."""
-    meta: Obj = {"namespace": ns, "name": f"pod{n}", "labels": {"foo": "bar"},
-                 "resourceVersion": str(n)}  # fmt: skip
-    if terminating:
-        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-    return {
-        "apiVersion": "v1", "kind": "Pod", "metadata": meta,
-        "spec": {"containers": [{"name": "container-1"}], "nodeName": "node-1"},
-        "status": {"podIP": f"1.2.3.{4 + n}", "podIPs": [{"ip": f"1.2.3.{4 + n}"}],
-                   "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
-    }  # fmt: skip
 
 
 def new_service(name: str, ns: str) -> Obj:
