@@ -69,6 +69,26 @@ MAX_NAME_GENERATION_CREATE_ATTEMPTS = 8  # store.go's maxNameGenerationCreateAtt
 _LISTER_LIMIT: Final = 20_000  # lister entries kept; the cache restarts beyond
 
 
+def _object_filter(
+    label_selector: str | None, field_selector: Callable[[Obj], bool] | None
+) -> Callable[[Obj], bool] | None:
+    """A list's or watch's label and field selectors as one predicate over objects; None
+    when neither selects (every object matches). A bad label selector is BadRequest."""
+    if not (label_selector or "").strip() and field_selector is None:
+        return None
+    try:
+        sel = parse_selector(label_selector)
+    except ValueError as e:
+        raise BadRequest(str(e)) from None
+
+    def keep(obj: Obj) -> bool:
+        return sel.matches(obj["metadata"].get("labels")) and (
+            field_selector is None or field_selector(obj)
+        )
+
+    return keep
+
+
 class APIServer:
     """One apiserver over one store, with the 1.37 kinds switched by feature gates."""
 
@@ -146,16 +166,11 @@ class APIServer:
     ) -> builtins.list[Obj]:
         """Objects in key order (namespace, then name), filtered by a label selector."""
         info = self.resource(api_version, kind)
-        try:
-            sel = parse_selector(label_selector)
-        except ValueError as e:
-            raise BadRequest(str(e)) from None
+        keep = _object_filter(label_selector, field_selector)
         out = []
         for kv in self.store.range(keys.prefix(info, namespace)).kvs:
             obj = self._out(kv, api_version)
-            if sel.matches(obj["metadata"].get("labels")) and (
-                field_selector is None or field_selector(obj)
-            ):
+            if keep is None or keep(obj):
                 out.append(obj)
         return out
 
@@ -172,22 +187,16 @@ class APIServer:
         """The list object (``<Kind>List``: items and ListMeta) for a list with ``limit``,
         ``continue``, ``resourceVersion`` and ``resourceVersionMatch`` (``list_options``)."""
         info = self.resource(api_version, kind)
-        try:
-            sel = parse_selector(label_selector)
-        except ValueError as e:
-            raise BadRequest(str(e)) from None
+        keep = _object_filter(label_selector, field_selector)
         decoded: dict[str, Obj] = {}
 
         def matches(kv: KeyValue) -> bool:
             obj = decoded[kv.key] = self._out(kv, api_version)
-            return sel.matches(obj["metadata"].get("labels")) and (
-                field_selector is None or field_selector(obj)
-            )
+            return keep is None or keep(obj)
 
-        empty = not (label_selector or "").strip() and field_selector is None
         kvs, meta = list_options.page(
             self.store, keys.prefix(info, namespace), options or list_options.ListOptions(),
-            None if empty else matches,
+            None if keep is None else matches,
         )  # fmt: skip
         items = [decoded.get(kv.key) or self._out(kv, api_version) for kv in kvs]
         return {"apiVersion": api_version, "kind": f"{info.kind}List", "metadata": meta,
@@ -415,18 +424,7 @@ class APIServer:
         """
         info = self.resource(api_version, kind)
         list_options.validate_watch_options(send_initial_events, resource_version_match)
-        matches: Callable[[Obj], bool] | None = None
-        if (label_selector or "").strip() or field_selector is not None:
-            try:
-                sel = parse_selector(label_selector)
-            except ValueError as e:
-                raise BadRequest(str(e)) from None
-
-            def matches(obj: Obj) -> bool:
-                return sel.matches(obj["metadata"].get("labels")) and (
-                    field_selector is None or field_selector(obj)
-                )
-
+        matches = _object_filter(label_selector, field_selector)
         ns = keys.namespace_for(info, namespace) if namespace else None
         return open_watch(
             self.store, keys.prefix(info, ns), api_version, since, self._out, kind=info.kind,

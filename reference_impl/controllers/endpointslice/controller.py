@@ -13,17 +13,18 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from reference_impl.api.meta import condition
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import Instant, parse_rfc3339, seconds
+from reference_impl.controllers.controller_utils import is_pod_ready
 from reference_impl.controllers.endpointslice.reconciler import Reconciler, SyncError
 from reference_impl.controllers.endpointslice.utils import (
     CONTROLLER_NAME,
     MANAGED_BY_LABEL,
     SERVICE_NAME_LABEL,
-    is_pod_ready,
     service_controller_key,
 )
 
@@ -41,11 +42,8 @@ _DELETION_EXPECTED: Final = -1
 
 
 def _ready_transition(pod: Obj) -> Instant | None:
-    for c in (pod.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready":
-            t = c.get("lastTransitionTime")
-            return parse_rfc3339(t) if t else None
-    return None
+    t = (condition(pod, "Ready") or {}).get("lastTransitionTime")
+    return parse_rfc3339(t) if t else None
 
 
 class TriggerTimeTracker:

@@ -12,6 +12,8 @@ import ipaddress
 import re
 from typing import Any, Final
 
+from reference_impl.controllers.controller_utils import is_pod_ready
+
 __all__ = [
     "CONTROLLER_NAME",
     "HEADLESS_LABEL",
@@ -30,7 +32,6 @@ __all__ = [
     "get_endpoint_slice_prefix",
     "get_slice_to_fill",
     "hints_enabled",
-    "is_pod_ready",
     "is_service_ip_set",
     "new_endpoint_slice",
     "owned_by",
@@ -57,14 +58,6 @@ _DNS1123_SUBDOMAIN: Final = re.compile(
 
 EndpointKey = tuple[tuple[str, ...], str, str, str]
 PortMapKey = tuple[tuple[tuple[str, int, str, str], ...], ...]
-
-
-def is_pod_ready(pod: Obj) -> bool:
-    """``IsPodReady``: the Ready condition is True."""
-    for c in (pod.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready":
-            return bool(c.get("status") == "True")
-    return False
 
 
 def should_pod_be_in_endpoints(pod: Obj, include_terminating: bool) -> bool:
