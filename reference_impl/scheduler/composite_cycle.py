@@ -36,8 +36,14 @@ from reference_impl.scheduler.framework.interface import (
     Status,
 )
 from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
+from reference_impl.scheduler.framework.workload_forest import (
+    COMPOSITE_POD_GROUP_KEY_TYPE,
+    PodGroupInfo,
+    QueuedPodGroupInfo,
+)
 from reference_impl.scheduler.group_placement import Option, proposed
 from reference_impl.scheduler.plugins import names
+from reference_impl.scheduler.plugins.default_preemption import DefaultPreemption
 from reference_impl.scheduler.plugins.gang_scheduling import (
     NAME as GANG,
 )
@@ -49,7 +55,6 @@ from reference_impl.scheduler.plugins.podgroup_tree import (
     CPG,
     InformerHierarchy,
     hierarchy_error,
-    leaf_pod_groups,
     pod_group_states,
 )
 from reference_impl.scheduler.podgroup_rules import REASON_SCHEDULER_ERROR, validate_pod_group
@@ -101,9 +106,20 @@ class CompositeCycle:
 
     def start(self) -> None:
         """Requeue group members when a CompositePodGroup appears or changes."""
-        self._s.ctx.informers.informer(CPG_VERSION, "CompositePodGroup").add_handler(self._on_cpg)
+        cpgs = self._s.ctx.informers.informer(CPG_VERSION, "CompositePodGroup")
+        for cpg in cpgs.items():  # those observed before this scheduler started
+            self._s.queue.add_composite_pod_group(cpg)
+        cpgs.add_handler(self._on_cpg)
 
     def _on_cpg(self, ev: ObjectEvent) -> None:
+        queue = self._s.queue
+        # The queue's forest first (upstream: SchedulingQueue.Add/Update/DeleteCompositePodGroup).
+        if ev.type == "ADDED":
+            queue.add_composite_pod_group(ev.obj)
+        elif ev.type == "DELETED":
+            queue.delete_composite_pod_group(ev.obj)
+        else:
+            queue.update_composite_pod_group(ev.obj)
         if ev.type != "DELETED":
             ev_ = ClusterEvent(EventResource.POD_GROUP, ActionType.UPDATE)
             self._s.queue.move_all_to_active_or_backoff(ev_, ev.old, ev.obj)
@@ -209,12 +225,11 @@ class CompositeCycle:
             return where if ok else None
 
         for pl in self._s.framework.post_filter:
-            preempt = getattr(pl, "preempt_group", None)
-            if preempt is None:
-                continue
+            if not isinstance(pl, DefaultPreemption):
+                continue  # the only PostFilter plugin with gang preemption
             fits = lambda: attempt() is not None  # noqa: E731
             place = lambda: attempt() or {}  # noqa: E731
-            if preempt(pods, root, max(1, min_group_count(root)), fits, place, own)[0]:
+            if pl.preempt_group(pods, root, max(1, min_group_count(root)), fits, place, own)[0]:
                 return True
         return False
 
@@ -243,8 +258,11 @@ class CompositeCycle:
 
     def _subtree_groups(self, ns: str, name: str) -> list[Obj]:
         """Every PodGroup below CompositePodGroup ``ns/name``, as the queue pops a
-        hierarchy (``workloadForest.getLeafPodGroups``: no depth limit)."""
-        return leaf_pod_groups(self._tree, CPG, ns, name)
+        hierarchy: the queue's ``workloadForest.getLeafPodGroups`` (no depth limit,
+        breadth first)."""
+        forest = self._s.queue.workload_forest
+        return forest.get_leaf_pod_groups(
+            QueuedPodGroupInfo(PodGroupInfo(ns, name, COMPOSITE_POD_GROUP_KEY_TYPE)))
 
     def _take(self, first: QueuedPodInfo, groups: list[Obj]) -> dict[str, QueuedPodInfo]:
         """Every pending member of every PodGroup in the subtree, popped from the queue."""

@@ -59,6 +59,7 @@ class Scheduler:
             signer=None if self.framework.signer.signs_nothing else self.framework.sign_pod,
             # collectEntitiesToEvaluate: no narrowing while CompositePodGroup is on.
             pre_queueing_hints=not self.features.enable_composite_pod_group,
+            composite_pod_group=self.features.enable_composite_pod_group,
         )
         self.algorithm = PodScheduler(self.framework, self.cache, ctx.rng.child(COMPONENT))
         self.algorithm.current_cycle = lambda: self.queue.scheduling_cycle  # CurrentCycle

@@ -82,13 +82,24 @@ class WorkloadCycle:
         """Requeue held pods when PodGroups or member pods appear."""
         if self.gang is None or not self._s.features.enable_generic_workload:
             return
-        self._s.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup").add_handler(self._on_group)
+        groups = self._s.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup")
+        for pg in groups.items():  # the groups observed before this scheduler started
+            self._s.queue.add_pod_group(pg)
+        groups.add_handler(self._on_group)
         self._s.ctx.informers.informer("v1", "Pod").add_handler(self._on_pod)
         if self.composite is not None:
             self.composite.start()
 
     def _on_group(self, ev: ObjectEvent) -> None:
         action = ActionType.ADD if ev.type == "ADDED" else ActionType.UPDATE
+        queue = self._s.queue
+        # The queue's forest first (upstream: SchedulingQueue.Add/Update/DeletePodGroup).
+        if ev.type == "ADDED":
+            queue.add_pod_group(ev.obj)
+        elif ev.type == "DELETED":
+            queue.delete_pod_group(ev.obj)
+        else:
+            queue.update_pod_group(ev.obj)
         if ev.type != "DELETED":
             self._s.queue.move_all_to_active_or_backoff(
                 ClusterEvent(EventResource.POD_GROUP, action), ev.old, ev.obj

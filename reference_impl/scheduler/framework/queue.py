@@ -30,6 +30,7 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.queue_index import QueueIndex, UnschedulablePool
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
+from reference_impl.scheduler.framework.workload_forest import WorkloadForest
 
 __all__ = ["ORDERING_WINDOW", "QueueFramework", "SchedulingQueue", "align_to_window", "backoff_duration"]
 
@@ -79,8 +80,11 @@ class SchedulingQueue:
         signer: Callable[[Obj], str | None] | None = None,
         pre_queueing_hints: bool = True,
         max_in_unschedulable: Duration = MAX_IN_UNSCHEDULABLE_PODS,
+        composite_pod_group: bool = False,
     ) -> None:
         self._clock = clock
+        # The (Composite)PodGroups observed, for root and leaf lookups (workloadForest).
+        self.workload_forest = WorkloadForest(composite_pod_group)
         # Whether plugins' pool indexes (upstream's PreQueueingHintFns) may narrow events.
         self._pre_queueing_hints = pre_queueing_hints
         # OpportunisticBatching's PodSigner (signPod); None: no pod gets a signature.
@@ -191,6 +195,37 @@ class SchedulingQueue:
         if self._in_flight.pop(key, None) is not None:
             self._prune_flight_events()
         self._errored.discard(key)
+
+    # -- (Composite)PodGroup events: the forest's share of upstream's handlers -----------
+    # Upstream's AddPodGroup & co. also move the group entity and the pods waiting for
+    # it (incompletePodGroupPods); this queue holds pods, so only the forest is kept.
+
+    def add_pod_group(self, pg: Obj) -> None:
+        """``AddPodGroup``: record the PodGroup in the forest."""
+        self.workload_forest.add_pod_group(pg)
+
+    def update_pod_group(self, pg: Obj) -> None:
+        """``UpdatePodGroup``."""
+        self.workload_forest.update_pod_group(pg)
+
+    def delete_pod_group(self, pg: Obj) -> None:
+        """``DeletePodGroup``."""
+        self.workload_forest.delete_pod_group(pg)
+
+    def add_composite_pod_group(self, cpg: Obj) -> None:
+        """``AddCompositePodGroup`` (a no-op with the CompositePodGroup gate off)."""
+        if self.workload_forest.is_composite_pod_group_enabled:
+            self.workload_forest.add_composite_pod_group(cpg)
+
+    def update_composite_pod_group(self, cpg: Obj) -> None:
+        """``UpdateCompositePodGroup``."""
+        if self.workload_forest.is_composite_pod_group_enabled:
+            self.workload_forest.update_composite_pod_group(cpg)
+
+    def delete_composite_pod_group(self, cpg: Obj) -> None:
+        """``DeleteCompositePodGroup``."""
+        if self.workload_forest.is_composite_pod_group_enabled:
+            self.workload_forest.delete_composite_pod_group(cpg)
 
     def move_all_to_active_or_backoff(
         self, event: ClusterEvent, old: Obj | None, new: Obj | None,

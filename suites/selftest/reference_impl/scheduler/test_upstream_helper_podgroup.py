@@ -12,10 +12,9 @@ Ported (plugins/helper/podgroup_test.go):
   has no counterpart: the reference returns a list.
 
 Also ported here (backend/queue/workload_forest_test.go):
-``TestWorkloadForest_GetLeafPodGroups``, against ``podgroup_tree.leaf_pod_groups``, the walk
-the composite cycle pops a hierarchy's members with (``CompositeCycle._subtree_groups``).
-The rest of that file, the scheduling queue's own forest (add/update/delete bookkeeping,
-root lookups, queued PodGroupInfo trees), and backend/queue/pod_group_member_pods_test.go
+``TestWorkloadForest_GetLeafPodGroups``, against ``podgroup_tree.leaf_pod_groups`` (the
+whole file runs against the queue's own forest, whose walk the composite cycle pops a
+hierarchy's members with, in test_upstream_workload_forest.py). Backend/queue/pod_group_member_pods_test.go
 and ``TestUnschedulablePodGroups_Unified`` (unschedulable_entities_test.go) have no
 counterpart: the reference's queue holds pods only, and its pod-group cycle pulls a
 group's members from the gang plugin's index (``WorkloadCycle._take_members``).
@@ -32,6 +31,7 @@ from reference_impl.api import make_pod
 from reference_impl.api.gang_builders import make_composite_pod_group
 from reference_impl.api.scheduling_builders import make_pod_group
 from reference_impl.scheduler.composite_cycle import CPG_VERSION, CompositeCycle
+from reference_impl.scheduler.framework.workload_forest import WorkloadForest
 from reference_impl.scheduler.plugins.gang_scheduling import POD_GROUP_VERSION, group_key
 from reference_impl.scheduler.plugins.podgroup_tree import (
     CPG,
@@ -105,9 +105,15 @@ def _informers(pgs: list[Obj], cpgs: list[Obj]) -> SimpleNamespace:
 
 
 def _cycle(pgs: list[Obj], cpgs: list[Obj]) -> CompositeCycle:
-    # The composite cycle's walks read only the scheduler's informers.
-    wc = SimpleNamespace(_s=SimpleNamespace(ctx=SimpleNamespace(informers=_informers(pgs, cpgs))))
-    return CompositeCycle(wc)  # type: ignore[arg-type]
+    # The composite cycle's walks read the scheduler's informers and its queue's forest.
+    forest = WorkloadForest(True)
+    for obj in pgs:
+        forest.add_pod_group(obj)
+    for obj in cpgs:
+        forest.add_composite_pod_group(obj)
+    s = SimpleNamespace(ctx=SimpleNamespace(informers=_informers(pgs, cpgs)),
+                        queue=SimpleNamespace(workload_forest=forest))
+    return CompositeCycle(SimpleNamespace(_s=s))  # type: ignore[arg-type]
 
 
 class _FaultyLister:
@@ -201,9 +207,9 @@ def test_subtree_stays_in_its_namespace() -> None:
 
 def test_subtree_walk_has_no_depth_limit() -> None:
     # getLeafPodGroups (the queue pops the whole hierarchy) walks past depth 4, unlike
-    # GetPodGroupStates; a cycle ends it.
+    # GetPodGroupStates, breadth first; a cycle ends it.
     got = CompositeCycle._subtree_groups(_cycle(_DEEP_PGS + [_pg("pg5", "cpg4")], _DEEP_CPGS), NS, "cpg-root")  # noqa: SLF001
-    assert [g["metadata"]["name"] for g in got] == ["pg-root", "pg1", "pg2.1", "pg5", "pg2.2"]
+    assert [g["metadata"]["name"] for g in got] == ["pg-root", "pg1", "pg2.1", "pg2.2", "pg5"]
     loop = _cycle([_pg("pg1", "a")], [_cpg("a", "b"), _cpg("b", "a")])
     assert [g["metadata"]["name"] for g in CompositeCycle._subtree_groups(loop, NS, "a")] == ["pg1"]  # noqa: SLF001
 

@@ -8,10 +8,11 @@ reason: ``TestAddAttemptedPodGroupIfNeeded``, ``TestAddUnschedulablePodIfNotPres
 ``TestPriorityQueue_AddCompositePodGroup``, ``_UpdateCompositePodGroup``,
 ``_DeleteCompositePodGroup``, ``_AddPodGroup_Hierarchical``, ``_UpdatePodGroup_Hierarchical``
 and ``_DeletePodGroup_Hierarchical``: they assert on upstream's QueuedPodGroupInfo entity
-(its size, attempt counters and timestamp), on the pendingPodGroupPods and
-incompletePodGroupPods buffers and on the workload forest of (Composite)PodGroups, none
-of which the reference queue has: it queues pods, and the PodGroup tree lives in
-GangScheduling/podgroup_tree (the member-level rows are in test_upstream_queue_podgroups.py;
+(its size, attempt counters and timestamp) and on the pendingPodGroupPods and
+incompletePodGroupPods buffers, none of which the reference queue has: it queues pods.
+It does keep upstream's workload forest of (Composite)PodGroups (its own table is
+test_upstream_workload_forest.py), but a root found there has no entity in a sub-queue to
+assert on (the member-level rows are in test_upstream_queue_podgroups.py;
 PodGroup and CompositePodGroup arrival end to end in test_upstream_cpg_queueing.py and
 test_upstream_gangscheduling_flow.py).
 """
@@ -39,14 +40,16 @@ R_MEMBER_RETURN = (
     "group entity upstream; the reference has neither (each member is returned alone)"
 )
 R_PODGROUP = (
-    "PodGroup add/update/delete act on the queue's workload forest (group entities and "
-    "incompletePodGroupPods); the reference queue holds no PodGroup objects: their events "
-    "reach pods through GangScheduling's PreEnqueue and queueing hints"
+    "PodGroup add/update/delete move group entities and incompletePodGroupPods; the "
+    "reference queue records the PodGroup in its workload forest but holds no group "
+    "entity or incomplete buffer: the events reach pods through GangScheduling's "
+    "PreEnqueue and queueing hints"
 )
 R_FOREST = (
-    "CompositePodGroup hierarchy: the queue's workload forest re-roots group entities when a "
-    "(Composite)PodGroup appears or goes; the reference keeps the tree in podgroup_tree and "
-    "queues pods, so there is no root entity to find in a sub-queue"
+    "CompositePodGroup hierarchy: upstream re-roots group entities (and the pending and "
+    "incomplete buffers) when a (Composite)PodGroup appears or goes; the reference queue "
+    "keeps the same workload forest but queues pods, so there is no root entity to find "
+    "in a sub-queue"
 )
 
 SKIPPED: dict[str, tuple[str, list[str]]] = {
