@@ -1,23 +1,27 @@
 """Helpers shared by the workload controllers (``pkg/controller/controller_utils.go``).
 
-Expectations, pod filters, the ranking used to pick pods to delete, and building a pod
-from a template with a controller ownerReference.
+Expectations (re-exported from ``expectations``), pod filters, the ranking used to pick
+pods to delete, and building a pod from a template with a controller ownerReference.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference_impl.api.meta import condition, selector_from_label_selector
 from reference_impl.api.owners import get_controller_of as controller_ref
 from reference_impl.clock import Duration, Instant, parse_rfc3339, seconds
+from reference_impl.controllers.expectations import (
+    ControllerExpectations,
+    UIDTrackingControllerExpectations,
+)
 from reference_impl.errors import ApiError, NotFound
 
 __all__ = [
     "ControllerExpectations",
+    "UIDTrackingControllerExpectations",
     "claim_objects",
     "controller_ref",
     "deletion_rank",
@@ -34,72 +38,6 @@ __all__ = [
 Obj = dict[str, Any]
 # kube-controller-manager's burstReplicas: the most pods one sync creates or deletes.
 BURST_REPLICAS: Final = 500
-EXPECTATIONS_TIMEOUT_S: Final = 5 * 60  # ExpectationsTimeout
-
-
-@dataclass(slots=True)
-class ControllerExpectations:
-    """Creations and deletions a controller has asked for but not yet observed.
-
-    Informers here are fed synchronously at commit, so expectations are usually met by
-    the time a create returns; they still guard a sync that runs between a request and
-    its event (e.g. a retried write), exactly as upstream uses them. As upstream's,
-    observations lower the counts below zero (``LowerExpectations``), and expectations
-    recorded with ``now`` expire after ``ttl`` (``ExpectationsTimeout``, 5 minutes:
-    ``ControlleeExpectations.isExpired``). Given ``clock`` (a controller's simulated
-    clock), ``expect`` and ``satisfied`` read it when ``now`` is not passed, as upstream
-    stamps every ``SetExpectations`` and checks the age in ``SatisfiedExpectations``.
-    """
-
-    ttl: Duration = field(default_factory=lambda: seconds(EXPECTATIONS_TIMEOUT_S))
-    clock: Callable[[], Instant] | None = None
-    _adds: dict[str, int] = field(default_factory=dict)
-    _dels: dict[str, int] = field(default_factory=dict)
-    _stamps: dict[str, Instant] = field(default_factory=dict)
-
-    def expect(self, key: str, adds: int = 0, dels: int = 0, now: Instant | None = None) -> None:
-        """Record that ``adds`` creations and ``dels`` deletions are on their way.
-
-        Counts already met (at or below zero) restart from zero, as ``SetExpectations``
-        replaces them; counts still pending add up."""
-        self._adds[key] = max(self._adds.get(key, 0), 0) + adds
-        self._dels[key] = max(self._dels.get(key, 0), 0) + dels
-        if now is None and self.clock is not None:
-            now = self.clock()
-        if now is not None:
-            self._stamps[key] = now
-
-    def get(self, key: str) -> tuple[int, int] | None:
-        """``GetExpectations``: the (adds, dels) still expected, None when never set."""
-        if key not in self._adds and key not in self._dels:
-            return None
-        return self._adds.get(key, 0), self._dels.get(key, 0)
-
-    def creation_observed(self, key: str) -> None:
-        """An informer saw one of the expected creations (or the create failed)."""
-        if key in self._adds:
-            self._adds[key] -= 1
-
-    def deletion_observed(self, key: str) -> None:
-        """An informer saw one of the expected deletions (or the delete failed)."""
-        if key in self._dels:
-            self._dels[key] -= 1
-
-    def satisfied(self, key: str, now: Instant | None = None) -> bool:
-        """``SatisfiedExpectations``: every expected event was observed, none were set,
-        or (given ``now``) they were set more than ``ttl`` ago."""
-        if self._adds.get(key, 0) <= 0 and self._dels.get(key, 0) <= 0:
-            return True
-        if now is None and self.clock is not None:
-            now = self.clock()
-        stamp = self._stamps.get(key)
-        return now is not None and stamp is not None and now - stamp > self.ttl
-
-    def forget(self, key: str) -> None:
-        """Drop a controller's expectations (its object was deleted)."""
-        self._adds.pop(key, None)
-        self._dels.pop(key, None)
-        self._stamps.pop(key, None)
 
 
 def owner_reference(owner: Mapping[str, Any]) -> Obj:

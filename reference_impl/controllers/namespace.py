@@ -6,7 +6,9 @@ their controllers cannot replace them and the pods can still read their config. 
 records the five deleter conditions (``namespace_conditions``); once nothing is left the
 controller calls the ``namespaces/finalize`` subresource without its own ``kubernetes``
 finalizer. Content still going away requeues the namespace after half the estimated
-wait plus a second, as ``namespace_controller.go``'s worker does.
+wait plus a second, as ``namespace_controller.go``'s worker does; another failure
+requeues it through ``nsControllerRateLimiter`` (per namespace 5 ms doubling to 60 s,
+max'ed with 10 qps, burst 100), which a successful pass forgets.
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.clock import parse_rfc3339, rfc3339, seconds
+from reference_impl.apiserver.workqueue_rate import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    MaxOfRateLimiter,
+)
+from reference_impl.clock import Instant, millis, parse_rfc3339, rfc3339, seconds
 from reference_impl.controllers import namespace_conditions as nc
 from reference_impl.controllers.served import served_kinds
-from reference_impl.errors import Conflict, NotFound
+from reference_impl.errors import ApiError, Conflict, NotFound
 
 __all__ = [
     "DeleteResult",
@@ -30,6 +37,7 @@ __all__ = [
     "estimate_for_pods",
     "finalized",
     "finalized_spec_finalizers",
+    "ns_controller_rate_limiter",
     "remaining_message",
 ]
 
@@ -37,8 +45,6 @@ Obj = dict[str, Any]
 FINALIZER_TOKEN: Final = "kubernetes"  # v1.FinalizerKubernetes
 # How long content held only by finalizers is expected to take (finalizerEstimateSeconds).
 FINALIZER_ESTIMATE_SECONDS: Final = 15
-# Retry delay after a failed pass (upstream: the rate limiter's AddRateLimited).
-RETRY_SECONDS: Final = 5.0
 
 
 def finalized(ns: Obj) -> bool:
@@ -104,7 +110,9 @@ class NamespaceController:
         self._ctx = ctx
         self._server = ctx.server
         self._terminating: set[str] = set()
+        # The worker's own requeues (AddAfter, AddRateLimited, Forget): none reach the queue.
         self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
+        self.rate_limiter = ns_controller_rate_limiter(ctx.clock.now)
         # Discovery (``discoverResourcesFn``): the served kinds and an error text, if any.
         self.discover: Callable[[], tuple[list[ResourceInfo], str | None]] = self._discover
 
@@ -139,12 +147,19 @@ class NamespaceController:
             self._queue.add(str(ns))
 
     def _sync(self, name: str) -> None:
-        """``syncNamespaceFromKey`` with the worker's requeue rules."""
-        res = self.delete(name)
+        """``syncNamespaceFromKey`` with the worker's requeue rules: content remaining
+        waits half its estimate plus a second (AddAfter, not forgotten), another error
+        backs off (AddRateLimited), success forgets the namespace's failures."""
+        try:
+            res = self.delete(name)
+        except ApiError as exc:
+            res = DeleteResult(str(exc))
         if res.remaining_estimate is not None:
             self._queue.add_after(name, seconds(res.remaining_estimate // 2 + 1))
         elif res.error is not None:
-            self._queue.add_after(name, seconds(RETRY_SECONDS))
+            self._queue.add_after(name, self.rate_limiter.when(name))
+        else:
+            self.rate_limiter.forget(name)
 
     # -- namespacedResourcesDeleter.Delete ---------------------------------------------
 
@@ -309,3 +324,12 @@ class NamespaceController:
                 )
             except (NotFound, Conflict):
                 pass
+
+
+def ns_controller_rate_limiter(now: Callable[[], Instant]) -> MaxOfRateLimiter:
+    """``nsControllerRateLimiter``: retry a namespace at least every minute (5 ms doubling
+    to 60 s per item), and at most 10 qps with a burst of 100 overall."""
+    return MaxOfRateLimiter(
+        ItemExponentialFailureRateLimiter(millis(5), seconds(60)),
+        BucketRateLimiter(now, 10.0, 100),
+    )

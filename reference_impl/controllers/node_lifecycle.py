@@ -28,6 +28,7 @@ from reference_impl.api.well_known_taints import TAINT_NODE_NOT_READY, TAINT_NOD
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import Duration, Instant, Timer, parse_rfc3339, rfc3339, seconds
 from reference_impl.controllers.node_health import (
     NodeHealth,
@@ -50,6 +51,7 @@ GRACE_PERIOD_S: Final = 50.0  # --node-monitor-grace-period (50 s since 1.32)
 STARTUP_GRACE_PERIOD_S: Final = 60.0  # --node-startup-grace-period
 EVICTION_PERIOD_S: Final = 0.1  # scheduler.NodeEvictionPeriod
 COMPONENT: Final = "node-controller"
+UPDATE_LABEL_STEPS: Final = 5  # UpdateLabelBackoff.Steps (RetryOnConflict tries)
 _NO_EXECUTE: Final = {"False": TAINT_NODE_NOT_READY, "Unknown": TAINT_NODE_UNREACHABLE}
 
 # Heartbeat: the instant a node last renewed, None when the model does not run it.
@@ -135,8 +137,11 @@ class NodeLifecycleController:
         self._nodes = ctx.informers.informer("v1", "Node")
         self._pods = ctx.informers.informer("v1", "Pod")
         self._leases = ctx.informers.informer("coordination.k8s.io/v1", "Lease")
+        # nodeUpdateQueue is a plain queue (a failed pass is only logged); podUpdateQueue
+        # retries a failed pod through DefaultControllerRateLimiter (AddRateLimited).
         self._node_q = WorkQueue(ctx.clock, self._process_node, name="nodelifecycle")
-        self._pod_q = WorkQueue(ctx.clock, self.process_pod, name="nodelifecycle-pods")
+        self._pod_q = WorkQueue(ctx.clock, self.process_pod, name="nodelifecycle-pods",
+                                rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self.grace = seconds(GRACE_PERIOD_S)
         self.startup_grace = seconds(STARTUP_GRACE_PERIOD_S)
         self.period = seconds(MONITOR_PERIOD_S)
@@ -427,9 +432,13 @@ class NodeLifecycleController:
     # -- node updates: doNoScheduleTaintingPass and reconcileNodeLabels -----------------
 
     def _process_node(self, name: str) -> None:
-        """``doNodeProcessingPassWorker``."""
-        self.do_no_schedule_tainting_pass(name)
-        self.reconcile_node_labels(name)
+        """``doNodeProcessingPassWorker``: errors are logged, the node not requeued (as
+        upstream's TODOs say)."""
+        for step in (self.do_no_schedule_tainting_pass, self.reconcile_node_labels):
+            try:
+                step(name)
+            except ApiError:
+                pass
 
     def do_no_schedule_tainting_pass(self, name: str) -> None:
         """``doNoScheduleTaintingPass``: one NoSchedule taint per adverse condition."""
@@ -466,7 +475,10 @@ class NodeLifecycleController:
         if cond is None or cond.get("status") == "False":
             return
         cond.update(status="False", lastTransitionTime=rfc3339(self._ctx.clock.now()))
-        self._ctx.server.update_status({**pod, "status": {**status, "conditions": conds}})
+        try:
+            self._ctx.server.update_status({**pod, "status": {**status, "conditions": conds}})
+        except NotFound:
+            return  # MarkPodsNotReady: the pod was already deleted; other errors requeue
         self._ctx.trace.record(COMPONENT, "NodeNotReady", key, "Node is not ready")
 
     # -- API writes ----------------------------------------------------------------------
@@ -512,13 +524,17 @@ class NodeLifecycleController:
         return False
 
     def _update_node_meta(self, name: str, labels: dict[str, str]) -> None:
-        """``AddOrUpdateLabelsOnNode``."""
-        try:
+        """``AddOrUpdateLabelsOnNode``: retried on Conflict (``UpdateLabelBackoff``, 5
+        steps); another error is raised to the worker, which logs it."""
+        for step in range(UPDATE_LABEL_STEPS):
             node = self._ctx.server.get("v1", "Node", name)
             meta = {**node["metadata"], "labels": {**(node["metadata"].get("labels") or {}), **labels}}
-            self._ctx.server.update({**node, "metadata": meta})
-        except (Conflict, NotFound):
-            self._node_q.add(name)
+            try:
+                self._ctx.server.update({**node, "metadata": meta})
+                return
+            except Conflict:
+                if step == UPDATE_LABEL_STEPS - 1:
+                    raise
 
     def _event(self, node: Obj, reason: str, message: str) -> None:
         self._ctx.trace.record(COMPONENT, reason, str(node["metadata"]["name"]), message)

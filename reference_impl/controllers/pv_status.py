@@ -6,14 +6,27 @@ detail is ``"<type> <message>"``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_quantity
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
+from reference_impl.apiserver.workqueue_rate import (
+    MaxOfRateLimiter,
+    default_controller_rate_limiter,
+)
+from reference_impl.clock import Duration, Instant
 from reference_impl.errors import ApiError
 
-__all__ = ["NORMAL", "PRE_RESIZE_CAPACITY", "WARNING", "PVControllerBase", "PVSyncError"]
+__all__ = [
+    "NORMAL",
+    "PRE_RESIZE_CAPACITY",
+    "WARNING",
+    "ClaimAndVolumeQueuesLimiter",
+    "PVControllerBase",
+    "PVSyncError",
+]
 
 Obj = dict[str, Any]
 NORMAL: Final = "Normal"
@@ -34,6 +47,29 @@ def _terminated(pod: Obj) -> bool:
         _not_running(status.get(k)) for k in ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"))
 
 
+class ClaimAndVolumeQueuesLimiter:
+    """The rate limiters of upstream's two queues, ``claimQueue`` and ``volumeQueue``,
+    each a ``DefaultTypedControllerRateLimiter`` (a failed sync is ``AddRateLimited``, a
+    successful one ``Forget``s its key): here one queue holds both kinds of key, told apart
+    by the claim keys' ``c:`` prefix, so each kind keeps its own 10 qps bucket."""
+
+    def __init__(self, now: Callable[[], Instant]) -> None:
+        self.claims: MaxOfRateLimiter = default_controller_rate_limiter(now)
+        self.volumes: MaxOfRateLimiter = default_controller_rate_limiter(now)
+
+    def _of(self, item: str) -> MaxOfRateLimiter:
+        return self.claims if item.startswith("c:") else self.volumes
+
+    def when(self, item: str) -> Duration:
+        return self._of(item).when(item)
+
+    def forget(self, item: str) -> None:
+        self._of(item).forget(item)
+
+    def num_requeues(self, item: str) -> int:
+        return self._of(item).num_requeues(item)
+
+
 class PVSyncError(ApiError):
     """A sync that upstream ends with an error (retried with backoff by the queue)."""
 
@@ -45,7 +81,8 @@ class PVControllerBase:
 
     def __init__(self, ctx: ComponentContext, sync: Any) -> None:
         self._ctx = ctx
-        self._queue = WorkQueue(ctx.clock, sync, name="persistentvolume-binder")
+        self._queue = WorkQueue(ctx.clock, sync, name="persistentvolume-binder",
+                                rate_limiter=ClaimAndVolumeQueuesLimiter(ctx.clock.now))
         self._claims_inf: SharedInformer | None = None
         self._volumes_inf: SharedInformer | None = None
 

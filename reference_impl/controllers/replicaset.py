@@ -19,6 +19,7 @@ from reference_impl.clock import seconds
 from reference_impl.controllers.controller_utils import (
     BURST_REPLICAS,
     ControllerExpectations,
+    UIDTrackingControllerExpectations,
     claim_objects,
     controller_ref,
     find_min_next_pod_availability_check,
@@ -48,9 +49,8 @@ class ReplicaSetController:
     def __init__(self, ctx: ComponentContext) -> None:
         self._ctx = ctx
         self._server = ctx.server
-        self._expectations = ControllerExpectations(clock=ctx.clock.now)  # expires (ExpectationsTimeout)
-        # Pod keys of expected deletions, per set (UIDTrackingControllerExpectations).
-        self._deleting: dict[str, set[str]] = {}
+        # Expires (ExpectationsTimeout); tracks the pod keys of expected deletions.
+        self._expectations = UIDTrackingControllerExpectations(ControllerExpectations(clock=ctx.clock.now))
         self._queue = WorkQueue(ctx.clock, self._sync, name=self.name,
                                 rate_limiter=default_controller_rate_limiter(ctx.clock.now))
         self._rs: SharedInformer | None = None
@@ -71,7 +71,6 @@ class ReplicaSetController:
         key = object_key(ev.obj)
         if ev.type == "DELETED":
             self._expectations.forget(key)
-            self._deleting.pop(key, None)
         self._queue.add(key)
 
     def _on_pod(self, ev: ObjectEvent) -> None:
@@ -118,20 +117,8 @@ class ReplicaSetController:
         if rs is None:
             return
         key = object_key(rs)
-        self._deletion_observed(key, object_key(pod))
+        self._expectations.deletion_observed(key, object_key(pod))
         self._queue.add(key)
-
-    def _expect_deletions(self, key: str, keys: list[str]) -> None:
-        """``UIDTrackingControllerExpectations.ExpectDeletions``."""
-        self._expectations.expect(key, dels=len(keys))
-        self._deleting[key] = set(keys)
-
-    def _deletion_observed(self, key: str, pod_key: str) -> None:
-        """``UIDTrackingControllerExpectations.DeletionObserved``."""
-        pending = self._deleting.get(key)
-        if pending is not None and pod_key in pending:
-            pending.discard(pod_key)
-            self._expectations.deletion_observed(key)
 
     def _resolve(self, pod: Obj, ref: Obj) -> Obj | None:
         """``resolveControllerRef``: the ReplicaSet of that name, if its UID matches."""
@@ -285,7 +272,7 @@ class ReplicaSetController:
 
     def _create_pods(self, key: str, rs: Obj, n: int) -> ApiError | None:
         """Slow start (``slowStartBatch``): batches of 1, 2, 4, ...; stop after a failed batch."""
-        self._expectations.expect(key, adds=n)
+        self._expectations.expect_creations(key, n)
         name = rs["metadata"]["name"]
         successes, first_err = slow_start_batch(
             n, SLOW_START_INITIAL_BATCH_SIZE, lambda: self._create_one(key, rs, name)
@@ -300,8 +287,7 @@ class ReplicaSetController:
             created = self._server.create(pod)
         except Forbidden as exc:
             if terminating(exc):
-                # Any create would fail; not an error. No event comes, so count it seen.
-                self._expectations.creation_observed(key)
+                # Any create would fail; not an error, and (as upstream) still expected.
                 return None
             return exc
         except ApiError as exc:
@@ -310,7 +296,7 @@ class ReplicaSetController:
         return None
 
     def _delete_pods(self, key: str, victims: list[Obj]) -> ApiError | None:
-        self._expect_deletions(key, pod_keys(victims))
+        self._expectations.expect_deletions(key, pod_keys(victims))
         first_err: ApiError | None = None
         for pod in victims:
             meta = pod["metadata"]
@@ -318,9 +304,9 @@ class ReplicaSetController:
             try:
                 self._server.delete("v1", "Pod", meta["name"], meta["namespace"], uid=meta["uid"])
             except (NotFound, Conflict):
-                self._deletion_observed(key, object_key(pod))  # already gone or replaced
+                self._expectations.deletion_observed(key, object_key(pod))  # already gone or replaced
             except ApiError as exc:
-                self._deletion_observed(key, object_key(pod))
+                self._expectations.deletion_observed(key, object_key(pod))
                 first_err = first_err or exc
         return first_err
 

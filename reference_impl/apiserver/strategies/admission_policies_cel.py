@@ -21,7 +21,7 @@ from lark import Token, Tree
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["cel_causes", "declared", "output_type_causes"]
+__all__ = ["cel_causes", "cel_error", "declared", "output_type_causes"]
 
 _ENV: Final = celpy.Environment()
 _OPTIONAL: Final = re.compile(r"[.\[{,]\s*\?")
@@ -116,8 +116,14 @@ def cel_causes(
 ) -> list[Cause]:
     """An Invalid at ``path`` when ``expression`` does not parse, names an undeclared variable,
     or reads a field of ``variables`` that is not among the composition's ``variables``."""
-    err = _error(expression, names, variables)
+    err = cel_error(expression, names, variables)
     return [] if err is None else [fe.invalid(path, expression, err)]
+
+
+def cel_error(expression: str, names: frozenset[str], variables: frozenset[str] | None = None) -> str | None:
+    """``cel_causes``' detail alone (``compilation failed: ...``), for callers whose Invalid
+    carries another value (a CRD rule's)."""
+    return _error(expression, names, variables)
 
 
 # Single-child grammar nodes that only wrap the expression below them.

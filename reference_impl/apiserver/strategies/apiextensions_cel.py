@@ -28,7 +28,7 @@ from celpy.celtypes import BoolType, DoubleType, IntType, ListType, MapType, Uin
 from celpy.evaluation import CELEvalError, bool_eq, operator_in
 from lark import Tree
 
-from reference_impl.apiserver.strategies.admission_policies_cel import cel_causes
+from reference_impl.apiserver.strategies.admission_policies_cel import cel_error
 from reference_impl.apiserver.strategies.apiextensions_cel_cost import (
     CostScope,
     Decl,
@@ -50,10 +50,13 @@ __all__ = ["default_rule_causes", "rule_causes", "valid_field_path"]
 Obj = dict[str, Any]
 
 _ENV: Final = celpy.Environment()
-# A CRD rule's environment: the scoped variables, type names and library namespaces.
+# A CRD rule's environment: the scoped variables, type names and library namespaces. The
+# base environment (apiserver pkg/cel/environment/base.go) has no ext.Bindings, ext.Math
+# or ext.Encoders, so ``cel.bind``, ``math.*`` and ``base64.*`` are undeclared references
+# (DRA's environment adds cel.bind; reference_impl/dra has its own checker).
 _NAMES: Final = frozenset(
     "self oldSelf int uint double string bool bytes list map type null_type dyn google optional "
-    "cel math strings sets base64 lists".split()
+    "strings sets lists".split()
 )
 _REASONS: Final = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
 _NEWLINE: Final = re.compile(r"[\n\r]+")
@@ -250,7 +253,8 @@ def _compile_causes(
     text, mexpr = str(rule.get("rule") or ""), str(rule.get("messageExpression") or "")
     if not text.strip():
         return []
-    out = [fe.invalid(f"{rp}.rule", rule, c.message) for c in cel_causes(text, f"{rp}.rule", _NAMES)]
+    # field.Invalid(rule path, the rule, "compilation failed: " + issues) (compileRule).
+    out = [fe.invalid(f"{rp}.rule", rule, err)] if (err := cel_error(text, _NAMES)) else []
     tree = _tree(text)
     if not out and tree is not None and (err := type_error(tree, node, resource, "bool")):
         detail = "cel expression must evaluate to a bool" if err == "wrong result type" else f"compilation failed: {err}"
@@ -261,16 +265,17 @@ def _compile_causes(
     if compiled and cost is not None and tree is not None:
         out += cost[0].rule_cost_causes(tree, cost[1], cost[2], f"{rp}.rule")
     if compiled and mexpr:
-        errs = cel_causes(mexpr, f"{rp}.messageExpression", _NAMES)
-        out += [fe.invalid(f"{rp}.messageExpression", rule, "messageExpression " + c.message) for c in errs]
+        merr = cel_error(mexpr, _NAMES)
+        if merr:
+            out.append(fe.invalid(f"{rp}.messageExpression", rule, "messageExpression " + merr))
         mtree = _tree(mexpr)
         n_before = len(out)
-        if not errs and mtree is not None and (err := type_error(mtree, node, resource, "string")):
+        if not merr and mtree is not None and (err := type_error(mtree, node, resource, "string")):
             detail = "must evaluate to a string" if err == "wrong result type" else f"compilation failed: {err}"
             out.append(fe.invalid(f"{rp}.messageExpression", rule, f"messageExpression {detail}"))
-        elif not errs and mtree is not None and (err := _regex_literal_error(mtree)):
+        elif not merr and mtree is not None and (err := _regex_literal_error(mtree)):
             out.append(fe.invalid(f"{rp}.messageExpression", rule, f"messageExpression instantiation failed: {err}"))
-        if not errs and len(out) == n_before and mtree is not None and cost is not None:
+        if not merr and len(out) == n_before and mtree is not None and cost is not None:
             out += cost[0].message_cost_causes(mtree, cost[1], f"{rp}.messageExpression")
     if compiled and tree is not None and _uses_old_self(tree):
         if uncorrelatable is not None:

@@ -129,8 +129,7 @@ class SyncNodes:
         exp = self._dsc.expectations
         creates = min(len(to_create), self._dsc.burst_replicas)
         deletes = min(len(to_delete), self._dsc.burst_replicas)
-        exp.forget(self._key)  # SetExpectations replaces what was there
-        exp.expect(self._key, adds=creates, dels=deletes)
+        exp.expect(self._key, adds=creates, dels=deletes)  # SetExpectations
         errors: list[ApiError] = []
         template = create_pod_template(
             self._ds["spec"].get("template") or {}, generation_or_none(self._ds), self._hash
@@ -145,8 +144,7 @@ class SyncNodes:
                     errors.append(err)
             skipped = creates - (batch + pos)
             if len(errors) > before and skipped > 0:
-                for _ in range(skipped):  # LowerExpectations
-                    exp.creation_observed(self._key)
+                exp.lower_expectations(self._key, skipped, 0)
                 break
             pos, batch = pos + batch, min(2 * batch, creates - (pos + batch))
         for name in to_delete[:deletes]:

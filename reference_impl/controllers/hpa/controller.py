@@ -3,7 +3,10 @@
 Every sync period (15 s, ``--horizontal-pod-autoscaler-sync-period``) each HPA reads its
 target's ``spec.replicas`` and pods, asks the replica calculator for a proposal per metric,
 takes the maximum, applies behavior and bounds and writes the target's ``spec.replicas``
-(Deployment, ReplicaSet or StatefulSet) and the HPA status.
+(Deployment, ReplicaSet or StatefulSet) and the HPA status. The period is the queue's:
+each reconcile, failed or not, re-adds the HPA one period later (``AddRateLimited`` with
+``NewDefaultHPARateLimiter``); a new HPA, or a spec change under HPAGeneration, is
+reconciled at once, a status-only update waits its period.
 
 The flow and the conditions are ``reconcileAutoscaler``'s: AbleToScale (SucceededGetScale,
 then the normalization's ReadyForNewScale / Scale{Up,Down}Stabilized, then SucceededRescale
@@ -28,12 +31,13 @@ from reference_impl.api.meta import condition, selector_from_label_selector, set
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.clock import Duration, rfc3339, seconds
+from reference_impl.clock import Duration, Instant, rfc3339, seconds
 from reference_impl.controllers.hpa.behavior import (
     DEFAULT_DOWNSCALE_STABILIZATION_S,
     SCALE_UP_LIMIT_FACTOR,
     Stabilizer,
 )
+from reference_impl.controllers.hpa.rate_limiters import new_default_hpa_rate_limiter
 from reference_impl.controllers.hpa.replica_calculator import (
     DEFAULT_TOLERANCE,
     Delays,
@@ -50,7 +54,7 @@ from reference_impl.controllers.hpa.replica_rules import (
     DELAY_OF_INITIAL_READINESS_STATUS,
 )
 from reference_impl.controllers.hpa.selectors import HPASelectors, format_label_selector
-from reference_impl.errors import Conflict, NotFound
+from reference_impl.errors import ApiError, Conflict, NotFound
 
 __all__ = ["SCALED_TO_ZERO", "SYNC_PERIOD_S", "HorizontalController"]
 
@@ -88,9 +92,11 @@ class HorizontalController:
             external_metrics if external_metrics is not None else {}, tolerance, pod_metrics, delays
         )
         self._period = Duration(seconds(sync_period_s))
-        self._queue = WorkQueue(ctx.clock, self._sync, name=self.name)
+        self._queue = WorkQueue(ctx.clock, self._process, name=self.name)
+        self.rate_limiter = new_default_hpa_rate_limiter(self._period)
+        # The delaying queue's waiting entries: each key's earliest pending AddAfter.
+        self._waiting: dict[str, Instant] = {}
         self.stabilizer = Stabilizer(downscale_stabilization_s, scale_up_limit_factor)
-        self._ticking: set[str] = set()
         self.selectors = HPASelectors()
         self._hpas: SharedInformer | None = None
         self._pods: SharedInformer | None = None
@@ -101,30 +107,56 @@ class HorizontalController:
         self._pods = self._ctx.informers.informer("v1", "Pod")
         self._hpas.add_handler(self._on_hpa)
         for hpa in self._hpas.items():
-            self._begin(object_key(hpa))
+            self._enqueue_hpa(object_key(hpa))
 
     def _on_hpa(self, ev: ObjectEvent) -> None:
+        """``enqueueHPA`` / ``updateHPA`` / ``deleteHPA``."""
         key = object_key(ev.obj)
         if ev.type == "DELETED":
-            self._ticking.discard(key)
+            self.rate_limiter.forget(key)
             self.selectors.delete(key)
             self.stabilizer.forget(key)
-        elif ev.type == "ADDED" or key not in self._ticking:
-            self._begin(key)
+        elif ev.type == "ADDED":
+            self._enqueue_hpa(key)
+        elif (
+            self._ctx.gates["HPAGeneration"]
+            and ev.old is not None
+            and ev.old["metadata"].get("generation") != ev.obj["metadata"].get("generation")
+        ):
+            self._enqueue_hpa(key)  # a spec change reconciles at once
+        else:
+            self._add_rate_limited(key)  # status-only updates wait: no hot loop
 
-    def _begin(self, key: str) -> None:
+    def _enqueue_hpa(self, key: str) -> None:
         self.selectors.put_if_absent(key)
-        self._ticking.add(key)
         self._queue.add(key)
-        self._tick(key)
 
-    def _tick(self, key: str) -> None:
-        def fire() -> None:
-            if key in self._ticking:
+    def _add_rate_limited(self, key: str) -> None:
+        """``AddRateLimited``: ``AddAfter(when(key))``. A key already waiting keeps the
+        earlier of its two ready times, as the delaying queue does."""
+        delay = self.rate_limiter.when(key)
+        at = Instant(self._ctx.clock.now() + delay)
+        if key in self._waiting and self._waiting[key] <= at:
+            return
+        self._waiting[key] = at
+
+        def ready() -> None:
+            if self._waiting.get(key) == at:
+                del self._waiting[key]
                 self._queue.add(key)
-                self._tick(key)
 
-        self._ctx.clock.call_later(self._period, fire)
+        self._ctx.clock.call_later(delay, ready)
+
+    def _process(self, key: str) -> None:
+        """``processNextWorkItem``: reconcile (an error is only logged), then re-add the
+        HPA one period later unless it is gone."""
+        assert self._hpas is not None
+        try:
+            self._sync(key)
+        except ApiError:
+            pass  # utilruntime.HandleError; the re-add below is the retry
+        if self._hpas.get(key) is not None:
+            self._add_rate_limited(key)
 
     # -- sync -----------------------------------------------------------------------------
 

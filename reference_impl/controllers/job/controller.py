@@ -354,7 +354,7 @@ class JobController:
     def _create_pods(self, key: str, ctx: SyncCtx, indexes: list[int | None]) -> None:
         """Create in slow-start batches (1, 2, 4, ...); a batch with a failed create
         ends the round, and the pods not tried are no longer expected."""
-        self._expectations.expect(key, adds=len(indexes))
+        self._expectations.expect_creations(key, len(indexes))
         ctx.active += len(indexes)
         group = self._groups.get(key)
         batch = min(len(indexes), SLOW_START_INITIAL_BATCH_SIZE)
@@ -376,9 +376,9 @@ class JobController:
                 try:
                     pod = self._server.create(manifest)
                 except ApiError as err:
-                    self._expectations.creation_observed(key)
                     if not (isinstance(err, Forbidden) and terminating(err)):
-                        # Upstream ignores only a terminating namespace, even in the count.
+                        # Upstream ignores a terminating namespace: still expected, counted.
+                        self._expectations.creation_observed(key)
                         ctx.active -= 1
                         ctx.errors.append(err)
                     continue
@@ -386,14 +386,13 @@ class JobController:
             indexes = indexes[batch:]
             if len(ctx.errors) > failures and indexes:
                 ctx.active -= len(indexes)
-                for _ in indexes:
-                    self._expectations.creation_observed(key)
+                self._expectations.lower_expectations(key, len(indexes), 0)
                 return
             batch = min(2 * batch, len(indexes))
 
     def _delete_job_pods(self, key: str, ctx: SyncCtx, pods: list[Obj]) -> None:
         """``deleteJobPods``: drop each pod's tracking finalizer, then delete it."""
-        self._expectations.expect(key, dels=len(pods))
+        self._expectations.expect_deletions(key, len(pods))
         deleted, deleted_ready = self._delete_pods(key, pods, True, ctx.errors)
         ctx.active -= deleted
         ctx.terminating += deleted

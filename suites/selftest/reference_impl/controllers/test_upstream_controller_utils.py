@@ -1,10 +1,12 @@
 """pkg/controller/controller_utils_test.go (v1.37.2), the rows that apply to
 ``reference_impl/controllers/controller_utils.py`` (and the ReplicaSet controller's
-inline ports of its helpers): TestControllerExpectations, TestUIDExpectations,
-TestCountTerminatingPods, TestActivePodFiltering, TestSortingActivePods,
-TestSortingActivePodsWithRanks, TestNextPodAvailabilityCheck,
+inline ports of its helpers): TestCountTerminatingPods, TestActivePodFiltering,
+TestSortingActivePods, TestSortingActivePodsWithRanks, TestNextPodAvailabilityCheck,
 TestFindMinNextPodAvailabilitySimpleCheck, TestClaimedPodFiltering,
 TestCreatePodsWithGenerateName and TestComputeHash.
+
+TestControllerExpectations and TestUIDExpectations are in
+test_upstream_controller_expectations.py.
 
 Not ported: TestPatchPodCallbacks and TestDeletePodsAllowsMissing (RealPodControl and
 its OnWrite callback are not modelled: controllers call the apiserver directly),
@@ -22,13 +24,8 @@ from typing import Any, Final
 
 import pytest
 
-from reference_impl.apiserver.component import ComponentContext, Trace
-from reference_impl.apiserver.informers import InformerFactory
-from reference_impl.apiserver.server import APIServer
-from reference_impl.apiserver.watch import ObjectEvent
-from reference_impl.clock import Duration, Instant, SimClock, rfc3339, seconds
+from reference_impl.clock import Duration, Instant, rfc3339, seconds
 from reference_impl.controllers.controller_utils import (
-    ControllerExpectations,
     claim_objects,
     deletion_rank,
     find_min_next_pod_availability_check,
@@ -38,87 +35,12 @@ from reference_impl.controllers.controller_utils import (
     pod_from_template,
 )
 from reference_impl.controllers.deployment.util import compute_hash
-from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.controllers.replicaset_ranking import _less
-from reference_impl.features import FeatureGates
-from reference_impl.rng import Rng
-from reference_impl.storage.mvcc import MVCCStore
 
 Obj = dict[str, Any]
 NOW: Final = Instant(seconds(400 * 24 * 3600))
 MONTH: Final = seconds(30 * 24 * 3600)
 HOUR: Final = seconds(3600)
-RC_KEY: Final = "default/foobar"
-
-
-# -- TestControllerExpectations -------------------------------------------------------
-
-
-def _surpassed() -> tuple[ControllerExpectations, Instant]:
-    """10 adds and 30 dels expected, 11 and 31 observed (a failed create counts too)."""
-    e = ControllerExpectations(ttl=seconds(30))
-    e.expect(RC_KEY, 10, 30, now=NOW)
-    for _ in range(11):
-        e.creation_observed(RC_KEY)
-    assert not e.satisfied(RC_KEY, NOW), "Rc will sync before expectations are met"
-    for _ in range(31):
-        e.deletion_observed(RC_KEY)
-    return e, NOW
-
-
-@pytest.mark.parametrize(
-    ("to_set", "expire", "want", "want_satisfied"),
-    [
-        pytest.param(None, False, (-1, -1), True, id="Expectations have been surpassed"),
-        pytest.param((1, 2), True, (1, 2), False, id="Old expectations are cleared because of ttl"),
-    ],
-)
-def test_controller_expectations(
-    to_set: tuple[int, int] | None, expire: bool, want: tuple[int, int], want_satisfied: bool
-) -> None:
-    e, now = _surpassed()
-    if to_set is not None:
-        e.expect(RC_KEY, *to_set, now=now)
-    assert e.get(RC_KEY) == want
-    assert e.satisfied(RC_KEY, now) is want_satisfied
-    if expire:
-        assert e.satisfied(RC_KEY, Instant(now + e.ttl + 1)), "Expectations should have expired but didn't"
-
-
-# -- TestUIDExpectations --------------------------------------------------------------
-
-
-def _rs_controller() -> ReplicaSetController:
-    clock, rng = SimClock(), Rng(1)
-    gates = FeatureGates()
-    server = APIServer(MVCCStore(), clock, rng.child("apiserver"), gates)
-    return ReplicaSetController(ComponentContext(server, InformerFactory(server), clock, rng, gates, Trace(clock)))
-
-
-@pytest.mark.parametrize(
-    "replicas",
-    [
-        pytest.param(2, id="Replication controller with 2 replicas"),
-        pytest.param(1, id="Replication controller with 1 replica"),
-        pytest.param(0, id="Replication controller with no replicas"),
-        pytest.param(5, id="Replication controller with 5 replicas"),
-    ],
-)
-def test_uid_expectations(replicas: int) -> None:
-    """``UIDTrackingControllerExpectations`` as the ReplicaSet controller keeps them."""
-    ctrl = _rs_controller()
-    name = f"rc-{replicas}"
-    key = f"default/{name}"
-    pod_keys = [f"default/pod{i}-{name}" for i in range(5)]
-    ctrl._expect_deletions(key, pod_keys)
-    assert not ctrl._expectations.satisfied(key)
-    for p in pod_keys:
-        ctrl._deletion_observed(key, p)
-    assert ctrl._expectations.satisfied(key)
-    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name, "namespace": "default"}}
-    ctrl._on_rs(ObjectEvent("DELETED", ctrl._server.resource("apps/v1", "ReplicaSet"), rs, None))
-    assert ctrl._deleting.get(key) is None
-    assert ctrl._expectations.get(key) is None
 
 
 # -- TestCountTerminatingPods / TestActivePodFiltering -------------------------------

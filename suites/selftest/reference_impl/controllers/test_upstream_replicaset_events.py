@@ -177,7 +177,7 @@ def test_deletion_timestamp() -> None:
     _queued(ctrl)
     pod = _pod("pod0", {"foo": "bar"}, rs)
     pod["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-    ctrl._expect_deletions(key, ["default/pod0"])
+    ctrl._expectations.expect_deletions(key, ["default/pod0"])
 
     # A pod added with a deletion timestamp decrements deletions, not creations.
     ctrl._on_pod(_event("ADDED", pod))
@@ -186,14 +186,14 @@ def test_deletion_timestamp() -> None:
 
     # An update from no deletion timestamp to one is a deletion.
     old = _pod("pod0", {"foo": "bar"}, rs)
-    ctrl._expect_deletions(key, ["default/pod0"])
+    ctrl._expectations.expect_deletions(key, ["default/pod0"])
     ctrl._on_pod(_event("MODIFIED", pod, old))
     assert _queued(ctrl) == [key]
     assert ctrl._expectations.satisfied(key)
 
     # A further update of the same pod is not a second delete.
     second = _pod("secondPod", {"foo": "bar"}, rs)
-    ctrl._expect_deletions(key, ["default/secondPod"])
+    ctrl._expectations.expect_deletions(key, ["default/secondPod"])
     old["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
     ctrl._on_pod(_event("MODIFIED", pod, old))
     assert not ctrl._expectations.satisfied(key)

@@ -453,7 +453,7 @@ def test_controller_burst_replicas(
         for _ in range(expected - 1):
             _store_pod(h, f"pod{made}", rs, "Pending")
             made += 1
-        assert h.ctrl._expectations._adds[key] == 1
+        assert h.ctrl._expectations.get(key) == (1, 0)
         h.clear()
         assert h.sync() is None
         assert _counts(h) == (0, 0, 0)
@@ -471,7 +471,7 @@ def test_controller_burst_replicas(
         doomed = list(h.spy.deleted)
         for name in doomed[1:]:
             h.server.delete("v1", "Pod", name, "default", grace_period_seconds=0)
-        assert h.ctrl._expectations._dels[key] == 1
+        assert h.ctrl._expectations.get(key) == (0, 1)
         h.clear()
         assert h.sync() is None
         assert _counts(h) == (0, 0, 0)
