@@ -16,6 +16,7 @@ from reference_impl.controllers.daemon import DaemonSetsController
 from reference_impl.controllers.deployment import DeploymentController
 from reference_impl.controllers.device_taint_eviction import DeviceTaintEvictionController
 from reference_impl.controllers.disruption import DisruptionController
+from reference_impl.controllers.endpoint import EndpointController
 from reference_impl.controllers.endpointslice import EndpointSliceController
 from reference_impl.controllers.ephemeral_volume import EphemeralVolumeController
 from reference_impl.controllers.fake_provisioner import FakeProvisioner
@@ -52,6 +53,7 @@ __all__ = [
     "FakeProvisioner",
     "DeviceTaintEvictionController",
     "DisruptionController",
+    "EndpointController",
     "EndpointSliceController",
     "EphemeralVolumeController",
     "GarbageCollector",
@@ -109,7 +111,8 @@ def start_controllers(
     """Build and start the controllers ``flags`` enables (``--controllers``), in
     kube-controller-manager's registration order."""
     controllers: list[Controller] = [
-        EndpointSliceController(ctx),  # registered before the others upstream
+        EndpointController(ctx),  # registered first upstream, then EndpointSlices
+        EndpointSliceController(ctx),
         GarbageCollector(ctx),
         NamespaceController(ctx),
         ServiceAccountsController(ctx),

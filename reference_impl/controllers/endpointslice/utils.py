@@ -99,6 +99,8 @@ def _canonical_ip(text: str) -> str:
         parts = text.split(".")
         if len(parts) == 4 and all(p.isdigit() for p in parts):
             return ".".join(str(int(p)) for p in parts)
+    else:  # a group may have more than four hex digits while its value fits 16 bits
+        text = ":".join(g.lstrip("0") or "0" if len(g) > 4 else g for g in text.split(":"))
     try:
         return str(ipaddress.ip_address(text))
     except ValueError:
