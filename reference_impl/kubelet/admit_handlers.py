@@ -6,7 +6,8 @@ manager.
 ``canAdmitPod`` stops at the first rejection.
 
 The eviction manager's observed pressure and the shutdown state are per-node facts the
-fake kubelet holds (``Kubelet.set_pressure``, ``Kubelet.set_shutting_down``).
+fake kubelet holds (``Kubelet.set_pressure``, ``Kubelet.set_shutting_down``); the
+eviction manager's own cycles (``eviction_manager.py``) record theirs here too.
 """
 
 from __future__ import annotations
@@ -202,11 +203,14 @@ class AdmitState:
 
     ``observed`` are the pressures whose signals are past their thresholds now;
     ``cleared_at`` when each other one was last seen (simulated ns); ``pressure`` the
-    manager's ``nodeConditions`` as ``update_pressure`` last computed them."""
+    manager's ``nodeConditions`` as ``update_pressure`` last computed them.
+    ``last_observed`` is the eviction manager's ``nodeConditionsLastObservedAt`` when
+    it computes them from stats (``eviction_manager.py``)."""
 
     pressure: list[str] = field(default_factory=list)
     observed: set[str] = field(default_factory=set)
     cleared_at: dict[str, int] = field(default_factory=dict)
+    last_observed: dict[str, int] = field(default_factory=dict)
     shutting_down: bool = False
     sysctls: Allowlist = field(default_factory=lambda: Allowlist.of(safe_sysctl_allowlist(None)))
     apparmor_enabled: bool = True
@@ -233,9 +237,15 @@ class AdmitState:
         self.pressure = [
             c
             for c in PRESSURE_CONDITIONS
-            if c in self.observed or (c in self.cleared_at and now - self.cleared_at[c] < period)
+            if c in self.observed
+            or (c in self.cleared_at and now - self.cleared_at[c] < period)
+            or (c in self.last_observed and now - self.last_observed[c] < period)
         ]
         return self.pressure
+
+    def observe_since(self, last_observed: Mapping[str, int]) -> None:
+        """The eviction manager's ``nodeConditionsLastObservedAt`` after a cycle."""
+        self.last_observed = dict(last_observed)
 
 
 def run_admit_handlers(

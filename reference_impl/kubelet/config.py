@@ -71,3 +71,16 @@ class KubeletConfig:
     # features UserNamespacesHostNetworkSupport and VolumeBindMountOptions need them.
     runtime_user_namespaces_host_network: bool = False
     runtime_mount_options: bool = False
+    # The eviction manager (``eviction_manager.py``): --eviction-hard, --eviction-soft,
+    # --eviction-soft-grace-period and --eviction-minimum-reclaim as (signal, value)
+    # pairs, --eviction-max-pod-grace-period, --enforce-node-allocatable and the
+    # housekeeping interval. None set (unlike upstream's defaults): the manager's
+    # monitoring only runs where thresholds are set or a test set a node's stats.
+    eviction_hard: tuple[tuple[str, str], ...] = ()
+    eviction_soft: tuple[tuple[str, str], ...] = ()
+    eviction_soft_grace_period: tuple[tuple[str, str], ...] = ()
+    eviction_minimum_reclaim: tuple[tuple[str, str], ...] = ()
+    eviction_max_pod_grace_period: int = 0
+    enforce_node_allocatable: tuple[str, ...] = ("pods",)
+    eviction_monitoring_seconds: float = 10.0
+    local_storage_capacity_isolation: bool = True

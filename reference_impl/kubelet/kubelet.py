@@ -13,6 +13,11 @@ features, node shutdown) against
 the pods already admitted on its node; a rejected pod is written Failed with the
 handler's reason and "Pod was rejected: <message>" and never started. Every status goes
 through the status manager's ``normalizeStatus`` before it is merged and written.
+
+Where eviction thresholds are configured (or a test set stats), each node's eviction
+manager (``eviction_manager.py``) runs every monitoring period over the summary stats
+(``eviction_stats.SummaryStats``): it reports the pressure conditions and evicts one
+pod per cycle, which is written Failed with reason Evicted.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference_impl.api.meta import parse_selector
+from reference_impl.api.meta import parse_quantity, parse_selector
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.quota.pod_resources import get_pod_qos
@@ -35,6 +40,9 @@ from reference_impl.kubelet import declared_features as ndf
 from reference_impl.kubelet.admit_handlers import NodeAdmission
 from reference_impl.kubelet.allocation import AllocationManager, resource_info
 from reference_impl.kubelet.checkpoint import GATE, CheckpointStore, unimplemented
+from reference_impl.kubelet.eviction_helpers import parse_threshold_config
+from reference_impl.kubelet.eviction_manager import Eviction, EvictionManager, evicted_status
+from reference_impl.kubelet.eviction_stats import PodUsage, SummaryStats
 from reference_impl.kubelet.ipam import NodeAddresses
 from reference_impl.kubelet.node_status import initialized_status, lease_manifest, micro_time
 from reference_impl.kubelet.pod_status import Placement, running_status, terminated_status
@@ -118,6 +126,15 @@ class Kubelet:
         self.addresses = NodeAddresses()
         self.volumes = ProjectedVolumes(ctx, self._queue.add)  # podCertificate, CTB
         self.checkpoints = CheckpointStore()  # CRI CheckpointPod/RestorePod archives
+        # The eviction manager per node and the summary stats it reads.
+        self.stats = SummaryStats()
+        c = self.config
+        self._thresholds = parse_threshold_config(
+            c.enforce_node_allocatable, dict(c.eviction_hard), dict(c.eviction_soft),
+            dict(c.eviction_soft_grace_period), dict(c.eviction_minimum_reclaim),
+        )  # fmt: skip
+        self._evictions: dict[str, EvictionManager] = {}
+        self._evicting: set[str] = set()  # pod keys being killed (not active any more)
         self._pods: SharedInformer | None = None
         self._nodes: SharedInformer | None = None
 
@@ -184,10 +201,41 @@ class Kubelet:
         """Have the eviction manager of ``node`` observe (or stop observing) a resource
         pressure (MemoryPressure, DiskPressure, PIDPressure): the node condition follows
         and the eviction admit handler rejects pods; a cleared pressure lasts the
-        transition period more. (The manager's own evictions are not modelled.)"""
+        transition period more. (No pod is evicted for it: evictions come from the
+        stats, ``set_pod_usage``/``set_node_stats`` and the configured thresholds.)"""
         if self.admission.set_pressure(node, condition, active):
             self._nodes_q.add_after(node, seconds(self.config.pressure_transition_seconds))
         self._nodes_q.add(node)
+
+    def set_pod_usage(
+        self,
+        namespace: str,
+        name: str,
+        *,
+        memory: str | None = None,
+        rootfs: str | None = None,
+        logs: str | None = None,
+        processes: int | None = None,
+        volumes: dict[str, str] | None = None,
+    ) -> None:
+        """Have the stats provider report this usage for a pod (quantities); its node's
+        eviction manager starts monitoring."""
+        def q(v: str | None) -> int | None:
+            return None if v is None else int(parse_quantity(v))
+
+        vols = {k: int(parse_quantity(v)) for k, v in (volumes or {}).items()}
+        key = f"{namespace}/{name}"
+        self.stats.pods[key] = PodUsage(q(memory), q(rootfs), q(logs), processes, vols)
+        pod = self._pods.get(key) if self._pods is not None else None
+        node = (pod or {}).get("spec", {}).get("nodeName")
+        if node:
+            self._ensure_eviction(str(node))
+
+    def set_node_stats(self, node: str, **fields: int | None) -> None:
+        """Override ``NodeStats`` fields of ``node``'s summary (e.g. ``max_pid``,
+        ``memory_available``); its eviction manager starts monitoring."""
+        self.stats.node_overrides.setdefault(node, {}).update(fields)
+        self._ensure_eviction(node)
 
     def set_shutting_down(self, node: str, active: bool = True) -> None:
         """The node shutdown manager of ``node`` has (not) seen a shutdown begin: new pods
@@ -377,6 +425,8 @@ class Kubelet:
         )
         for event in events:
             self._ctx.trace.record(self.name, event, name, "Normal")
+        if self._thresholds:
+            self._ensure_eviction(name)
         if status != node.get("status"):
             self._server.update_status({**node, "status": status})
         if self.config.node_lease:
@@ -395,6 +445,76 @@ class Kubelet:
             return  # no kube-node-lease namespace, or a race: leases are best effort
         if self.config.lease_renew_seconds is not None:
             self._nodes_q.add_after(name, seconds(self.config.lease_renew_seconds))
+
+    # -- the eviction manager -----------------------------------------------------------
+
+    def _ensure_eviction(self, node: str) -> None:
+        """Start ``node``'s eviction manager: a cycle now, then every monitoring period."""
+        if node in self._evictions:
+            return
+        c = self.config
+        self._evictions[node] = EvictionManager(
+            list(self._thresholds),
+            self.admission.state(node),
+            seconds(c.pressure_transition_seconds),
+            max_pod_grace_seconds=c.eviction_max_pod_grace_period,
+            local_storage_isolation=c.local_storage_capacity_isolation,
+            pod_level=self._gate("PodLevelResources"),
+        )
+        self._ctx.clock.call_later(Duration(0), lambda: self._eviction_cycle(node), priority=Priority.LATE)
+
+    def _eviction_cycle(self, node: str) -> None:
+        """``synchronize`` on ``node``: the node status follows a condition change; the
+        evicted pod is killed. A deleted node's manager stops; a paused one skips."""
+        assert self._nodes is not None
+        found = self._nodes.get(node)
+        mgr = self._evictions.get(node)
+        if found is None or mgr is None:
+            self._evictions.pop(node, None)
+            return
+        if self.manages(node):
+            now = self._ctx.clock.now()
+            before = list(mgr.admit.pressure)
+            pods = {
+                object_key(p): p
+                for p in self._active_pods(node)
+                if not p["metadata"].get("deletionTimestamp") and object_key(p) not in self._evicting
+            }
+            evictions = mgr.synchronize(list(pods.values()), lambda: self.stats.summary(found, pods, now), now)
+            for reason, message in mgr.events:
+                self._ctx.trace.record(self.name, reason, node, message)  # Warning events
+            mgr.events.clear()
+            if mgr.node_conditions(now) != before:
+                self._nodes_q.add(node)
+            for ev in evictions:
+                self._evict(object_key(dict(ev.pod)), ev)
+        period = Duration(seconds(self.config.eviction_monitoring_seconds))
+        self._ctx.clock.call_later(period, lambda: self._eviction_cycle(node), priority=Priority.LATE)
+
+    def _evict(self, key: str, ev: Eviction) -> None:
+        """``killPodNow``: the containers stop after the grace period (capped as any
+        stop is, by ``termination_seconds``), then the pod is Failed/Evicted."""
+        st = self._states.get(key)
+        if st is None:
+            return
+        self._evicting.add(key)
+        uid = st.uid
+        delay = seconds(min(float(ev.grace_seconds), self.config.termination_seconds))
+        self._ctx.clock.call_later(
+            Duration(delay), lambda: self._finish_eviction(key, uid, ev), priority=Priority.LATE
+        )
+
+    def _finish_eviction(self, key: str, uid: str, ev: Eviction) -> None:
+        self._evicting.discard(key)
+        assert self._pods is not None
+        pod = self._pods.get(key)
+        st = self._states.get(key)
+        if pod is None or st is None or st.uid != uid:
+            return
+        if (pod.get("status") or {}).get("phase") in _TERMINAL:
+            return
+        now = rfc3339(self._ctx.clock.now())
+        self._write(key, pod, evicted_status(pod, self._placement(pod, st), ev, now), "evict")
 
     # -- pods -------------------------------------------------------------------------
 
