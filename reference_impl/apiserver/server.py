@@ -6,7 +6,8 @@ the kind's storage version (``conversion``), defaulted, admitted, validated and 
 then stored, so an invalid write leaves storage untouched. Objects are keyed by group
 and resource, not version (``keys``); every read, list and watch converts the stored
 object to the version asked for. Deletion lives in ``deletion``, the pod subresources
-in ``pod_subresources``, decoding in ``decode`` and the event types in ``watch``.
+in ``pod_subresources`` and ``pod_ephemeral_update``, namespaces/finalize and CSR
+approval in ``subresource_updates``, decoding in ``decode`` and the event types in ``watch``.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from reference_impl.apiserver import (
     keys,
     list_options,
     lookups,
+    pod_ephemeral_update,
     pod_subresources,
     rbac_bootstrap,
     strategies,
+    subresource_updates,
 )
 from reference_impl.apiserver import eviction as eviction_subresource
 from reference_impl.apiserver.decode import (
@@ -357,6 +360,18 @@ class APIServer:
     def resize(self, manifest: Obj) -> Obj:
         """The pods/resize subresource: only container resources and resizePolicy may change."""
         return pod_subresources.resize(self, manifest)
+
+    def update_ephemeralcontainers(self, manifest: Obj) -> Obj:
+        """The pods/ephemeralcontainers subresource: add ephemeral containers."""
+        return pod_ephemeral_update.update_ephemeral_containers(self, manifest)
+
+    def update_finalize(self, manifest: Obj) -> Obj:
+        """The namespaces/finalize subresource: replace spec.finalizers (and metadata)."""
+        return subresource_updates.finalize(self, manifest)
+
+    def update_approval(self, manifest: Obj) -> Obj:
+        """The certificatesigningrequests/approval subresource: replace the conditions."""
+        return subresource_updates.approve(self, manifest)
 
     def evict(self, namespace: str, name: str, eviction: Obj) -> Obj:
         """The pods/eviction subresource: delete the pod as its PodDisruptionBudget allows."""

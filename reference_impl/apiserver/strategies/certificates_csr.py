@@ -19,7 +19,7 @@ from reference_impl.apiserver.registry import Context, preparer, validator
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["certificate_error"]
+__all__ = ["certificate_error", "prepare_csr_approval", "validate_csr_approval"]
 
 Obj = dict[str, Any]
 _CONDS: Final = "status.conditions"
@@ -111,15 +111,19 @@ def _conditions_causes(csr: Obj, old: Obj) -> list[Cause]:
     return causes
 
 
+def _removal_causes(csr: Obj, old: Obj) -> list[Cause]:
+    """No removed Approved/Denied/Failed condition, whoever updates."""
+    return [
+        fe.forbidden(_CONDS, f'updates may not remove a condition of type "{ctype}"')
+        for ctype in ("Approved", "Denied", "Failed")
+        if len(_of(csr, ctype)) < len(_of(old, ctype))
+    ]
+
+
 def _transition_causes(csr: Obj, old: Obj) -> list[Cause]:
     """``validateCertificateSigningRequestUpdate`` without approval rights: no removed
     Approved/Denied/Failed condition, no added or changed Approved/Denied one."""
-    causes: list[Cause] = []
-    for ctype in ("Approved", "Denied", "Failed"):
-        if len(_of(csr, ctype)) < len(_of(old, ctype)):
-            causes.append(
-                fe.forbidden(_CONDS, f'updates may not remove a condition of type "{ctype}"')
-            )
+    causes = _removal_causes(csr, old)
     for ctype in ("Approved", "Denied"):
         new_c, old_c = _of(csr, ctype), _of(old, ctype)
         if len(new_c) > len(old_c):
@@ -157,6 +161,11 @@ def prepare_csr_status(obj: Obj, old: Obj | None, now: str, ctx: Context) -> Non
         if len(new_i) == len(old_c):
             for i, c in zip(new_i, old_c, strict=True):
                 conds[i] = copy.deepcopy(c)
+    _populate_condition_timestamps(conds, old, now)
+
+
+def _populate_condition_timestamps(conds: list[Any], old: Obj | None, now: str) -> None:
+    """``populateConditionTimestamps``."""
     for c in conds:
         if not isinstance(c, dict):
             continue
@@ -188,3 +197,23 @@ def validate_csr_status(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
             )
         )
     return causes
+
+
+def prepare_csr_approval(obj: Obj, old: Obj, now: str) -> None:
+    """``csrApprovalStrategy.PrepareForUpdate``: only the conditions (timestamps filled
+    in) come from the body; spec and the rest of status are the stored ones."""
+    status = obj.get("status")
+    conds = status.get("conditions") if isinstance(status, dict) else None
+    obj["spec"] = copy.deepcopy(old.get("spec") or {})
+    kept = {k: copy.deepcopy(v) for k, v in (old.get("status") or {}).items() if k != "conditions"}
+    if isinstance(conds, list):
+        _populate_condition_timestamps(conds, old, now)
+        kept["conditions"] = conds
+    obj["status"] = kept
+
+
+def validate_csr_approval(obj: Obj, old: Obj) -> list[Cause]:
+    """``ValidateCertificateSigningRequestApprovalUpdate`` past the approval strategy (spec
+    and certificate are the stored ones): the conditions, no removed Approved/Denied/Failed
+    condition; adding or changing Approved and Denied is what /approval is for."""
+    return _conditions_causes(obj, old) + _removal_causes(obj, old)

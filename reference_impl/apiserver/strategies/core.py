@@ -360,6 +360,9 @@ def _init_restart_container_causes(spec: Obj, old_spec: Obj | None) -> list[Caus
     ]
 
 
+_SPEC_ONLY_SUBRESOURCES: Final = ("resize", "ephemeralcontainers")
+
+
 @validator("Pod")
 def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     """PodSpec rules on create, and the update restrictions on update."""
@@ -416,7 +419,10 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
             Cause(f"spec.schedulingGates[{i}]", "FieldValueInvalid", e)
             for e in label_key_errors(g.get("name", ""))
         ]
-    if spec.get("nodeName") and spec.get("schedulingGates") and old is None:
+    # ValidatePodCreate's own checks; the resize and ephemeralcontainers subresources
+    # run only validatePodMetadataAndSpec (through these validators, with no old pod).
+    creating = old is None and ctx.subresource not in _SPEC_ONLY_SUBRESOURCES
+    if spec.get("nodeName") and spec.get("schedulingGates") and creating:
         causes.append(
             Cause(
                 "spec.nodeName",
@@ -428,10 +434,10 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     # ValidatePodTemplateSpec's to refuse.
     is_template = pod.get("apiVersion") is None
     meta = None if is_template else (pod.get("metadata") or {})
-    causes += pod_spec_causes(spec, "spec", template=is_template or old is not None, meta=meta)
+    causes += pod_spec_causes(spec, "spec", template=is_template or not creating, meta=meta)
     if not is_template:  # a template's annotations are apps' to check, at its own path
         causes += pod_annotation_causes(pod, old, toleration_causes)
-        if old is None:  # ValidatePodCreate
+        if creating:
             causes += seccomp_annotation_field_causes(pod.get("metadata") or {}, spec, "spec")
             causes += apparmor_annotation_field_causes(pod.get("metadata") or {}, spec, "spec")
     if old is not None:
