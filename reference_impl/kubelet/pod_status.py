@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reference_impl.kubelet import pod_conditions as pc
+from reference_impl.kubelet.status_manager import pod_condition_by_kubelet
+
 __all__ = ["Placement", "running_status", "terminated_status"]
 
 Obj = dict[str, Any]
@@ -61,19 +64,42 @@ def _container_status(pod: Mapping[str, Any], c: Mapping[str, Any], state: Obj, 
     return cs
 
 
-def _cond(
-    ctype: str, ok: bool, now: str, gen: int, reason: str | None = None, msg: str | None = None
-) -> Obj:
-    # observedGeneration: CalculatePodConditionObservedGeneration, the pod's generation
-    # (PodObservedGenerationTracking is GA).
-    c: Obj = {"type": ctype, "status": "True" if ok else "False", "lastTransitionTime": now}
+def _stamp(c: Obj, now: str) -> Obj:
+    # generate.go's condition with the transition time the status manager stamps.
+    out: Obj = {"type": c["type"], "status": c["status"], "lastTransitionTime": now}
+    out.update((k, c[k]) for k in ("observedGeneration", "reason", "message") if k in c)
+    return out
+
+
+def _conditions(
+    pod: Mapping[str, Any],
+    status: Obj,
+    runtime: pc.RuntimePodStatus,
+    now: str,
+) -> list[Obj]:
+    """generateAPIPodStatus's kubelet-owned conditions; Ready reads the readiness-gate
+    conditions others wrote (every condition the kubelet does not own)."""
+    old: Obj = dict(pod.get("status") or {})
+    phase = str(status["phase"])
+    others = [c for c in old.get("conditions") or [] if not pod_condition_by_kubelet(c["type"])]
+    statuses = [*(status.get("initContainerStatuses") or []), *status["containerStatuses"]]
+    conds = [
+        pc.generate_pod_ready_to_start_containers_condition(pod, old, runtime),
+        pc.generate_pod_initialized_condition(pod, old, statuses, phase),
+    ]
+    conds.append(pc.generate_pod_ready_condition(pod, old, [*others, *conds], statuses, phase))
+    conds.append(pc.generate_containers_ready_condition(pod, old, statuses, phase))
+    gen = pc.calculate_pod_condition_observed_generation(
+        old, int(pod["metadata"].get("generation") or 0), "PodScheduled"
+    )
+    scheduled: Obj = {"type": "PodScheduled", "status": "True"}  # always reported
     if gen:
-        c["observedGeneration"] = gen
-    if reason:
-        c["reason"] = reason
-    if msg:
-        c["message"] = msg
-    return c
+        scheduled["observedGeneration"] = gen
+    conds.append(scheduled)
+    # RestartAllContainersOnContainerExits is on (beta) in v1.37
+    if pc.all_containers_could_restart(pod["spec"]):
+        conds.append(pc.generate_all_containers_restarting_condition(pod, runtime, old, phase))
+    return _merge_conditions(old.get("conditions") or [], [_stamp(c, now) for c in conds])
 
 
 def _merge_conditions(old: list[Obj], new: list[Obj]) -> list[Obj]:
@@ -102,7 +128,8 @@ def _init_statuses(pod: Mapping[str, Any], p: Placement) -> list[Obj]:
                 "startedAt": p.start_time,
                 "finishedAt": p.started_at,
             }
-            out.append(_container_status(pod, c, {"terminated": done}, False))
+            # prober_manager.UpdatePodStatus: an init container that exited 0 is ready
+            out.append(_container_status(pod, c, {"terminated": done}, True))
     return out
 
 
@@ -128,49 +155,35 @@ def _base(pod: Mapping[str, Any], p: Placement, phase: str) -> Obj:
     return status
 
 
-def running_status(pod: Mapping[str, Any], p: Placement, ready: bool, now: str) -> Obj:
+def running_status(
+    pod: Mapping[str, Any], p: Placement, ready: bool, now: str
+) -> Obj:
     """Running; containers started, and Ready once ``ready`` (after model load)."""
     status = _base(pod, p, "Running")
     containers = pod["spec"].get("containers") or []
     state = {"running": {"startedAt": p.started_at}}
     status["containerStatuses"] = [_container_status(pod, c, state, ready) for c in containers]
-    names = ",".join(c["name"] for c in containers)
-    why = None if ready else "ContainersNotReady"
-    msg = None if ready else f"containers with unready status: [{names}]"
-    gen = int(pod["metadata"].get("generation") or 0)
-    conds = [
-        _cond("PodReadyToStartContainers", True, now, gen),
-        _cond("Initialized", True, now, gen),
-        _cond("Ready", ready, now, gen, why, msg),
-        _cond("ContainersReady", ready, now, gen, why, msg),
-        _cond("PodScheduled", True, now, gen),  # generateAPIPodStatus always reports it
-    ]
-    status["conditions"] = _merge_conditions(
-        (pod.get("status") or {}).get("conditions") or [], conds
+    sandbox = pc.SandboxStatus(pc.SANDBOX_READY, ip=p.pod_ip)
+    runtime = pc.RuntimePodStatus(
+        (sandbox,), tuple(pc.RuntimeContainerStatus(c["name"], pc.CONTAINER_RUNNING) for c in containers)
     )
+    status["conditions"] = _conditions(pod, status, runtime, now)
     return status
 
 
-def terminated_status(pod: Mapping[str, Any], p: Placement, exit_code: int, now: str) -> Obj:
+def terminated_status(
+    pod: Mapping[str, Any], p: Placement, exit_code: int, now: str
+) -> Obj:
     """Succeeded (exit 0) or Failed: every container terminated with ``exit_code``."""
     status = _base(pod, p, "Succeeded" if exit_code == 0 else "Failed")
     reason = "Completed" if exit_code == 0 else "Error"
     term = {"exitCode": exit_code, "reason": reason, "startedAt": p.started_at, "finishedAt": now}
-    status["containerStatuses"] = [
-        _container_status(pod, c, {"terminated": dict(term)}, False)
-        for c in pod["spec"].get("containers") or []
-    ]
-    gen = int(pod["metadata"].get("generation") or 0)
-    # generate*ConditionForTerminalPhase: PodFailed for Failed, PodCompleted for Succeeded
-    why = "PodCompleted" if exit_code == 0 else "PodFailed"
-    conds = [
-        _cond("PodReadyToStartContainers", True, now, gen),
-        _cond("Initialized", True, now, gen),
-        _cond("Ready", False, now, gen, why),
-        _cond("ContainersReady", False, now, gen, why),
-        _cond("PodScheduled", True, now, gen),
-    ]
-    status["conditions"] = _merge_conditions(
-        (pod.get("status") or {}).get("conditions") or [], conds
+    containers = pod["spec"].get("containers") or []
+    status["containerStatuses"] = [_container_status(pod, c, {"terminated": dict(term)}, False) for c in containers]
+    # syncTerminatingPod has stopped the sandbox by the time the terminal status is final.
+    runtime = pc.RuntimePodStatus(
+        (pc.SandboxStatus(pc.SANDBOX_NOTREADY, ip=p.pod_ip),),
+        tuple(pc.RuntimeContainerStatus(c["name"], pc.CONTAINER_EXITED, exit_code) for c in containers),
     )
+    status["conditions"] = _conditions(pod, status, runtime, now)
     return status
