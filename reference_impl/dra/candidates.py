@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reference_impl.dra.cel import CELError, compile_selector
+from reference_impl.dra.cel import CELError, Selector, compile_selector
 from reference_impl.dra.features import Features
 from reference_impl.dra.nodes import node_matches
 from reference_impl.dra.pools import DeviceID, DeviceInfo
@@ -102,8 +102,11 @@ class Candidates:
         return ClaimError(f"selector #{expr_index - n_class} on device {device}: {msg}", False)
 
     def _eligible(
-        self, d: DeviceInfo, exprs: Sequence[str], tolerations: Sequence[Obj], spec: Obj
+        self, d: DeviceInfo, exprs: Sequence[str], tolerations: Sequence[Obj], spec: Obj,
+        scalars: dict[tuple[int, str, bool], bool | None] | None = None,
     ) -> bool:
+        """``scalars``: verdicts of driver-only expressions (by index, driver and
+        allowMultipleAllocations) shared by the devices of one ``entry`` call."""
         if d.raw.get("bindingConditions") and not self._features.binding_conditions:
             return False  # the feature is off: such devices are not supported
         cache = d.selector_cache
@@ -116,12 +119,12 @@ class Candidates:
                     raise self._cel_error(spec, i, d, err)
                 try:
                     sel = compile_selector(e, self._features.list_type_attributes)
-                    hit = cache[e] = d.matches(sel)
+                    hit = cache[e] = _matches(d, sel, i, scalars)
                 except CELError as err:
                     raise self._cel_error(spec, i, d, err) from None
             if not hit:
                 return False
-        if not self._features.device_taints:
+        if not self._features.device_taints or not (d.taints or self._rules):
             return True  # allocateDevice checks taints only with the feature on
         taints = taints_for(d.id, d.taints, self._rules)
         return not (taints and untolerated(taints, tolerations))
@@ -139,7 +142,9 @@ class Candidates:
             out = [d for d in devices if node_matches(d, node) and self._eligible(d, exprs, tols, spec)]
             return out, _simple(out), frozenset(d.id for d in out)
         # Selectors and taints do not depend on the node: while classes and rules stay the
-        # same, each (selectors, tolerations, device) verdict is computed once.
+        # same, each (selectors, tolerations, device) verdict is computed once (for a
+        # device of one node's own, its node's candidate list holds it; CEL verdicts stay
+        # in the device's selector_cache whatever happens to that list).
         sel, tol = tuple(exprs), repr(tols) if tols else ""
         # The whole candidate list is memoised too (per node version and device objects).
         ckey, version = _candidates_key(sel, tol, node)
@@ -147,12 +152,17 @@ class Candidates:
         if hit is not None and hit[0] == version and _same(hit[1], devices):
             return hit[2], hit[3], hit[4]
         out = []
+        scalars: dict[tuple[int, str, bool], bool | None] = {}  # a node's devices share drivers
         for d in devices:
             if not node_matches(d, node):
                 continue
-            ok = memo.get((sel, tol, d.id))
-            if ok is None:
-                ok = memo[(sel, tol, d.id)] = self._eligible(d, exprs, tols, spec)
+            if d.node_name is not None:  # one node's device: its list below is the memo
+                ok: bool | None = self._eligible(d, exprs, tols, spec, scalars)
+            else:
+                vkey = (sel, tol, d.id)
+                ok = memo.get(vkey)
+                if ok is None:
+                    ok = memo[vkey] = self._eligible(d, exprs, tols, spec, scalars)
             if ok:
                 out.append(d)
         simple, ids = _simple(out), frozenset(d.id for d in out)
@@ -188,6 +198,23 @@ def free_count(ids: frozenset[DeviceID], state: AllocatedState) -> int:
     """How many of the exclusive, counter-free candidates ``ids`` are free in ``state``."""
     # ``state.devices`` holds only counts above zero (apply_allocation drops the rest).
     return len(ids.difference(state.devices))
+
+
+def _matches(
+    d: DeviceInfo, sel: Selector, i: int, scalars: dict[tuple[int, str, bool], bool | None] | None
+) -> bool:
+    """``d.matches(sel)``, answering a driver-only expression (``sel`` is ``exprs[i]``) from
+    ``scalars`` when another device of the same driver was asked already."""
+    if scalars is None:
+        return d.matches(sel)
+    key = (i, d.id[0], d.allow_multiple)
+    hit = scalars.get(key, _UNASKED)
+    if hit is _UNASKED:
+        hit = scalars[key] = sel.matches_scalars(d.id[0], d.allow_multiple)
+    return sel.matches(d.activation) if hit is None else hit
+
+
+_UNASKED: Any = object()  # a ``scalars`` miss (None there means "not driver-only")
 
 
 def _candidates_key(

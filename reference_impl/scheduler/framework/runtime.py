@@ -252,16 +252,17 @@ class Framework:
         rejected: Status | None = None
         for pl in self.pre_filter:
             r, s = pl.pre_filter(state, pod, nodes)
-            if s.is_skip():
-                state.skip_filter_plugins.add(pl.name())
-                continue
-            if not s.is_success():
-                if s.code is Code.UNSCHEDULABLE:
-                    rejected = s.with_plugin(pl.name())
+            if s is not OK:  # the shared OK, the commonest answer, needs no checks
+                if s.is_skip():
+                    state.skip_filter_plugins.add(pl.name())
                     continue
-                if s.is_rejected():
-                    return None, s.with_plugin(pl.name()), []
-                return None, _error("PreFilter", pl.name(), s), []
+                if not s.is_success():
+                    if s.code is Code.UNSCHEDULABLE:
+                        rejected = s.with_plugin(pl.name())
+                        continue
+                    if s.is_rejected():
+                        return None, s.with_plugin(pl.name()), []
+                    return None, _error("PreFilter", pl.name(), s), []
             if r is None or r.all_nodes():
                 continue
             narrowing.append(pl.name())
@@ -355,6 +356,8 @@ class Framework:
         """Run PreScore; SKIP disables the plugin's Score."""
         for pl in self.pre_score:
             s = pl.pre_score(state, pod, nodes)
+            if s is OK:
+                continue
             if s.is_skip():
                 state.skip_score_plugins.add(pl.name())
             elif not s.is_success():
