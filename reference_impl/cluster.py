@@ -34,6 +34,7 @@ from reference_impl.apiserver.admission import (
 )
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.crd_status import start_crd_controllers
+from reference_impl.apiserver.field_selectors import field_filter
 from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.list_options import ListOptions
 from reference_impl.apiserver.lookups import check_served
@@ -235,11 +236,14 @@ class Cluster:
         kind: str,
         namespace: str | None = None,
         label_selector: str | None = None,
+        field_selector: str | None = None,
     ) -> list[Obj]:
-        """Objects of a kind, optionally in one namespace and matching a label selector."""
+        """Objects of a kind, optionally in one namespace and matching a label selector
+        and a field selector (BadRequest for a field label the version does not support)."""
         self._served({"apiVersion": api_version, "kind": kind})
+        fields = self._field_filter(api_version, kind, field_selector)
         with etcd_unavailable_as_timeout():
-            return self.api.list(api_version, kind, namespace, label_selector)
+            return self.api.list(api_version, kind, namespace, label_selector, fields)
 
     def list_page(
         self,
@@ -248,6 +252,7 @@ class Cluster:
         namespace: str | None = None,
         label_selector: str | None = None,
         *,
+        field_selector: str | None = None,
         limit: int = 0,
         continue_: str = "",
         resource_version: str = "",
@@ -255,9 +260,17 @@ class Cluster:
     ) -> Obj:
         """The list object (items and ListMeta) with the list options upstream serves."""
         self._served({"apiVersion": api_version, "kind": kind})
+        fields = self._field_filter(api_version, kind, field_selector)
         opts = ListOptions(limit, continue_, resource_version, resource_version_match)
         with etcd_unavailable_as_timeout():
-            return self.api.list_page(api_version, kind, namespace, label_selector, options=opts)
+            return self.api.list_page(api_version, kind, namespace, label_selector, fields,
+                                      options=opts)  # fmt: skip
+
+    def _field_filter(
+        self, api_version: str, kind: str, field_selector: str | None
+    ) -> Callable[[Obj], bool] | None:
+        # The list/watch handlers convert the text before storage sees it.
+        return field_filter(self.api.resource(api_version, kind), field_selector)
 
     def delete(
         self,
@@ -312,6 +325,7 @@ class Cluster:
         timeout: float | None = None,
         *,
         label_selector: str | None = None,
+        field_selector: str | None = None,
         allow_bookmarks: bool = False,
         send_initial_events: bool | None = None,
         resource_version_match: str = "",
@@ -322,6 +336,7 @@ class Cluster:
         self._served({"apiVersion": api_version, "kind": kind})
         it = self.api.watch(
             api_version, kind, since, namespace, label_selector=label_selector,
+            field_selector=self._field_filter(api_version, kind, field_selector),
             allow_bookmarks=allow_bookmarks, send_initial_events=send_initial_events,
             resource_version_match=resource_version_match, timeout_seconds=timeout,
         )  # fmt: skip

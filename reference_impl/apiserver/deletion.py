@@ -18,7 +18,14 @@ from reference_impl.errors import Conflict, MethodNotAllowed, NotFound
 if TYPE_CHECKING:
     from reference_impl.apiserver.server import APIServer
 
-__all__ = ["awaits_kubelet", "delete", "finalize_namespace", "grace_for", "goes_now"]
+__all__ = [
+    "awaits_kubelet",
+    "check_graceful_delete",
+    "delete",
+    "finalize_namespace",
+    "grace_for",
+    "goes_now",
+]
 
 Obj = dict[str, Any]
 
@@ -40,6 +47,23 @@ def goes_now(info: ResourceInfo, obj: Obj) -> bool:
     return info.kind != "Namespace" or not (obj.get("spec") or {}).get("finalizers")
 
 
+def check_graceful_delete(pod: Obj, requested: int | None) -> int:
+    """The pod strategy's ``CheckGracefulDelete``: the grace period a delete of ``pod``
+    gets, from the request or else the spec; 0 (at once) for an unscheduled or finished
+    pod, and 1 for a negative period."""
+    spec = pod.get("spec") or {}
+    if requested is not None:
+        period = int(requested)
+    else:
+        grace = spec.get("terminationGracePeriodSeconds")
+        period = int(grace) if grace is not None else 0
+    if not spec.get("nodeName"):
+        period = 0  # no kubelet to wait for
+    if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+        period = 0
+    return 1 if period < 0 else period
+
+
 def grace_for(info: ResourceInfo, obj: Obj, requested: int | None) -> int | None:
     """The grace period a delete records: only bound, unfinished pods get one."""
     if info.kind != "Pod":
@@ -49,10 +73,12 @@ def grace_for(info: ResourceInfo, obj: Obj, requested: int | None) -> int | None
     phase = (obj.get("status") or {}).get("phase")
     if phase in ("Succeeded", "Failed"):
         return None
+    if requested is not None and requested < 0:
+        requested = 1  # rest.BeforeDelete: a negative request counts as 1s
+    period = check_graceful_delete(obj, requested)
     if requested is not None:
-        return int(requested)  # an explicit 0 is recorded, as upstream does
-    grace = obj["spec"].get("terminationGracePeriodSeconds", 30)
-    return int(grace) if grace else None
+        return period  # an explicit 0 is recorded, as upstream does
+    return period or None
 
 
 def delete(

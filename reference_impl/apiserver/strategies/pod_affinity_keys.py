@@ -53,8 +53,15 @@ def mutate_pod_affinity(pod: Obj, old: Obj | None, now: str, ctx: Context) -> No
 
 @preparer("Pod")
 def mutate_topology_spread_constraints(pod: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """``mutateTopologySpreadConstraints`` (``applyMatchLabelKeys``), on create only."""
+    """``mutateTopologySpreadConstraints`` (``applyMatchLabelKeys``), on create only, and
+    only while both MatchLabelKeysInPodTopologySpread gates are on."""
     if old is not None:
+        return
+    gates = ctx.gates
+    if not (
+        gates.enabled("MatchLabelKeysInPodTopologySpread")
+        and gates.enabled("MatchLabelKeysInPodTopologySpreadSelectorMerge")
+    ):
         return
     labels = as_dict(as_dict(pod.get("metadata")).get("labels"))
     for c in as_list(as_dict(pod.get("spec")).get("topologySpreadConstraints")):
