@@ -25,10 +25,12 @@ __all__ = ["cel_causes", "cel_error", "declared", "output_type_causes"]
 
 _ENV: Final = celpy.Environment()
 _OPTIONAL: Final = re.compile(r"[.\[{,]\s*\?")
-# Type names and function namespaces every Kubernetes CEL environment declares.
+# Type names and function namespaces every admission CEL environment declares. The base
+# environment (apiserver pkg/cel/environment/base.go) has no ext.Bindings, ext.Math or
+# ext.Encoders, so ``cel.bind``, ``math.*`` and ``base64.*`` are undeclared references.
 _ALWAYS: Final = frozenset(
     "object oldObject request namespaceObject int uint double string bool bytes list map type "
-    "null_type dyn google optional cel math strings sets base64 lists kubernetes jsonpatch".split()
+    "null_type dyn google optional strings sets lists kubernetes jsonpatch".split()
 )
 _MACROS: Final = frozenset(
     "all exists exists_one existsOne map filter transformList transformMap transformMapEntry bind".split()
