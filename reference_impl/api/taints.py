@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["Taint", "Toleration", "find_untolerated", "parse_taints", "parse_tolerations"]
@@ -76,13 +77,25 @@ def parse_taints(node: Obj) -> tuple[Taint, ...]:
 def parse_tolerations(pod: Obj, compare: bool = False) -> tuple[Toleration, ...]:
     """The pod's spec.tolerations as values; ``compare`` enables Gt/Lt."""
     raw = (pod.get("spec") or {}).get("tolerations") or ()
-    return tuple(
-        Toleration(
-            t.get("key") or "", t.get("operator") or "Equal", t.get("value") or "",
-            t.get("effect") or "", compare,
-        )
+    if not raw:
+        return ()
+    fields = tuple(
+        (t.get("key") or "", t.get("operator") or "Equal", t.get("value") or "",
+         t.get("effect") or "", compare)
         for t in raw
-    )
+    )  # fmt: skip
+    try:
+        return _tolerations(fields)
+    except TypeError:  # an unhashable (invalid) field: parse it unshared
+        return tuple(Toleration(*f) for f in fields)
+
+
+# Most pods carry the same few tolerations (admission's not-ready/unreachable defaults);
+# the values are frozen, so pods share one tuple rather than every pod holding its own
+# long-lived copies for the cyclic collector to walk.
+@lru_cache(maxsize=1024)
+def _tolerations(fields: tuple[tuple[str, str, str, str, bool], ...]) -> tuple[Toleration, ...]:
+    return tuple(Toleration(*f) for f in fields)
 
 
 def tolerated(taint: Taint, tolerations: Iterable[Toleration]) -> bool:

@@ -19,7 +19,7 @@ from its monitors. Work items are uids, drained in event order:
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from reference_impl.api.resources import ResourceInfo
@@ -36,6 +36,9 @@ Obj = dict[str, Any]
 FOREGROUND: Final = "foregroundDeletion"
 ORPHAN: Final = "orphan"
 ABSENT_OWNER_CACHE_SIZE: Final = 500  # NewReferenceCache(500)
+# Most objects own nothing: they share this until a dependent shows up (_dependents_of),
+# rather than each graph node holding an empty set the cyclic collector must walk.
+_NO_DEPENDENTS: Final[frozenset[str]] = frozenset()
 
 
 class _Unresolvable(Exception):
@@ -54,7 +57,7 @@ class _Node:
     owners: dict[str, Obj]  # owner uid -> its ownerReference
     deleting: bool
     finalizers: tuple[str, ...]
-    dependents: set[str] = field(default_factory=set)
+    dependents: set[str] | frozenset[str] = _NO_DEPENDENTS
 
     @property
     def key(self) -> tuple[str, str]:
@@ -131,6 +134,8 @@ class GarbageCollector:
         owner = self._nodes.get(uid)
         if owner is None:
             return self._virtual.setdefault(uid, set())
+        if not isinstance(owner.dependents, set):
+            owner.dependents = set()
         return owner.dependents
 
     def _on_event(self, ev: ObjectEvent) -> None:
@@ -141,7 +146,7 @@ class GarbageCollector:
             self._on_delete(n)
             return
         was_virtual = n.uid in self._virtual
-        n.dependents = self._virtual.pop(n.uid, set()) | n.dependents
+        n.dependents = self._virtual.pop(n.uid, None) or n.dependents  # n's own: none yet
         old = self._upsert(n)
         if old is None and was_virtual:
             self._verify_dependents(n)

@@ -41,7 +41,9 @@ class ClaimOwnerIndex:
 
     def __init__(self) -> None:
         self._by_owner: dict[str, dict[str, Obj]] = {}
-        self._of_key: dict[str, list[str]] = {}
+        # Tuples, not lists: one per indexed object, and a tuple of strings drops out of
+        # the cyclic collector's view after its first pass, a list never does.
+        self._of_key: dict[str, tuple[str, ...]] = {}
 
     def seed(self, claims: Iterable[Obj]) -> None:
         """Index claims already in the informer cache."""
@@ -67,7 +69,7 @@ class ClaimOwnerIndex:
     def _put(self, key: str, obj: Obj) -> None:
         entries = owner_keys(obj)
         if entries:
-            self._of_key[key] = entries
+            self._of_key[key] = tuple(entries)
             for e in entries:
                 self._by_owner.setdefault(e, {})[key] = obj
 
@@ -85,8 +87,10 @@ class KeyIndex:
 
     def __init__(self, fn: Callable[[Obj], list[str]]) -> None:
         self._fn = fn
-        self._by_value: dict[str, set[str]] = {}
-        self._of_key: dict[str, list[str]] = {}
+        # Keys as dict keys (a set of strings the collector need not walk: a dict holding
+        # only strings is untracked, a set never is); tuples as ClaimOwnerIndex's.
+        self._by_value: dict[str, dict[str, None]] = {}
+        self._of_key: dict[str, tuple[str, ...]] = {}
 
     def seed(self, objs: Iterable[Obj]) -> None:
         """Index objects already in the informer cache."""
@@ -99,16 +103,16 @@ class KeyIndex:
         self.drop(key)
         values = self._fn(obj)
         if values:
-            self._of_key[key] = values
+            self._of_key[key] = tuple(values)
             for v in values:
-                self._by_value.setdefault(v, set()).add(key)
+                self._by_value.setdefault(v, {})[key] = None
 
     def drop(self, key: str) -> None:
         """Forget the object with ``key``."""
         for v in self._of_key.pop(key, ()):
             keys = self._by_value.get(v)
             if keys is not None:
-                keys.discard(key)
+                keys.pop(key, None)
                 if not keys:
                     del self._by_value[v]
 

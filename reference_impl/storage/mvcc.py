@@ -12,8 +12,9 @@ from __future__ import annotations
 import bisect
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
+from operator import attrgetter
 from typing import Any
 
 from reference_impl.errors import Gone, ServiceUnavailable
@@ -64,18 +65,26 @@ class RangeResult:
     count: int
 
 
-@dataclass(slots=True)
-class _History:
-    # Versions in revision order; ``None`` is a tombstone.
-    revs: list[int] = field(default_factory=list)
-    kvs: list[KeyValue | None] = field(default_factory=list)
+# A key's history: its versions in revision order, a deletion as its tombstone KeyValue
+# (version 0, as etcd's). One list per key rather than a record of two lists: every stored
+# key is a long-lived object the cyclic collector walks, so fewer per key keep full
+# collections of a large store cheaper.
+_History = list[KeyValue]
+_mod_revision = attrgetter("mod_revision")
 
-    def at(self, revision: int) -> KeyValue | None:
-        i = bisect.bisect_right(self.revs, revision)
-        return self.kvs[i - 1] if i else None
 
-    def latest(self) -> KeyValue | None:
-        return self.kvs[-1] if self.kvs else None
+def _at(hist: _History, revision: int) -> KeyValue | None:
+    """The version visible at ``revision``; None before the first or after a deletion."""
+    kv = hist[-1] if hist and hist[-1].mod_revision <= revision else None
+    if kv is None:
+        i = bisect.bisect_right(hist, revision, key=_mod_revision)
+        kv = hist[i - 1] if i else None
+    return kv if kv is not None and kv.version else None
+
+
+def _latest(hist: _History) -> KeyValue | None:
+    """The current version; None after a deletion."""
+    return hist[-1] if hist and hist[-1].version else None
 
 
 class Watcher:
@@ -131,7 +140,7 @@ class MVCCStore:
         self._check_up()
         rev = self._read_revision(revision)
         hist = self._hist.get(key)
-        return hist.at(rev) if hist else None
+        return _at(hist, rev) if hist else None
 
     def put(self, key: str, value: dict[str, Any] | bytes) -> KeyValue:
         """Write ``value`` under ``key`` at the next revision."""
@@ -139,14 +148,13 @@ class MVCCStore:
         data = value if isinstance(value, bytes) else codec.dumps(value, sort_keys=True)
         hist = self._hist.get(key)
         if hist is None:
-            hist = self._hist[key] = _History()
+            hist = self._hist[key] = []
             bisect.insort(self._keys, key)
-        prev = hist.latest()
+        prev = _latest(hist)
         self._revision += 1
         create = prev.create_revision if prev else self._revision
         kv = KeyValue(key, data, create, self._revision, (prev.version if prev else 0) + 1)
-        hist.revs.append(self._revision)
-        hist.kvs.append(kv)
+        hist.append(kv)
         self._commit(StoreEvent(EventType.PUT, kv, prev))
         return kv
 
@@ -163,7 +171,7 @@ class MVCCStore:
                     or kv.version != 1 or not kv.create_revision == kv.mod_revision == self._revision + 1):  # fmt: skip
                 raise ValueError(f"put_new: {kv.key} at {kv.mod_revision} is not the next new key")
             self._revision = kv.mod_revision
-            self._hist[kv.key] = _History([kv.mod_revision], [kv])
+            self._hist[kv.key] = [kv]
             bisect.insort(self._keys, kv.key)
             self._commit(ev)
 
@@ -171,13 +179,12 @@ class MVCCStore:
         """Delete ``key`` at the next revision; returns the deleted version, or None."""
         self._check_up()
         hist = self._hist.get(key)
-        prev = hist.latest() if hist else None
+        prev = _latest(hist) if hist else None
         if hist is None or prev is None:
             return None
         self._revision += 1
-        hist.revs.append(self._revision)
-        hist.kvs.append(None)
         tomb = KeyValue(key, b"", 0, self._revision, 0)
+        hist.append(tomb)
         self._commit(StoreEvent(EventType.DELETE, tomb, prev))
         return prev
 
@@ -210,7 +217,7 @@ class MVCCStore:
             key = keys[i]
             if not key.startswith(prefix):
                 break
-            kv = self._hist[key].at(rev)
+            kv = _at(self._hist[key], rev)
             if kv is None:
                 continue
             count += 1
@@ -251,11 +258,10 @@ class MVCCStore:
         del self._log_revs[:cut]
         for key in list(self._keys):
             hist = self._hist[key]
-            i = bisect.bisect_right(hist.revs, revision)
+            i = bisect.bisect_right(hist, revision, key=_mod_revision)
             keep = max(i - 1, 0)  # keep the version visible at the compaction revision
-            del hist.revs[:keep]
-            del hist.kvs[:keep]
-            if len(hist.kvs) == 1 and hist.kvs[0] is None:
+            del hist[:keep]
+            if len(hist) == 1 and not hist[0].version:
                 del self._hist[key]
                 self._keys.remove(key)
 

@@ -90,3 +90,24 @@ def test_paginated_range_equals_unary_range(ops: list[tuple[str, int]], limit: i
             break
         after = page.kvs[-1].key
     assert paged == unary.kvs
+
+
+def test_history_across_delete_recreate_and_compaction() -> None:
+    s = MVCCStore()
+    s.put("/r/a", {"v": 1})  # 1
+    s.delete("/r/a")  # 2
+    s.put("/r/b", {})  # 3
+    again = s.put("/r/a", {"v": 3})  # 4: a new life of the key
+    assert (again.create_revision, again.version) == (4, 1)
+    assert s.get("/r/a", revision=2) is None and s.get("/r/a", revision=3) is None
+    one = s.get("/r/a", revision=1)
+    assert one is not None and one.decode() == {"v": 1}
+    assert [kv.key for kv in s.range("/r/", revision=3).kvs] == ["/r/b"]
+    assert [kv.key for kv in s.range("/r/", revision=1).kvs] == ["/r/a"]
+    s.delete("/r/b")  # 5
+    s.compact(5)  # b's history is only its tombstone now: the key goes
+    assert [kv.key for kv in s.range("/r/").kvs] == ["/r/a"]
+    assert s.get("/r/b") is None
+    s.compact(6)
+    latest = s.get("/r/a")
+    assert latest is not None and latest.mod_revision == 4
