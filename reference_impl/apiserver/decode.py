@@ -165,10 +165,13 @@ def spec_part(obj: Obj) -> Obj:
 
 
 def annotations_bump(info: ResourceInfo, obj: Obj, old: Obj) -> bool:
-    """Upstream's Deployment strategy also bumps generation when annotations change."""
-    if info.kind != "Deployment":
+    """Upstream's Deployment strategy also bumps generation when annotations change, the
+    EndpointSlice strategy when labels change."""
+    field = {"Deployment": "annotations", "EndpointSlice": "labels"}.get(info.kind)
+    if field is None:
         return False
-    return bool(obj["metadata"].get("annotations") != old["metadata"].get("annotations"))
+    # Semantic.DeepEqual: an empty map equals a missing one.
+    return bool((obj["metadata"].get(field) or {}) != (old["metadata"].get(field) or {}))
 
 
 # rest.BeforeUpdate keeps these only where the stored object has them; a write that

@@ -8,7 +8,7 @@ controller finalizes it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import keys
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "awaits_kubelet",
     "check_graceful_delete",
+    "default_garbage_collection_policy",
     "delete",
     "finalize_namespace",
     "grace_for",
@@ -81,6 +82,21 @@ def grace_for(info: ResourceInfo, obj: Obj, requested: int | None) -> int | None
     return period or None
 
 
+# Strategies whose DefaultGarbageCollectionPolicy is not DeleteDependents, by the
+# group/version of the request: the v1 Job and ReplicationController orphan their
+# dependents "for back compatibility"; Events take no garbage-collection finalizers.
+_ORPHAN_BY_DEFAULT: Final = frozenset({("batch/v1", "Job"), ("v1", "ReplicationController")})
+_GC_UNSUPPORTED: Final = frozenset({"Event"})
+
+
+def default_garbage_collection_policy(api_version: str, kind: str) -> str:
+    """``DefaultGarbageCollectionPolicy`` of the kind's strategy for a request at
+    ``api_version``: "Orphan", "Background" (DeleteDependents) or "Unsupported"."""
+    if kind in _GC_UNSUPPORTED:
+        return "Unsupported"
+    return "Orphan" if (api_version, kind) in _ORPHAN_BY_DEFAULT else "Background"
+
+
 def delete(
     srv: APIServer,
     api_version: str,
@@ -88,10 +104,11 @@ def delete(
     name: str,
     namespace: str | None,
     grace_period_seconds: int | None,
-    propagation_policy: str,
+    propagation_policy: str | None,
     uid: str | None,
 ) -> Obj | None:
-    """``APIServer.delete``: the object as it now is (marked), or None when gone."""
+    """``APIServer.delete``: the object as it now is (marked), or None when gone. Without a
+    propagation policy the kind's default applies (``deletionFinalizersForGarbageCollection``)."""
     info = srv.resource(api_version, kind)
     if info.virtual:
         raise MethodNotAllowed(f"{info.kind} cannot be deleted")
@@ -106,6 +123,11 @@ def delete(
             f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}"
         )
     finalizers: list[str] = list(meta.get("finalizers") or [])
+    default = default_garbage_collection_policy(api_version, info.kind)
+    if default == "Unsupported":
+        propagation_policy = None  # the strategy takes no garbage-collection finalizer
+    elif propagation_policy is None:
+        propagation_policy = default
     if propagation_policy == "Foreground" and "foregroundDeletion" not in finalizers:
         finalizers.append("foregroundDeletion")
     elif propagation_policy == "Orphan" and "orphan" not in finalizers:

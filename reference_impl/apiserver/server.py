@@ -285,7 +285,9 @@ class APIServer:
             meta["name"] = self._generate_name(info.kind, meta["generateName"])
             key = keys.key(info, meta["name"], ns)
         if self.store.get(key) is not None:
-            raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists')
+            # rest.CheckGeneratedNameError: a generated name gets NewGenerateNameConflict's text.
+            why = ", the server was not able to generate a unique name for the object" if generated else ""
+            raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists{why}')
         return self._commit(key, obj, d.api_version)
 
     def update(self, manifest: Obj) -> Obj:
@@ -390,10 +392,12 @@ class APIServer:
         namespace: str | None = None,
         *,
         grace_period_seconds: int | None = None,
-        propagation_policy: str = "Background",
+        propagation_policy: str | None = None,
         uid: str | None = None,
     ) -> Obj | None:
-        """Delete; with finalizers or a graceful pod, only mark deletionTimestamp.
+        """Delete; with finalizers or a graceful pod, only mark deletionTimestamp. Without
+        ``propagation_policy`` the kind's default applies (Orphan for v1 Jobs and
+        ReplicationControllers, as upstream keeps for back compatibility).
 
         Returns the object as it now is (marked), or None when it is gone.
         """

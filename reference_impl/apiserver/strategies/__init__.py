@@ -45,6 +45,7 @@ from reference_impl.apiserver.strategies import (
     pod_affinity_keys,  # pod affinity matchLabelKeys merged into selectors on create
     pod_alpha_drops,  # pod-spec fields of alpha gates (off) dropped on write
     pod_containers,  # container ports, env, dnsPolicy
+    pod_status_prepare,  # pods/status keeps qosClass, claim statuses, observedGeneration
     policy,  # PodDisruptionBudget
     pvc_status,  # PersistentVolumeClaim /status
     rbac,  # RBAC, ServiceAccount, Event
@@ -115,6 +116,7 @@ __all__ = [
     "pod_affinity_keys",
     "pod_alpha_drops",
     "pod_containers",
+    "pod_status_prepare",
     "policy",
     "pvc_status",
     "resource",
