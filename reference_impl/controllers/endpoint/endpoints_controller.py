@@ -25,7 +25,7 @@ from reference_impl.controllers.endpoint.endpoints_tracker import StaleEndpoints
 from reference_impl.controllers.endpoint.repack import repack_subsets
 from reference_impl.controllers.endpointslice.controller import (
     TriggerTimeTracker,
-    pod_endpoints_changed,
+    services_to_update,
 )
 from reference_impl.controllers.endpointslice.reconciler import SyncError
 from reference_impl.controllers.endpointslice.utils import (
@@ -276,22 +276,7 @@ class EndpointController:
     def _on_pod(self, ev: ObjectEvent) -> None:
         """``onPodUpdate`` (``GetPodUpdateProjectionKey``), then ``syncPod``
         (``GetServicesToUpdate``, each Service queued after the batch period)."""
-        new, old = ev.obj, ev.old
-        ns = str(new["metadata"].get("namespace") or "")
-        labels = dict(new["metadata"].get("labels") or {})
-        if ev.type != "MODIFIED" or old is None:
-            keys = self.services_for(ns, labels)
-        else:
-            if new["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
-                return
-            pod_changed, labels_changed = pod_endpoints_changed(old, new)
-            if not pod_changed and not labels_changed:
-                return
-            keys = self.services_for(ns, labels)
-            if labels_changed:
-                old_keys = self.services_for(ns, dict(old["metadata"].get("labels") or {}))
-                keys = keys | old_keys if pod_changed else keys ^ old_keys
-        for key in sorted(keys):
+        for key in sorted(services_to_update(ev, self.services_for)):
             self._add_after(key, self._batch)
 
     def _add_after(self, key: str, delay: Duration) -> None:

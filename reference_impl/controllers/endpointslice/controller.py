@@ -11,6 +11,7 @@ topology-aware hints, which the reference does not model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from reference_impl.api.meta import condition
@@ -33,6 +34,7 @@ __all__ = [
     "TriggerTimeTracker",
     "drop_endpoint_slices_pending_deletion",
     "pod_endpoints_changed",
+    "services_to_update",
 ]
 
 Obj = dict[str, Any]
@@ -96,6 +98,28 @@ def pod_endpoints_changed(old: Obj, new: Obj) -> tuple[bool, bool]:
     oips = [p.get("ip") for p in (old.get("status") or {}).get("podIPs") or []]
     nips = [p.get("ip") for p in (new.get("status") or {}).get("podIPs") or []]
     return oips != nips, labels_changed
+
+
+def services_to_update(
+    ev: ObjectEvent, services_for: Callable[[str, dict[str, str]], set[str]]
+) -> set[str]:
+    """``GetPodUpdateProjectionKey`` and ``GetServicesToUpdate`` (shared by the Endpoints
+    and EndpointSlice controllers): the keys of the Services a pod event touches."""
+    new, old = ev.obj, ev.old
+    ns = str(new["metadata"].get("namespace") or "")
+    labels = dict(new["metadata"].get("labels") or {})
+    if ev.type != "MODIFIED" or old is None:
+        return services_for(ns, labels)
+    if new["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
+        return set()
+    pod_changed, labels_changed = pod_endpoints_changed(old, new)
+    if not pod_changed and not labels_changed:
+        return set()
+    keys = services_for(ns, labels)
+    if labels_changed:
+        old_keys = services_for(ns, dict(old["metadata"].get("labels") or {}))
+        keys = keys | old_keys if pod_changed else keys ^ old_keys
+    return keys
 
 
 def drop_endpoint_slices_pending_deletion(slices: list[Obj]) -> list[Obj]:
@@ -210,23 +234,8 @@ class EndpointSliceController:
         return out
 
     def _on_pod(self, ev: ObjectEvent) -> None:
-        """``onPodUpdate`` with ``GetPodUpdateProjectionKey`` and ``GetServicesToUpdate``."""
-        new, old = ev.obj, ev.old
-        ns = str(new["metadata"].get("namespace") or "")
-        labels = dict(new["metadata"].get("labels") or {})
-        if ev.type != "MODIFIED" or old is None:
-            keys = self._services_for(ns, labels)
-        else:
-            if new["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
-                return
-            pod_changed, labels_changed = pod_endpoints_changed(old, new)
-            if not pod_changed and not labels_changed:
-                return
-            keys = self._services_for(ns, labels)
-            if labels_changed:
-                old_keys = self._services_for(ns, dict(old["metadata"].get("labels") or {}))
-                keys = keys | old_keys if pod_changed else keys ^ old_keys
-        for key in sorted(keys):
+        """``onPodUpdate``."""
+        for key in sorted(services_to_update(ev, self._services_for)):
             self._queue.add(key)
 
     def _managed(self, s: Obj) -> bool:

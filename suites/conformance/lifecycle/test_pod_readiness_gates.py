@@ -15,8 +15,8 @@ from typing import Any, Final
 import pytest
 
 from fixtures import Capability, Target, eventually
+from fixtures.helpers.pod_conditions import set_pod_condition
 from reference_impl.api import make_pod
-from reference_impl.errors import Conflict
 
 pytestmark = [pytest.mark.conformance, pytest.mark.requires(Capability.KUBELET)]
 
@@ -27,22 +27,6 @@ WAIT_S: Final = 120
 def _condition(pod: dict[str, Any], ctype: str) -> dict[str, Any] | None:
     conds = (pod.get("status") or {}).get("conditions") or []
     return next((c for c in conds if c.get("type") == ctype), None)
-
-
-def _set_gate(target: Target, name: str, namespace: str, status: str) -> None:
-    """Write the gate's condition through pods/status, keeping every other condition."""
-    for _ in range(5):
-        pod = target.get("v1", "Pod", name, namespace)
-        st = dict(pod.get("status") or {})
-        conds = [c for c in st.get("conditions") or [] if c.get("type") != GATE]
-        conds.append({"type": GATE, "status": status, "reason": "Test",
-                      "lastTransitionTime": "2026-01-01T00:00:00Z"})  # fmt: skip
-        try:
-            target.patch_status({**pod, "status": {**st, "conditions": conds}})
-            return
-        except Conflict:
-            continue  # the kubelet wrote meanwhile
-    raise AssertionError(f"could not write {name}'s {GATE} condition")
 
 
 def test_a_readiness_gate_holds_ready_until_its_condition_is_true(
@@ -77,7 +61,7 @@ def test_a_readiness_gate_holds_ready_until_its_condition_is_true(
 
     eventually(target, lambda: gated("does not exist"), WAIT_S, "a running pod held not Ready by its gate")
 
-    _set_gate(target, "gated", namespace, "True")
+    set_pod_condition(target, "gated", namespace, GATE, "True")
 
     def ready() -> str:
         p = target.get("v1", "Pod", "gated", namespace)
@@ -90,5 +74,5 @@ def test_a_readiness_gate_holds_ready_until_its_condition_is_true(
 
     eventually(target, ready, WAIT_S, "the pod Ready once its gate is True")
 
-    _set_gate(target, "gated", namespace, "False")
+    set_pod_condition(target, "gated", namespace, GATE, "False")
     eventually(target, lambda: gated('is not "True", but False'), WAIT_S, "the pod not Ready once its gate is False")

@@ -20,8 +20,9 @@ from typing import Any, Final
 import pytest
 
 from fixtures import Capability, Target, eventually
+from fixtures.helpers.pod_conditions import set_pod_condition
 from reference_impl.api import make_pod
-from reference_impl.errors import Conflict, NotFound
+from reference_impl.errors import NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.requires(Capability.KUBELET)]
 
@@ -48,22 +49,6 @@ def _pod_ips(target: Target, namespace: str, names: list[str]) -> dict[str, str]
         if status.get("phase") == "Running" and status.get("podIP"):
             out[name] = str(status["podIP"])
     return out
-
-
-def _open_gate(target: Target, name: str, namespace: str) -> None:
-    """Set the readiness gate's condition True through pods/status."""
-    for _ in range(5):
-        pod = target.get("v1", "Pod", name, namespace)
-        st = dict(pod.get("status") or {})
-        conds = [c for c in st.get("conditions") or [] if c.get("type") != GATE]
-        conds.append({"type": GATE, "status": "True", "reason": "Warm",
-                      "lastTransitionTime": "2026-01-01T00:00:00Z"})  # fmt: skip
-        try:
-            target.patch_status({**pod, "status": {**st, "conditions": conds}})
-            return
-        except Conflict:
-            continue  # the kubelet wrote meanwhile
-    raise AssertionError(f"could not write {name}'s {GATE} condition")
 
 
 def _listed(target: Target, namespace: str) -> tuple[dict[str, str], dict[str, str], list[Any], str]:
@@ -131,7 +116,7 @@ def test_a_service_gets_endpoints_of_its_pods_split_by_readiness(
 
     eventually(target, lambda: listed(["trainer-0"], ["trainer-1"]), WAIT_S,
                "the Ready pod in addresses, the gated one in notReadyAddresses")  # fmt: skip
-    _open_gate(target, "trainer-1", namespace)
+    set_pod_condition(target, "trainer-1", namespace, GATE, "True", reason="Warm")
     eventually(target, lambda: listed(["trainer-0", "trainer-1"], []), WAIT_S,
                "both pods in addresses once the gate is open")  # fmt: skip
     target.delete("v1", "Pod", "trainer-0", namespace)
