@@ -11,15 +11,23 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from importlib import resources
 from typing import Final, NewType
 
+from reference_impl.features.dependencies import (
+    PreRelease,
+    VersionedSpec,
+    add_dependencies,
+    disabled_dependency_errors,
+)
+
 __all__ = [
     "ALL_ALPHA",
     "ALL_BETA",
+    "DEPENDENCIES",
     "FEATURES",
     "GATES",
     "Feature",
@@ -31,6 +39,7 @@ __all__ = [
     "UnknownFeature",
     "kep_id",
     "parse_feature_gates_flag",
+    "versioned_specs",
 ]
 
 KepId = NewType("KepId", str)
@@ -141,6 +150,23 @@ _BOOLS: Final = {
 }
 
 
+_PRE_RELEASE: Final = {
+    Stage.ALPHA: PreRelease.ALPHA,
+    Stage.BETA: PreRelease.BETA,
+    Stage.GA: PreRelease.GA,
+    Stage.DEPRECATED: PreRelease.DEPRECATED,
+}
+
+
+def versioned_specs(specs: Mapping[str, GateSpec]) -> dict[str, tuple[VersionedSpec, ...]]:
+    """Each gate as a one-entry VersionedSpecs at 1.37: the registry keeps only the 1.37
+    spec, so AddDependencies' rules are checked at that version alone."""
+    return {
+        n: (VersionedSpec((1, 37), _PRE_RELEASE[s.stage], s.default, s.locked),)
+        for n, s in specs.items()
+    }
+
+
 def parse_feature_gates_flag(value: str) -> dict[str, bool]:
     """``--feature-gates=A=true,B=false`` as featureGate.Set parses it (feature_gate.go
     SetWithLogger): empty items skipped, names and values trimmed, ParseBool values."""
@@ -171,14 +197,24 @@ class FeatureGates(Mapping[str, bool]):
     Ports featureGate.unsafeSetFromMap (component-base featuregate/feature_gate.go): an
     unknown name fails first, a locked gate refuses any other value, AllAlpha/AllBeta fill
     the gates of their stage the map leaves unset, and setting a GA or deprecated gate
-    only logs a warning (kept in ``warnings``). Gate dependencies are not checked.
-    ``known`` replaces the 1.37 registry (upstream's tests use their own gates).
+    only logs a warning (kept in ``warnings``). Then, as upstream, an enabled gate whose
+    dependencies (``DEPENDENCIES``, kube's AddDependencies map) are not all enabled fails.
+    ``known`` replaces the 1.37 registry (upstream's tests use their own gates); with it,
+    ``dependencies`` (checked as AddDependencies checks them) replaces kube's map.
     """
 
     def __init__(
-        self, overrides: Mapping[str, bool] | None = None, *, known: Mapping[str, GateSpec] | None = None
+        self,
+        overrides: Mapping[str, bool] | None = None,
+        *,
+        known: Mapping[str, GateSpec] | None = None,
+        dependencies: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         specs = {**_SPECIAL, **(GATES if known is None else known)}
+        if dependencies is None:
+            deps: Mapping[str, tuple[str, ...]] = DEPENDENCIES if known is None else {}
+        else:
+            deps = add_dependencies(versioned_specs(specs), {}, dependencies)
         explicit = dict(overrides or {})
         for name in explicit:
             if name not in specs:
@@ -209,15 +245,26 @@ class FeatureGates(Mapping[str, bool]):
                 for name, spec in specs.items():
                     if spec.stage is stage and name not in explicit and name not in _SPECIAL:
                         values[name] = bool(explicit[toggle])
-        self._known = specs
+        errors = disabled_dependency_errors(deps, values)
+        if errors:
+            raise ValueError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
+        # As given, so that with_overrides rebuilds the same way (without re-checking kube's map).
+        self._given = (known, dependencies)
+        self._dependencies = deps
         self._explicit = {k: bool(v) for k, v in explicit.items()}
         self._values = values
         self.warnings: tuple[str, ...] = tuple(warnings)
 
     @classmethod
-    def from_flag(cls, value: str, *, known: Mapping[str, GateSpec] | None = None) -> FeatureGates:
+    def from_flag(
+        cls,
+        value: str,
+        *,
+        known: Mapping[str, GateSpec] | None = None,
+        dependencies: Mapping[str, Sequence[str]] | None = None,
+    ) -> FeatureGates:
         """The gates of a ``--feature-gates`` value (parse_feature_gates_flag)."""
-        return cls(parse_feature_gates_flag(value), known=known)
+        return cls(parse_feature_gates_flag(value), known=known, dependencies=dependencies)
 
     def __getitem__(self, name: str) -> bool:
         try:
@@ -235,13 +282,17 @@ class FeatureGates(Mapping[str, bool]):
         """Whether the gate is on."""
         return self[name]
 
+    def dependencies(self) -> dict[str, tuple[str, ...]]:
+        """featureGate.Dependencies: a copy of the gate dependency map."""
+        return dict(self._dependencies)
+
     def with_overrides(self, overrides: Mapping[str, bool]) -> FeatureGates:
         """A new gate map with more overrides on top of this one's (as a second SetFromMap)."""
-        known = {k: v for k, v in self._known.items() if k not in _SPECIAL}
-        return FeatureGates({**self._explicit, **overrides}, known=known)
+        known, dependencies = self._given
+        return FeatureGates({**self._explicit, **overrides}, known=known, dependencies=dependencies)
 
 
-def _load() -> tuple[FeatureTable, dict[str, GateSpec]]:
+def _load() -> tuple[FeatureTable, dict[str, GateSpec], dict[str, tuple[str, ...]]]:
     raw = tomllib.loads(resources.files(__name__).joinpath("v1_37.toml").read_text("utf-8"))
     features = [
         Feature(
@@ -267,9 +318,12 @@ def _load() -> tuple[FeatureTable, dict[str, GateSpec]]:
     for name, g in raw["gates"].items():
         if g.get("upstream", True) is False:
             gates[name] = GateSpec(name, Stage(g["stage"]), bool(g["default"]), bool(g["locked"]))
-    return FeatureTable(features), dict(sorted(gates.items()))
+    # kube's init(): runtime.Must(AddDependencies(defaultKubernetesFeatureGateDependencies)).
+    deps = add_dependencies(versioned_specs(gates), {}, upstream["dependencies"])
+    return FeatureTable(features), dict(sorted(gates.items())), deps
 
 
 _TABLE = _load()
 FEATURES: Final[FeatureTable] = _TABLE[0]
 GATES: Final[dict[str, GateSpec]] = _TABLE[1]
+DEPENDENCIES: Final[dict[str, tuple[str, ...]]] = _TABLE[2]

@@ -13,6 +13,10 @@ MinCompatibilityVersion is at most 1.36 (``featureSpecAtEmulationAndMinCompatVer
 The maps are read from the Go module cache (``tools/build.sh`` fills it) with a small
 scanner of their literal shape; nothing is compiled.
 
+``dependencies`` is kube's ``defaultKubernetesFeatureGateDependencies`` (the only
+``AddDependencies`` call in v1.37.2's registering packages), each list sorted and
+compacted as AddDependencies stores it; empty lists stay (``Dependencies()`` has them).
+
     python tools/featuregates/extract.py [--gomod ~/.cache/garhwal/gomod]
 """
 
@@ -51,12 +55,19 @@ _ALIASES: Final = {
     "apiextensionsfeatures": "k8s.io/apiextensions-apiserver/pkg/features",
     "zpagesfeatures": "k8s.io/component-base/zpages/features",
 }
+# featuregate.Feature(clientfeatures.AtomicFIFO): the kube map names client-go constants so.
+_CLIENT_ALIAS: Final = {"clientfeatures": "k8s.io/client-go/features"}
 _STAGES: Final = {"Alpha": "alpha", "Beta": "beta", "GA": "ga", "Deprecated": "deprecated"}
 
 _CONST_RE: Final = re.compile(
     r'^\s*(\w+)\s+(?:(?:featuregate\.)?Feature\s*)?=\s*(?:featuregate\.Feature\()?"([^"]+)"', re.M
 )
 _MAP_START_RE: Final = re.compile(r"map\[(?:featuregate\.)?Feature\](?:featuregate\.)?VersionedSpecs\{\n")
+_DEPS_START_RE: Final = re.compile(
+    r"defaultKubernetesFeatureGateDependencies = map\[featuregate\.Feature\]\[\]featuregate\.Feature\{\n"
+)
+_DEP_ROW_RE: Final = re.compile(r"^\s*(?:(\w+)\.)?(\w+):\s*\{(.*)\},\s*$")
+_DEP_REF_RE: Final = re.compile(r"^(?:featuregate\.Feature\()?(?:(\w+)\.)?(\w+)\)?$")
 _KEY_RE: Final = re.compile(r"^\s*(?:(\w+)\.)?(\w+):\s*\{\s*$")
 _SPEC_RE: Final = re.compile(r"^\s*\{(.*)\},?\s*$")
 _VERSION_RE: Final = re.compile(r'(MinCompatibilityVersion|Version):\s*version\.MustParse\("(\d+)\.(\d+)"\)')
@@ -156,6 +167,43 @@ def build(gomod: Path) -> list[dict[str, object]]:
     return [gates[n] for n in sorted(gates)]
 
 
+def _resolve(consts: dict[str, dict[str, str]], alias: str | None, const: str) -> str:
+    owner = "k8s.io/kubernetes/pkg/features" if alias is None else {**_ALIASES, **_CLIENT_ALIAS}.get(alias, alias)
+    return consts[owner][const]
+
+
+def dependencies(gomod: Path) -> dict[str, list[str]]:
+    """kube's dependency map: gate -> its dependencies, sorted and compacted."""
+    text = (gomod / _SOURCES[0][1]).read_text()
+    consts = {pkg: _consts((gomod / path).read_text()) for pkg, path in _SOURCES}
+    for const_alias, path in _CONST_ONLY.items():
+        consts[const_alias] = _consts((gomod / path).read_text())
+    starts = list(_DEPS_START_RE.finditer(text))
+    if len(starts) != 1:
+        raise ValueError(f"expected one dependency map, found {len(starts)}")
+    out: dict[str, list[str]] = {}
+    for raw in text[starts[0].end() :].splitlines():
+        line = raw.split("//", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if line == "}":
+            return dict(sorted(out.items()))
+        m = _DEP_ROW_RE.match(line)
+        if m is None:
+            raise ValueError(f"unexpected line in the dependency map: {line!r}")
+        deps: list[str] = []
+        for ref in filter(None, (r.strip() for r in m.group(3).split(","))):
+            r = _DEP_REF_RE.match(ref)
+            if r is None:
+                raise ValueError(f"unparsed dependency {ref!r} in {line!r}")
+            deps.append(_resolve(consts, r.group(1), r.group(2)))
+        name = _resolve(consts, m.group(1), m.group(2))
+        if name in out:
+            raise ValueError(f"{name}: listed twice")  # a Go map literal refuses it too
+        out[name] = sorted(set(deps))
+    raise ValueError("unterminated dependency map")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--gomod", type=Path, default=Path.home() / ".cache" / "garhwal" / "gomod")
@@ -166,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         "_source": "k8s.io/kubernetes v1.37.2 --feature-gates of kube-apiserver and kubelet; "
         "written by tools/featuregates/extract.py, do not edit",
         "gates": rows,
+        "dependencies": dependencies(args.gomod),
     }
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {len(rows)} gates to {args.out}", file=sys.stderr)

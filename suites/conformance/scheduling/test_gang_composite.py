@@ -18,7 +18,9 @@ from reference_impl.errors import Invalid
 pytestmark = [
     pytest.mark.conformance,
     pytest.mark.feature("KEP-6012"),
-    pytest.mark.feature_gates(GenericWorkload=True),
+    # v1.37.2 refuses CompositePodGroup without TopologyAwareWorkloadScheduling (a gate
+    # dependency), so a cluster that serves composites has both on.
+    pytest.mark.feature_gates(GenericWorkload=True, TopologyAwareWorkloadScheduling=True),
 ]
 
 

@@ -24,7 +24,11 @@ from reference_impl.errors import Forbidden
 pytestmark = [
     pytest.mark.conformance,
     pytest.mark.feature("KEP-6012"),
-    pytest.mark.feature_gates(GenericWorkload=True, PodGroupPreemptionPolicy=True),
+    # v1.37.2 refuses CompositePodGroup without TopologyAwareWorkloadScheduling (a gate
+    # dependency), so a cluster that serves composites has both on.
+    pytest.mark.feature_gates(
+        GenericWorkload=True, PodGroupPreemptionPolicy=True, TopologyAwareWorkloadScheduling=True
+    ),
 ]
 
 

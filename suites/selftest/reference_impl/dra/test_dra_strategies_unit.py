@@ -49,7 +49,8 @@ def test_gate_off_drops_on_create_and_on_update_unless_in_use() -> None:
     drop_disabled_pod_group_claims(new, _pg(CLAIMS), T0, off)  # old did: kept
     assert new["spec"]["resourceClaims"] == CLAIMS
     new = _pg(CLAIMS)
-    drop_disabled_pod_group_claims(new, None, T0, _ctx(DRAWorkloadResourceClaims=True))
+    # The gate depends on GenericWorkload (off by default): a set with it alone is refused.
+    drop_disabled_pod_group_claims(new, None, T0, _ctx(GenericWorkload=True, DRAWorkloadResourceClaims=True))
     assert new["spec"]["resourceClaims"] == CLAIMS
 
 

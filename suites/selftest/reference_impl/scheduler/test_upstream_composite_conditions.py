@@ -29,7 +29,8 @@ from reference_impl.cluster import Cluster, ClusterConfig
 Obj = dict[str, Any]
 PG_V, CPG_V = "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3"
 RUNTIME = {PG_V: "true", CPG_V: "true"}
-GATES = {"GenericWorkload": True, "CompositePodGroup": True}
+# CompositePodGroup depends on TopologyAwareWorkloadScheduling (kube's gate dependencies).
+GATES = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True, "CompositePodGroup": True}
 
 
 def _cluster(nodes: int) -> Cluster:

@@ -314,7 +314,8 @@ def test_workload_template_depth(levels: int, want: list[tuple[str, str]]) -> No
 def test_missing_parent_holds_until_it_appears() -> None:
     # PreEnqueue rejects the pod (a placeholder parent without its object); the
     # CompositePodGroup's creation requeues it (isSchedulableAfterCompositePodGroupAdded).
-    gates = {"GenericWorkload": True, "CompositePodGroup": True}
+    # CompositePodGroup depends on TopologyAwareWorkloadScheduling (kube's gate dependencies).
+    gates = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True, "CompositePodGroup": True}
     c = Cluster(gates, config=ClusterConfig(nodes=0, runtime_config={PG_V: "true", CPG_V: "true"}))
     c.apply(make_node("n0").capacity(cpu="4", memory="8Gi", pods="10").build())
     pg = make_pod_group("pg", "default", min_count=1)

@@ -224,7 +224,8 @@ def test_composite_cycle_validates_against_the_root(root_class: str, want: str |
     """A CompositePodGroup hierarchy is validated against its root (upstream's
     QueuedPodGroupInfo.GetPriority of the root); every PodGroup reports the error."""
     runtime = {"scheduling.k8s.io/v1beta1": "true", "scheduling.k8s.io/v1alpha3": "true"}
-    gates = {"GenericWorkload": True, "CompositePodGroup": True}
+    # CompositePodGroup depends on TopologyAwareWorkloadScheduling (kube's gate dependencies).
+    gates = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True, "CompositePodGroup": True}
     c = Cluster(gates, config=ClusterConfig(nodes=0, runtime_config=runtime))
     c.apply(make_priority_class("v-high", 1000))
     c.apply(make_node("n1").capacity(cpu="8", memory="8Gi", pods="10").build())
