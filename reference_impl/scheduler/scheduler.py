@@ -60,6 +60,7 @@ class Scheduler:
             # collectEntitiesToEvaluate: no narrowing while CompositePodGroup is on.
             pre_queueing_hints=not self.features.enable_composite_pod_group,
             composite_pod_group=self.features.enable_composite_pod_group,
+            pod_group_member=self._is_pod_group_member if self.features.enable_generic_workload else None,
         )
         self.algorithm = PodScheduler(self.framework, self.cache, ctx.rng.child(COMPONENT))
         self.algorithm.current_cycle = lambda: self.queue.scheduling_cycle  # CurrentCycle
@@ -103,6 +104,11 @@ class Scheduler:
             handlers.on_pod(ObjectEvent("ADDED", pod_info, pod, None))
 
     # -- the loop -----------------------------------------------------------------------
+
+    def _is_pod_group_member(self, pod: Obj) -> bool:
+        """``isPodGroupMember`` (GenericWorkload on): the pod names a scheduling group and
+        is not a deferred resize (those are queued alone, KEP-5836)."""
+        return bool(pod["spec"].get("schedulingGroup")) and not self.features.defers(pod)
 
     def _kick(self) -> None:
         if not self._armed:

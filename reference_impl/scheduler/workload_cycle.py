@@ -79,14 +79,17 @@ class WorkloadCycle:
         self.composite = CompositeCycle(self) if sched.features.enable_composite_pod_group else None
 
     def start(self) -> None:
-        """Requeue held pods when PodGroups or member pods appear."""
-        if self.gang is None or not self._s.features.enable_generic_workload:
+        """Requeue held pods when PodGroups or member pods appear. The queue hears the
+        (Composite)PodGroups with GenericWorkload on, GangScheduling or not (upstream's
+        handlers): its member pods wait for their root there."""
+        if not self._s.features.enable_generic_workload:
             return
         groups = self._s.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup")
         for pg in groups.items():  # the groups observed before this scheduler started
             self._s.queue.add_pod_group(pg)
         groups.add_handler(self._on_group)
-        self._s.ctx.informers.informer("v1", "Pod").add_handler(self._on_pod)
+        if self.gang is not None:
+            self._s.ctx.informers.informer("v1", "Pod").add_handler(self._on_pod)
         if self.composite is not None:
             self.composite.start()
 

@@ -9,6 +9,9 @@ when a queueing hint of a plugin that rejected them says QUEUE; pods left in the
 reference models only that state), a pod backing off after an unschedulable verdict may be
 popped early when activeQ is empty, and a pod's backoff completes only once the current
 window is past its (truncated) expiry; backoffQ is flushed at window boundaries.
+With GenericWorkload a pod-group member whose root (Composite)PodGroup is not in the
+queue's workload forest waits in ``incompletePodGroupPods``, in no sub-queue, until the
+root's arrival lets it in (through PreEnqueue); a group's delete moves its queued pods back.
 """
 
 from __future__ import annotations
@@ -28,9 +31,14 @@ from reference_impl.scheduler.framework.interface import (
     QueueingHint,
     Status,
 )
+from reference_impl.scheduler.framework.pod_group_member_pods import PodGroupMemberPods
 from reference_impl.scheduler.framework.queue_index import QueueIndex, UnschedulablePool
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
-from reference_impl.scheduler.framework.workload_forest import WorkloadForest
+from reference_impl.scheduler.framework.workload_forest import (
+    WorkloadForest,
+    pod_group_key,
+    pod_group_key_for_pod,
+)
 
 __all__ = ["ORDERING_WINDOW", "QueueFramework", "SchedulingQueue", "align_to_window", "backoff_duration"]
 
@@ -81,10 +89,15 @@ class SchedulingQueue:
         pre_queueing_hints: bool = True,
         max_in_unschedulable: Duration = MAX_IN_UNSCHEDULABLE_PODS,
         composite_pod_group: bool = False,
+        pod_group_member: Callable[[Obj], bool] | None = None,
     ) -> None:
         self._clock = clock
         # The (Composite)PodGroups observed, for root and leaf lookups (workloadForest).
         self.workload_forest = WorkloadForest(composite_pod_group)
+        # ``isPodGroupMember``; None: GenericWorkload is off and no pod is a member.
+        self._pod_group_member = pod_group_member
+        # ``incompletePodGroupPods``: members whose root is not in the forest yet.
+        self._incomplete = PodGroupMemberPods()
         # Whether plugins' pool indexes (upstream's PreQueueingHintFns) may narrow events.
         self._pre_queueing_hints = pre_queueing_hints
         # OpportunisticBatching's PodSigner (signPod); None: no pod gets a signature.
@@ -128,19 +141,25 @@ class SchedulingQueue:
     def counts(self) -> dict[str, int]:
         """Pods per sub-queue, like the scheduler_pending_pods metric."""
         gated = sum(1 for p in self._unschedulable.values() if p.gated)
-        return {
+        out = {
             "active": len(self._active),
             "backoff": len(self._backoff) + len(self._error_backoff),
             "unschedulable": len(self._unschedulable) - gated,
             "gated": gated,
         }
+        if self._pod_group_member is not None:  # GenericWorkload's extra queue label
+            out["incomplete"] = len(self._incomplete)
+        return out
 
     def has_ready(self) -> bool:
         """Whether ``pop`` would return a pod now."""
         return bool(self._active) or self._poppable_backoff() is not None
 
     def where(self, key: str) -> str:
-        """Which sub-queue holds ``key`` ("active", "backoff", "unschedulable", "" if none)."""
+        """Which sub-queue holds ``key`` ("active", "backoff", "unschedulable", "gated",
+        "incomplete", "in-flight"; "" if none)."""
+        if key in self._incomplete:
+            return "incomplete"
         if key in self._active:
             return "active"
         if key in self._backoff or key in self._error_backoff:
@@ -157,6 +176,21 @@ class SchedulingQueue:
         pinfo = QueuedPodInfo(PodInfo(pod), self._clock.now(), seq=self._seq)
         if self._signer is not None:
             pinfo.signature = self._signer(pod)
+        if self._is_pod_group_member(pod):
+            self._add_pod_group_member(pinfo)
+        else:
+            self._move_to_active(pinfo)
+
+    def _is_pod_group_member(self, pod: Obj) -> bool:
+        """``isPodGroupMember``."""
+        return self._pod_group_member is not None and self._pod_group_member(pod)
+
+    def _add_pod_group_member(self, pinfo: QueuedPodInfo) -> None:
+        """``addPodGroupMember``: a member whose root is unobserved waits in the incomplete
+        buffer; else it is queued (members are queued one by one here, see pop_member)."""
+        if self.workload_forest.get_root_lookup_info_for_pod(pinfo.pod) is None:
+            self._incomplete.add(pinfo)
+            return
         self._move_to_active(pinfo)
 
     def update(self, old: Obj, new: Obj, events: Sequence[ClusterEvent]) -> None:
@@ -164,6 +198,14 @@ class SchedulingQueue:
         re-checked against ``events``' hints (status-only updates included: their event is
         the general Update, which only plugins registering it hear)."""
         key = pod_key(new)
+        if self._is_pod_group_member(old) and self.workload_forest.get_root_lookup_info_for_pod(old) is None:
+            # Upstream only refreshes a held pod here; one not held is not added.
+            held = self._incomplete.get(key)
+            if held is not None:
+                held.info = PodInfo(new)
+                if self._signer is not None:
+                    held.signature = self._signer(new)
+            return
         found = self._find(key)
         if found is None:
             self.add(new)
@@ -189,6 +231,7 @@ class SchedulingQueue:
     def delete(self, pod: Obj) -> None:
         """A pending pod went away (deleted, or bound by someone else)."""
         key = pod_key(pod)
+        self._incomplete.delete(key)
         self._active.delete(key)
         self._backoff_delete(key)
         self._unschedulable.pop(key, None)
@@ -196,26 +239,38 @@ class SchedulingQueue:
             self._prune_flight_events()
         self._errored.discard(key)
 
-    # -- (Composite)PodGroup events: the forest's share of upstream's handlers -----------
-    # Upstream's AddPodGroup & co. also move the group entity and the pods waiting for
-    # it (incompletePodGroupPods); this queue holds pods, so only the forest is kept.
+    # -- (Composite)PodGroup events: upstream's handlers, pod by pod ------------------------
+    # Upstream also re-roots the queued group entity; this queue holds member pods, so a
+    # group's arrival or delete only moves pods between the sub-queues and the buffer.
 
     def add_pod_group(self, pg: Obj) -> None:
-        """``AddPodGroup``: record the PodGroup in the forest."""
+        """``AddPodGroup``: record the PodGroup; if its root is complete now, its leaves'
+        held pods are queued (through PreEnqueue)."""
         self.workload_forest.add_pod_group(pg)
+        root = self.workload_forest.get_root_lookup_info_for_pod_group(pg)
+        if root is not None:
+            self._release_incomplete(self.workload_forest.get_leaf_pod_groups(root))
 
     def update_pod_group(self, pg: Obj) -> None:
         """``UpdatePodGroup``."""
         self.workload_forest.update_pod_group(pg)
 
     def delete_pod_group(self, pg: Obj) -> None:
-        """``DeletePodGroup``."""
+        """``DeletePodGroup``: its queued pods go back to the incomplete buffer (one in
+        flight goes there when it returns)."""
+        had_root = self.workload_forest.get_root_lookup_info_for_pod_group(pg) is not None
         self.workload_forest.delete_pod_group(pg)
+        if had_root:
+            self._hold_rootless([pg])
 
     def add_composite_pod_group(self, cpg: Obj) -> None:
         """``AddCompositePodGroup`` (a no-op with the CompositePodGroup gate off)."""
-        if self.workload_forest.is_composite_pod_group_enabled:
-            self.workload_forest.add_composite_pod_group(cpg)
+        if not self.workload_forest.is_composite_pod_group_enabled:
+            return
+        self.workload_forest.add_composite_pod_group(cpg)
+        root = self.workload_forest.get_root_lookup_info_for_cpg(cpg)
+        if root is not None:
+            self._release_incomplete(self.workload_forest.get_leaf_pod_groups(root))
 
     def update_composite_pod_group(self, cpg: Obj) -> None:
         """``UpdateCompositePodGroup``."""
@@ -223,9 +278,38 @@ class SchedulingQueue:
             self.workload_forest.update_composite_pod_group(cpg)
 
     def delete_composite_pod_group(self, cpg: Obj) -> None:
-        """``DeleteCompositePodGroup``."""
-        if self.workload_forest.is_composite_pod_group_enabled:
-            self.workload_forest.delete_composite_pod_group(cpg)
+        """``DeleteCompositePodGroup``: the queued pods of its subtree (those of the root's
+        leaves that lost their root) go back to the incomplete buffer."""
+        forest = self.workload_forest
+        if not forest.is_composite_pod_group_enabled:
+            return
+        root = forest.get_root_lookup_info_for_cpg(cpg)
+        leaves = forest.get_leaf_pod_groups(root) if root is not None else []
+        forest.delete_composite_pod_group(cpg)
+        self._hold_rootless(leaves)
+
+    def _release_incomplete(self, leaves: Sequence[Obj]) -> None:
+        """Queue the held pods of ``leaves`` (upstream re-adds each via addPodGroupMember)."""
+        for pg in leaves:
+            meta = pg["metadata"]
+            for pinfo in self._incomplete.clear(str(meta.get("namespace", "default")), str(meta["name"])):
+                self._add_pod_group_member(pinfo)
+
+    def _hold_rootless(self, leaves: Sequence[Obj]) -> None:
+        """Move the queued pods of ``leaves`` whose root is gone to the incomplete buffer."""
+        groups = {pod_group_key(str(pg["metadata"].get("namespace", "default")), str(pg["metadata"]["name"]))
+                  for pg in leaves}
+        queued = [p for h in (self._active, self._backoff, self._error_backoff) for k in h.keys()
+                  if (p := h.get(k)) is not None]
+        queued += list(self._unschedulable.values())
+        for pinfo in queued:
+            if (pod_group_key_for_pod(pinfo.pod) in groups
+                    and self.workload_forest.get_root_lookup_info_for_pod(pinfo.pod) is None):
+                self._active.delete(pinfo.key)
+                self._backoff_delete(pinfo.key)
+                self._unschedulable.pop(pinfo.key, None)
+                self._errored.discard(pinfo.key)
+                self._incomplete.add(pinfo)
 
     def move_all_to_active_or_backoff(
         self, event: ClusterEvent, old: Obj | None, new: Obj | None,
@@ -309,19 +393,28 @@ class SchedulingQueue:
                 self._flight_events.append((self._event_seq, key, FORCE_ACTIVATE, None, pod))
 
     def get_pod(self, name: str, namespace: str) -> QueuedPodInfo | None:
-        """``GetPod``: the pod in activeQ, backoffQ or the pool (not one in flight)."""
+        """``GetPod``: the pod in activeQ, backoffQ, the pool or the incomplete buffer
+        (not one in flight)."""
         key = f"{namespace}/{name}"
-        return self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
+        return (self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
+                or self._incomplete.get(key))
 
     def pending_pods(self) -> tuple[list[Obj], str]:
-        """``PendingPods``: every queued pod (activeQ, backoffQ, pool) and a summary."""
+        """``PendingPods``: every queued pod (activeQ, backoffQ, pool; with GenericWorkload
+        also the incomplete buffer) and a summary. The reference has no
+        pendingPodGroupPods buffer (a member added while its group is in flight is queued
+        on its own), so that count is always 0."""
         def pods(h: KeyedHeap[QueuedPodInfo]) -> list[Obj]:
             return [p.pod for k in h.keys() if (p := h.get(k)) is not None]
 
         active, backoff = pods(self._active), pods(self._backoff) + pods(self._error_backoff)
         pool = [p.pod for p in self._unschedulable.values()]
         summary = f"activeQ:{len(active)}; backoffQ:{len(backoff)}; unschedulableEntities:{len(pool)}"
-        return active + backoff + pool, summary
+        if self._pod_group_member is None:
+            return active + backoff + pool, summary
+        incomplete = self._incomplete.list()
+        summary += f"; pendingPodGroupMemberPods:0; incompletePodGroupPods:{len(incomplete)}"
+        return active + backoff + pool + incomplete, summary
 
     def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, *, error: bool) -> None:
         """Return a failed pod: to backoffQ if something moved meanwhile or it errored,
@@ -332,8 +425,12 @@ class SchedulingQueue:
             seen = [(ev, old, new) for seq, key, ev, old, new in self._flight_events
                     if seq > entry[1] and key in ("", pinfo.key)]
             self._prune_flight_events()
-        if entry is None or self._find(pinfo.key) is not None:
+        if entry is None or self._find(pinfo.key) is not None or pinfo.key in self._incomplete:
             return  # deleted while in flight, or already re-added by an update
+        if self._is_pod_group_member(pinfo.pod) and self.workload_forest.get_root_lookup_info_for_pod(pinfo.pod) is None:
+            # Its group went while it was in flight (``AddAttemptedPodGroupIfNeeded``).
+            self._incomplete.add(pinfo)
+            return
         pinfo.timestamp = self._clock.now()
         pinfo.flush_timestamp = None
         # No rejecting plugin means something unusual failed: upstream counts it as an error.

@@ -4,12 +4,15 @@ Ported (pkg/scheduler/backend/queue/scheduling_queue_test.go):
 ``TestPriorityQueue_DeferredPodGroupCompatibility`` (a deferred resize is queued and
 scheduled alone, never as its pod group's member). Listed and skipped, each row with the
 reason: ``TestAddAttemptedPodGroupIfNeeded``, ``TestAddUnschedulablePodIfNotPresentPodGroupMember``,
-``TestAddPodGroup``, ``TestUpdatePodGroup``, ``TestDeletePodGroup``,
-``TestPriorityQueue_AddCompositePodGroup``, ``_UpdateCompositePodGroup``,
-``_DeleteCompositePodGroup``, ``_AddPodGroup_Hierarchical``, ``_UpdatePodGroup_Hierarchical``
-and ``_DeletePodGroup_Hierarchical``: they assert on upstream's QueuedPodGroupInfo entity
-(its size, attempt counters and timestamp) and on the pendingPodGroupPods and
-incompletePodGroupPods buffers, none of which the reference queue has: it queues pods.
+``TestUpdatePodGroup``, ``TestPriorityQueue_UpdateCompositePodGroup`` and
+``_UpdatePodGroup_Hierarchical``: they assert on upstream's QueuedPodGroupInfo entity (its
+size, attempt counters, timestamp and object tree) and on the pendingPodGroupPods buffer,
+neither of which the reference queue has: it queues pods. It does keep
+incompletePodGroupPods: ``TestAddPodGroup``, ``TestDeletePodGroup`` and the deleted-PodGroup
+rows of ``TestAddUnschedulablePodIfNotPresentPodGroupMember`` are ported in
+test_upstream_queue_podgroups.py; ``TestPriorityQueue_AddCompositePodGroup``,
+``_DeleteCompositePodGroup``, ``_AddPodGroup_Hierarchical`` and ``_DeletePodGroup_Hierarchical``
+in test_upstream_queue_cpg_incomplete.py.
 It does keep upstream's workload forest of (Composite)PodGroups (its own table is
 test_upstream_workload_forest.py), but a root found there has no entity in a sub-queue to
 assert on (the member-level rows are in test_upstream_queue_podgroups.py;
@@ -40,16 +43,14 @@ R_MEMBER_RETURN = (
     "group entity upstream; the reference has neither (each member is returned alone)"
 )
 R_PODGROUP = (
-    "PodGroup add/update/delete move group entities and incompletePodGroupPods; the "
-    "reference queue records the PodGroup in its workload forest but holds no group "
-    "entity or incomplete buffer: the events reach pods through GangScheduling's "
-    "PreEnqueue and queueing hints"
+    "UpdatePodGroup replaces the PodGroup object held in the queued group entity; the "
+    "reference queue records it in its workload forest but holds no group entity (the "
+    "update reaches pods through GangScheduling's queueing hints)"
 )
 R_FOREST = (
-    "CompositePodGroup hierarchy: upstream re-roots group entities (and the pending and "
-    "incomplete buffers) when a (Composite)PodGroup appears or goes; the reference queue "
-    "keeps the same workload forest but queues pods, so there is no root entity to find "
-    "in a sub-queue"
+    "CompositePodGroup hierarchy: the row checks the updated object inside the queued root "
+    "entity's PodGroupInfo tree (findPodGroupInfoInActiveQ); the reference queue keeps the "
+    "same workload forest but queues pods, so there is no root entity to find in a sub-queue"
 )
 
 SKIPPED: dict[str, tuple[str, list[str]]] = {
@@ -78,64 +79,16 @@ SKIPPED: dict[str, tuple[str, list[str]]] = {
         "pod group exists in backoffQ, pod is added and group remains in backoffQ",
         "pod group exists in unschedulableEntities (gated), ungated pod is added and group remains gated "
         "in unschedulableEntities",
-        "requeuing a pod group members after PodGroup was deleted moves them to incompletePodGroupPods",
-        "requeuing a pod group members after PodGroup was deleted and is not last popped entity moves "
-        "them to incompletePodGroupPods",
-    ]),
-    "TestAddPodGroup": (R_PODGROUP, [
-        "add pod group without waiting pods",
-        "add pod group moves pods from incompletePodGroupPods to activeQ",
-        "add pod group moves gated pods from incompletePodGroupPods to unschedulableEntities",
     ]),
     "TestUpdatePodGroup": (R_PODGROUP, [
         "update pod group without pods", "update active pod group", "update backoff pod group",
         "update unschedulable pod group", "update gated pod group", "update in-flight pod group",
     ]),
-    "TestDeletePodGroup": (R_PODGROUP, [
-        "delete active pod group moves pods to incompletePodGroupPods",
-        "delete backoff pod group moves pods to incompletePodGroupPods",
-        "delete unschedulable pod group moves pods to incompletePodGroupPods",
-        "delete gated pod group moves pods to incompletePodGroupPods",
-        "delete in-flight pod group moves pending pods to incompletePodGroupPods",
-        "delete in-flight pod group with no pending pods",
-        "delete pod group with no pods",
-    ]),
-    "TestPriorityQueue_AddCompositePodGroup": (R_FOREST, [
-        "Root with pods", "Root without pods", "Root when another root exists",
-        "Non-root when parent is missing", "Non-root when parent is root",
-        "Non-root when parent is root and is already in active queue with another pod",
-        "Non-root when parent exists but root is missing",
-        "Non-root when parent is root and is currently in-flight (popped)",
-        "Root when another root is currently in-flight (popped)",
-    ]),
     "TestPriorityQueue_UpdateCompositePodGroup": (R_FOREST, [
         "Root when minCount is updated", "Non-root when minCount is updated",
     ]),
-    "TestPriorityQueue_DeleteCompositePodGroup": (R_FOREST, [
-        "Non-root when parent is root and is already in activeQ with another pod", "Root with pods",
-        "Non-root when parent does not exist", "Non-root when parent is root and is in-flight (popped)",
-        "Non-root with pending pods when parent is root and is in-flight (popped)",
-        "Root with pending pods when in-flight (popped)", "Non-root with pods when root ancestor exists",
-        "Non-root when root ancestor is already in activeQ with another pod",
-    ]),
-    "TestPriorityQueue_AddPodGroup_Hierarchical": (R_FOREST, [
-        "Root with pods", "Root without pods", "Root when another root exists",
-        "Non-root when parent is missing", "Non-root when parent is root",
-        "Non-root when parent is root and is already in active queue with another pod",
-        "Non-root when parent exists but root is missing",
-        "Non-root with pending pods when parent is root and is currently in-flight (popped)",
-        "Non-root when parent is root and is currently in-flight (popped)",
-        "Root when another root is currently in-flight (popped)", "Non-root when CPG feature is disabled",
-    ]),
     "TestPriorityQueue_UpdatePodGroup_Hierarchical": (R_FOREST, [
         "Root when minCount is updated", "Non-root when minCount is updated",
-        "Non-root when CPG feature is disabled",
-    ]),
-    "TestPriorityQueue_DeletePodGroup_Hierarchical": (R_FOREST, [
-        "Non-root when parent is root and is already in activeQ with another pod", "Root with pods",
-        "Non-root when parent is root and is in-flight (popped)",
-        "Non-root with pending pods when parent is root and is in-flight (popped)",
-        "Root when in-flight (popped)", "Root with pending pods when in-flight (popped)", "Root without pods",
         "Non-root when CPG feature is disabled",
     ]),
 }

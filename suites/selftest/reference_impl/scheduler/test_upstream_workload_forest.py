@@ -473,7 +473,7 @@ def test_queue_forest_follows_late_parents_and_deletions() -> None:
     c.apply(p1)
     c.settle()
     assert _root_of(c, p1) is None
-    assert c.scheduler.queue.where("default/p1") == "gated"
+    assert c.scheduler.queue.where("default/p1") == "incomplete"
     c.apply(make_composite_pod_group("cpg-root", "default", min_group_count=1, workload="w1"))
     c.settle()
     assert _root_of(c, p1) == (CPGT, "cpg-root")

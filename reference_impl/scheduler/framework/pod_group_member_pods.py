@@ -1,0 +1,70 @@
+"""Models ``podGroupMemberPods`` of pkg/scheduler/backend/queue: pods held by PodGroup.
+
+The scheduling queue's ``incompletePodGroupPods`` is one: member pods whose root
+(Composite)PodGroup has not been observed wait here, in no sub-queue, until the root is
+complete. Pods are kept per PodGroup (namespace, name), in arrival order per group.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.scheduler.framework.types import QueuedPodInfo
+
+__all__ = ["PodGroupMemberPods", "pod_group_name"]
+
+Obj = dict[str, Any]
+
+
+def pod_group_name(pod: Obj) -> tuple[str, str]:
+    """The (namespace, PodGroup name) a member pod names (name "" if none)."""
+    group = pod["spec"].get("schedulingGroup") or {}
+    return str(pod["metadata"].get("namespace", "default")), str(group.get("podGroupName") or "")
+
+
+class PodGroupMemberPods:
+    """``podGroupMemberPods``: pod key -> QueuedPodInfo, grouped by the pod's PodGroup."""
+
+    def __init__(self) -> None:
+        self._by_group: dict[tuple[str, str], dict[str, QueuedPodInfo]] = {}
+        self._group_of: dict[str, tuple[str, str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._group_of)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._group_of
+
+    def add(self, pinfo: QueuedPodInfo) -> None:
+        """``add``: hold ``pinfo`` under its PodGroup (replacing an earlier copy)."""
+        self.delete(pinfo.key)
+        group = pod_group_name(pinfo.pod)
+        self._by_group.setdefault(group, {})[pinfo.key] = pinfo
+        self._group_of[pinfo.key] = group
+
+    def get(self, key: str) -> QueuedPodInfo | None:
+        """``get``: the held pod with ``key``, or None."""
+        group = self._group_of.get(key)
+        return None if group is None else self._by_group[group][key]
+
+    def delete(self, key: str) -> QueuedPodInfo | None:
+        """``delete``: stop holding ``key``; the pod, or None if it was not held."""
+        group = self._group_of.pop(key, None)
+        if group is None:
+            return None
+        pods = self._by_group[group]
+        pinfo = pods.pop(key)
+        if not pods:
+            del self._by_group[group]
+        return pinfo
+
+    def clear(self, namespace: str, name: str) -> list[QueuedPodInfo]:
+        """``clear``: release every pod of the PodGroup, in arrival order."""
+        pods = self._by_group.pop((namespace, name), {})
+        for key in pods:
+            del self._group_of[key]
+        return list(pods.values())
+
+    def list(self) -> list[Obj]:
+        """``list``: the held pods' objects (by PodGroup, then arrival)."""
+        return [p.pod for group in sorted(self._by_group) for p in self._by_group[group].values()]
