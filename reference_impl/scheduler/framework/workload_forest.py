@@ -292,18 +292,6 @@ class WorkloadForest:
                 children.append(sub)
         return info
 
-    def build_queued_pod_group_info(self, root: QueuedPodGroupInfo) -> QueuedPodGroupInfo | None:
-        """``buildQueuedPodGroupInfo``: the root's full tree with an empty pod map; None if
-        the root is not observed."""
-        info = root.pod_group_info
-        tree: PodGroupInfo | None = None
-        if info.type == POD_GROUP_KEY_TYPE:
-            if (pg := self.pod_groups.get(info.key)) is not None:
-                tree = self.build_pod_group_info_for_pg(pg, set())
-        elif (cpg := self.composite_pod_groups.get(info.key)) is not None:
-            tree = self.build_pod_group_info_for_cpg(cpg, set())
-        return QueuedPodGroupInfo(tree, {}) if tree is not None else None
-
     def pod_group_has_parent(self, pg: Obj) -> bool:
         """``podGroupHasParent``: a parent is named and the CompositePodGroup gate is on."""
         return self.is_composite_pod_group_enabled and bool(_parent(pg))
