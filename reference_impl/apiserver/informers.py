@@ -15,7 +15,7 @@ from typing import Any
 from reference_impl.apiserver import conversion
 from reference_impl.apiserver.server import APIServer, ObjectEvent
 from reference_impl.apiserver.workqueue_rate import RateLimiter
-from reference_impl.clock import Duration, Priority, SimClock, millis
+from reference_impl.clock import Duration, Instant, Priority, SimClock, Timer, millis
 from reference_impl.errors import ApiError, Conflict, NotFound
 
 __all__ = ["InformerFactory", "SharedInformer", "WorkQueue", "object_key"]
@@ -113,6 +113,9 @@ class WorkQueue:
     (upstream's, e.g. ``workqueue_rate.default_controller_rate_limiter``), every API
     error requeues the key after ``when(key)`` (``AddRateLimited``), forever or, with
     ``max_retries``, while ``NumRequeues`` is below it; success ``Forget``s it.
+
+    ``add_after`` is the delaying queue's: a key already waiting keeps the earlier of its
+    two ready times (``waitingEntryByData``), and a delay of zero or less adds at once.
     """
 
     def __init__(
@@ -133,6 +136,7 @@ class WorkQueue:
         self._dirty: set[str] = set()
         self._scheduled = False
         self._failures: dict[str, int] = {}
+        self._waiting: dict[str, tuple[Instant, Timer]] = {}  # key -> its pending AddAfter
         self.rate_limiter = rate_limiter
         self.max_retries = max_retries
 
@@ -147,8 +151,39 @@ class WorkQueue:
             self._clock.call_later(Duration(0), self._drain, priority=self._priority)
 
     def add_after(self, key: str, delay: Duration) -> None:
-        """Queue ``key`` after ``delay`` of simulated time."""
-        self._clock.call_later(delay, lambda: self.add(key), priority=self._priority)
+        """``AddAfter``: queue ``key`` after ``delay`` of simulated time, unless it is
+        already waiting to be queued no later than that."""
+        if delay <= 0:
+            self.add(key)
+            return
+        at = Instant(self._clock.now() + delay)
+        waiting = self._waiting.get(key)
+        if waiting is not None:
+            if waiting[0] <= at:
+                return
+            waiting[1].cancel()  # the earlier ready time replaces it
+        timer = self._clock.call_at(at, lambda: self._ready(key), priority=self._priority)
+        self._waiting[key] = (at, timer)
+
+    def _ready(self, key: str) -> None:
+        del self._waiting[key]
+        self.add(key)
+
+    def ready_at(self, key: str) -> Instant | None:
+        """When ``key``'s pending ``add_after`` queues it, or None if it is not waiting."""
+        waiting = self._waiting.get(key)
+        return waiting[0] if waiting is not None else None
+
+    def add_rate_limited(self, key: str) -> None:
+        """``AddRateLimited``: ``add_after(key, rate_limiter.when(key))``."""
+        assert self.rate_limiter is not None, f"{self.name}: no rate limiter"
+        self.add_after(key, self.rate_limiter.when(key))
+
+    def forget(self, key: str) -> None:
+        """``Forget``: the rate limiter stops tracking ``key``."""
+        if self.rate_limiter is not None:
+            self.rate_limiter.forget(key)
+        self._failures.pop(key, None)
 
     def __len__(self) -> int:
         return len(self._queue)

@@ -3,7 +3,7 @@
 ``maximum``), ``BucketRateLimiter`` (one token bucket for the whole queue,
 ``golang.org/x/time/rate.Limiter.Reserve``), ``MaxOfRateLimiter`` and
 ``DefaultTypedControllerRateLimiter`` (5 ms .. 1000 s per item, max'ed with a 10 qps,
-burst 100 bucket). A queue built with one requeues a failed key after ``when(key)``
+burst 100 bucket), ``ItemFastSlowRateLimiter`` and ``WithMaxWaitRateLimiter``. A queue built with one requeues a failed key after ``when(key)``
 (``AddRateLimited``) and ``forget``s it once a sync succeeds.
 """
 
@@ -17,8 +17,10 @@ from reference_impl.clock import Duration, Instant, millis, seconds
 __all__ = [
     "BucketRateLimiter",
     "ItemExponentialFailureRateLimiter",
+    "ItemFastSlowRateLimiter",
     "MaxOfRateLimiter",
     "RateLimiter",
+    "WithMaxWaitRateLimiter",
     "default_controller_rate_limiter",
 ]
 
@@ -53,6 +55,25 @@ class ItemExponentialFailureRateLimiter:
         exp = self._failures.get(item, 0)
         self._failures[item] = exp + 1
         return Duration(min(self.base * 2**exp, self.maximum))
+
+    def forget(self, item: str) -> None:
+        self._failures.pop(item, None)
+
+    def num_requeues(self, item: str) -> int:
+        return self._failures.get(item, 0)
+
+
+class ItemFastSlowRateLimiter:
+    """``ItemFastSlowRateLimiter``: an item's first ``max_fast_attempts`` failures wait
+    ``fast``, later ones ``slow``."""
+
+    def __init__(self, fast: Duration, slow: Duration, max_fast_attempts: int) -> None:
+        self.fast, self.slow, self.max_fast_attempts = fast, slow, max_fast_attempts
+        self._failures: dict[str, int] = {}
+
+    def when(self, item: str) -> Duration:
+        n = self._failures[item] = self._failures.get(item, 0) + 1
+        return self.fast if n <= self.max_fast_attempts else self.slow
 
     def forget(self, item: str) -> None:
         self._failures.pop(item, None)
@@ -103,6 +124,22 @@ class MaxOfRateLimiter:
 
     def num_requeues(self, item: str) -> int:
         return max(limiter.num_requeues(item) for limiter in self.limiters)
+
+
+class WithMaxWaitRateLimiter:
+    """``WithMaxWaitRateLimiter``: the wrapped limiter's wait, at most ``max_delay``."""
+
+    def __init__(self, limiter: RateLimiter, max_delay: Duration) -> None:
+        self.limiter, self.max_delay = limiter, max_delay
+
+    def when(self, item: str) -> Duration:
+        return min(self.limiter.when(item), self.max_delay)
+
+    def forget(self, item: str) -> None:
+        self.limiter.forget(item)
+
+    def num_requeues(self, item: str) -> int:
+        return self.limiter.num_requeues(item)
 
 
 def default_controller_rate_limiter(now: Callable[[], Instant]) -> MaxOfRateLimiter:

@@ -31,7 +31,7 @@ from reference_impl.api.meta import condition, selector_from_label_selector, set
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
-from reference_impl.clock import Duration, Instant, rfc3339, seconds
+from reference_impl.clock import Duration, rfc3339, seconds
 from reference_impl.controllers.hpa.behavior import (
     DEFAULT_DOWNSCALE_STABILIZATION_S,
     SCALE_UP_LIMIT_FACTOR,
@@ -92,10 +92,8 @@ class HorizontalController:
             external_metrics if external_metrics is not None else {}, tolerance, pod_metrics, delays
         )
         self._period = Duration(seconds(sync_period_s))
-        self._queue = WorkQueue(ctx.clock, self._process, name=self.name)
         self.rate_limiter = new_default_hpa_rate_limiter(self._period)
-        # The delaying queue's waiting entries: each key's earliest pending AddAfter.
-        self._waiting: dict[str, Instant] = {}
+        self._queue = WorkQueue(ctx.clock, self._process, name=self.name, rate_limiter=self.rate_limiter)
         self.stabilizer = Stabilizer(downscale_stabilization_s, scale_up_limit_factor)
         self.selectors = HPASelectors()
         self._hpas: SharedInformer | None = None
@@ -125,27 +123,11 @@ class HorizontalController:
         ):
             self._enqueue_hpa(key)  # a spec change reconciles at once
         else:
-            self._add_rate_limited(key)  # status-only updates wait: no hot loop
+            self._queue.add_rate_limited(key)  # status-only updates wait: no hot loop
 
     def _enqueue_hpa(self, key: str) -> None:
         self.selectors.put_if_absent(key)
         self._queue.add(key)
-
-    def _add_rate_limited(self, key: str) -> None:
-        """``AddRateLimited``: ``AddAfter(when(key))``. A key already waiting keeps the
-        earlier of its two ready times, as the delaying queue does."""
-        delay = self.rate_limiter.when(key)
-        at = Instant(self._ctx.clock.now() + delay)
-        if key in self._waiting and self._waiting[key] <= at:
-            return
-        self._waiting[key] = at
-
-        def ready() -> None:
-            if self._waiting.get(key) == at:
-                del self._waiting[key]
-                self._queue.add(key)
-
-        self._ctx.clock.call_later(delay, ready)
 
     def _process(self, key: str) -> None:
         """``processNextWorkItem``: reconcile (an error is only logged), then re-add the
@@ -156,7 +138,7 @@ class HorizontalController:
         except ApiError:
             pass  # utilruntime.HandleError; the re-add below is the retry
         if self._hpas.get(key) is not None:
-            self._add_rate_limited(key)
+            self._queue.add_rate_limited(key)
 
     # -- sync -----------------------------------------------------------------------------
 

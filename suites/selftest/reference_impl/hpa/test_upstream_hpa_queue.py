@@ -64,7 +64,7 @@ def _queued(ctrl: HorizontalController) -> list[str]:
 
 def _rate_limited(clock: SimClock, ctrl: HorizontalController) -> list[str]:
     """``AddRateLimited`` keys: waiting exactly one resync interval."""
-    return [k for k, at in ctrl._waiting.items() if at == clock.now() + RESYNC]
+    return [k for k, (at, _) in ctrl._queue._waiting.items() if at == clock.now() + RESYNC]
 
 
 # -- rate_limiters.go ---------------------------------------------------------------------
@@ -144,12 +144,12 @@ def test_waiting_key_keeps_its_earlier_ready_time() -> None:
     t0 = clock.now()
     ctrl._on_hpa(_event(server, "MODIFIED", _hpa(1, 5), _hpa(1, 3)))
     clock._now = Instant(t0 + RESYNC // 2)
-    ctrl._add_rate_limited(KEY)
-    assert ctrl._waiting == {KEY: t0 + RESYNC}
+    ctrl._queue.add_rate_limited(KEY)
+    assert ctrl._queue.ready_at(KEY) == t0 + RESYNC
     ready: list[Instant] = []
     ctrl._queue.add = lambda key: ready.append(clock.now())  # type: ignore[method-assign]
     clock.run_until(Instant(t0 + 3 * RESYNC))
-    assert ready == [t0 + RESYNC] and ctrl._waiting == {}
+    assert ready == [t0 + RESYNC] and ctrl._queue.ready_at(KEY) is None
 
 
 def test_process_re_adds_after_a_period_until_the_hpa_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,4 +168,4 @@ def test_process_re_adds_after_a_period_until_the_hpa_is_gone(monkeypatch: pytes
     server.delete("autoscaling/v2", "HorizontalPodAutoscaler", "test-hpa", "test-ns")
     clock.run_until(Instant(t0 + 6 * RESYNC))
     assert synced == [t0, t0 + RESYNC, t0 + 2 * RESYNC, t0 + 3 * RESYNC, t0 + 4 * RESYNC]
-    assert KEY not in ctrl._waiting
+    assert ctrl._queue.ready_at(KEY) is None
