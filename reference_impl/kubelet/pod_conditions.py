@@ -43,6 +43,7 @@ __all__ = [
     "generate_pod_initialized_condition",
     "generate_pod_ready_condition",
     "generate_pod_ready_to_start_containers_condition",
+    "matching_rule_action",
     "pod_sandbox_changed",
 ]
 
@@ -302,8 +303,9 @@ def generate_pod_ready_to_start_containers_condition(
     return _cond(pod, old, "PodReadyToStartContainers", "False", POD_SANDBOX_NOT_READY_REASON, why)
 
 
-def _matching_rule_action(c: Mapping[str, Any], exit_code: int) -> str | None:
-    # podutil.FindMatchingContainerRestartRule: the first rule whose exit codes match
+def matching_rule_action(c: Mapping[str, Any], exit_code: int) -> str | None:
+    """podutil.FindMatchingContainerRestartRule: the action of the first rule whose exit
+    codes match ``exit_code``; None if none does."""
     for rule in c.get("restartPolicyRules") or []:
         req = rule.get("exitCodes") or {}
         values = [int(v) for v in req.get("values") or []]
@@ -338,11 +340,11 @@ def _should_all_containers_restart(
         if status is not None:
             rs = status.find_container_status_by_name(c["name"])
             if rs is not None and rs.state == CONTAINER_EXITED:
-                if _matching_rule_action(c, rs.exit_code) == "RestartAllContainers":
+                if matching_rule_action(c, rs.exit_code) == "RestartAllContainers":
                     return True
         if api_status is not None:
             term = ((by_name.get(c["name"]) or {}).get("state") or {}).get("terminated")
-            if term is not None and _matching_rule_action(c, int(term.get("exitCode") or 0)) == "RestartAllContainers":
+            if term is not None and matching_rule_action(c, int(term.get("exitCode") or 0)) == "RestartAllContainers":
                 return True
     return False
 

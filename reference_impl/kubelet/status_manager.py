@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from reference_impl.api.pod_conditions import update_pod_condition
+from reference_impl.kubelet.pod_conditions import all_containers_could_restart, matching_rule_action
 
 __all__ = [
     "KUBELET_CONDITIONS",
@@ -262,22 +263,12 @@ def normalize_status(pod: Mapping[str, Any], status: Obj) -> Obj:
     return status
 
 
-def _rule_action(container: Mapping[str, Any], exit_code: int) -> str | None:
-    # podutil.FindMatchingContainerRestartRule
-    for rule in container.get("restartPolicyRules") or []:
-        req = rule.get("exitCodes") or {}
-        values = [int(v) for v in req.get("values") or []]
-        if (req.get("operator") == "In") == (exit_code in values):
-            return str(rule.get("action"))
-    return None
-
-
 def _container_should_restart(container: Mapping[str, Any], spec: Mapping[str, Any], exit_code: int) -> bool:
     """podutil.ContainerShouldRestart (ContainerRestartRules and
     RestartAllContainersOnContainerExits on)."""
     policy = container.get("restartPolicy")
     if policy is not None:
-        if _rule_action(container, exit_code) in ("Restart", "RestartAllContainers"):
+        if matching_rule_action(container, exit_code) in ("Restart", "RestartAllContainers"):
             return True
         if policy == "Always":
             return True
@@ -291,16 +282,6 @@ def _container_should_restart(container: Mapping[str, Any], spec: Mapping[str, A
     return bool(pod_policy != "Never")
 
 
-def _all_could_restart(spec: Mapping[str, Any]) -> bool:
-    # podutil.AllContainersCouldRestart
-    return any(
-        r.get("action") == "RestartAllContainers"
-        for f in ("initContainers", "containers")
-        for c in spec.get(f) or []
-        for r in c.get("restartPolicyRules") or []
-    )
-
-
 def _terminated(cs: Mapping[str, Any]) -> Obj | None:
     t = (cs.get("state") or {}).get("terminated")
     return dict(t) if t is not None else None
@@ -311,7 +292,7 @@ def check_container_state_transition(
 ) -> str | None:
     """checkContainerStateTransition: the error upstream logs when a terminated
     container would leave the terminated state; None when the update is legal."""
-    if spec.get("restartPolicy", "Always") == "Always" or _all_could_restart(spec):
+    if spec.get("restartPolicy", "Always") == "Always" or all_containers_could_restart(spec):
         return None
     on_failure = spec.get("restartPolicy") == "OnFailure"
 

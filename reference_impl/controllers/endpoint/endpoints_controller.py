@@ -222,7 +222,6 @@ class EndpointController:
                                 max_retries=MAX_RETRIES)  # fmt: skip
         # --endpoint-updates-batch-period, 0 by default.
         self._batch = endpoint_updates_batch_period or Duration(0)
-        self._waiting: dict[str, Instant] = {}
         self.stale_endpoints_tracker = StaleEndpointsTracker()
         self.trigger_time_tracker = TriggerTimeTracker()
         self._services: SharedInformer | None = None
@@ -277,27 +276,7 @@ class EndpointController:
         """``onPodUpdate`` (``GetPodUpdateProjectionKey``), then ``syncPod``
         (``GetServicesToUpdate``, each Service queued after the batch period)."""
         for key in sorted(services_to_update(ev, self.services_for)):
-            self._add_after(key, self._batch)
-
-    def _add_after(self, key: str, delay: Duration) -> None:
-        """client-go's delaying queue ``AddAfter``: no delay adds now; a key already
-        waiting keeps the earlier of its two times, so updates within a batch period
-        are one sync."""
-        if delay <= 0:
-            self._queue.add(key)
-            return
-        ready = Instant(self._ctx.clock.now() + delay)
-        waiting = self._waiting.get(key)
-        if waiting is not None and waiting <= ready:
-            return
-        self._waiting[key] = ready
-
-        def fire() -> None:
-            if self._waiting.get(key) == ready:  # else superseded by an earlier time
-                del self._waiting[key]
-                self._queue.add(key)
-
-        self._ctx.clock.call_at(ready, fire)
+            self._queue.add_after(key, self._batch)  # updates within a batch: one sync
 
     def _event(self, key: str, reason: str, message: str) -> None:
         self._ctx.trace.record(self.name, reason, f"Endpoints/{key}", message)
