@@ -10,24 +10,28 @@ from __future__ import annotations
 from typing import Any
 
 from reference_impl.scheduler.framework.types import QueuedPodInfo
+from reference_impl.scheduler.framework.workload_forest import (
+    EntityKey,
+    pod_group_key,
+    pod_group_key_for_pod,
+)
 
-__all__ = ["PodGroupMemberPods", "pod_group_name"]
+__all__ = ["PodGroupMemberPods"]
 
 Obj = dict[str, Any]
 
 
-def pod_group_name(pod: Obj) -> tuple[str, str]:
-    """The (namespace, PodGroup name) a member pod names (name "" if none)."""
-    group = pod["spec"].get("schedulingGroup") or {}
-    return str(pod["metadata"].get("namespace", "default")), str(group.get("podGroupName") or "")
+def _member_group(pod: Obj) -> EntityKey:
+    """The member's PodGroup key (an unnamed group holds the pods that name none)."""
+    return pod_group_key_for_pod(pod) or pod_group_key(str(pod["metadata"].get("namespace", "default")), "")
 
 
 class PodGroupMemberPods:
     """``podGroupMemberPods``: pod key -> QueuedPodInfo, grouped by the pod's PodGroup."""
 
     def __init__(self) -> None:
-        self._by_group: dict[tuple[str, str], dict[str, QueuedPodInfo]] = {}
-        self._group_of: dict[str, tuple[str, str]] = {}
+        self._by_group: dict[EntityKey, dict[str, QueuedPodInfo]] = {}
+        self._group_of: dict[str, EntityKey] = {}
 
     def __len__(self) -> int:
         return len(self._group_of)
@@ -38,7 +42,7 @@ class PodGroupMemberPods:
     def add(self, pinfo: QueuedPodInfo) -> None:
         """``add``: hold ``pinfo`` under its PodGroup (replacing an earlier copy)."""
         self.delete(pinfo.key)
-        group = pod_group_name(pinfo.pod)
+        group = _member_group(pinfo.pod)
         self._by_group.setdefault(group, {})[pinfo.key] = pinfo
         self._group_of[pinfo.key] = group
 
@@ -58,13 +62,14 @@ class PodGroupMemberPods:
             del self._by_group[group]
         return pinfo
 
-    def clear(self, namespace: str, name: str) -> list[QueuedPodInfo]:
+    def clear(self, group: EntityKey) -> list[QueuedPodInfo]:
         """``clear``: release every pod of the PodGroup, in arrival order."""
-        pods = self._by_group.pop((namespace, name), {})
+        pods = self._by_group.pop(group, {})
         for key in pods:
             del self._group_of[key]
         return list(pods.values())
 
     def list(self) -> list[Obj]:
         """``list``: the held pods' objects (by PodGroup, then arrival)."""
-        return [p.pod for group in sorted(self._by_group) for p in self._by_group[group].values()]
+        groups = sorted(self._by_group, key=lambda k: (k.namespace, k.name))
+        return [p.pod for group in groups for p in self._by_group[group].values()]

@@ -36,8 +36,8 @@ from reference_impl.scheduler.framework.queue_index import QueueIndex, Unschedul
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
 from reference_impl.scheduler.framework.workload_forest import (
     WorkloadForest,
-    pod_group_key,
     pod_group_key_for_pod,
+    pod_group_key_of,
 )
 
 __all__ = ["ORDERING_WINDOW", "QueueFramework", "SchedulingQueue", "align_to_window", "backoff_duration"]
@@ -291,14 +291,12 @@ class SchedulingQueue:
     def _release_incomplete(self, leaves: Sequence[Obj]) -> None:
         """Queue the held pods of ``leaves`` (upstream re-adds each via addPodGroupMember)."""
         for pg in leaves:
-            meta = pg["metadata"]
-            for pinfo in self._incomplete.clear(str(meta.get("namespace", "default")), str(meta["name"])):
+            for pinfo in self._incomplete.clear(pod_group_key_of(pg)):
                 self._add_pod_group_member(pinfo)
 
     def _hold_rootless(self, leaves: Sequence[Obj]) -> None:
         """Move the queued pods of ``leaves`` whose root is gone to the incomplete buffer."""
-        groups = {pod_group_key(str(pg["metadata"].get("namespace", "default")), str(pg["metadata"]["name"]))
-                  for pg in leaves}
+        groups = {pod_group_key_of(pg) for pg in leaves}
         queued = [p for h in (self._active, self._backoff, self._error_backoff) for k in h.keys()
                   if (p := h.get(k)) is not None]
         queued += list(self._unschedulable.values())

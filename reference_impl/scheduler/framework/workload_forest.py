@@ -31,6 +31,7 @@ __all__ = [
     "composite_pod_group_key",
     "pod_group_key",
     "pod_group_key_for_pod",
+    "pod_group_key_of",
 ]
 
 Obj = dict[str, Any]
@@ -70,7 +71,8 @@ def _parent(obj: Obj) -> str:
     return str((obj.get("spec") or {}).get("parentCompositePodGroupName") or "")
 
 
-def _pg_key(pg: Obj) -> EntityKey:
+def pod_group_key_of(pg: Obj) -> EntityKey:
+    """The key of a PodGroup object."""
     return pod_group_key(*_ns_name(pg))
 
 
@@ -142,18 +144,18 @@ class WorkloadForest:
 
     def add_pod_group(self, pg: Obj) -> None:
         """``addPodGroup``: record ``pg`` and link it under its parent's key."""
-        key = _pg_key(pg)
+        key = pod_group_key_of(pg)
         self.pod_groups[key] = pg
         if self.pod_group_has_parent(pg):
             self._link(composite_pod_group_key(key.namespace, _parent(pg)), key)
 
     def update_pod_group(self, pg: Obj) -> None:
         """``updatePodGroup``: the parent is immutable, so only the object changes."""
-        self.pod_groups[_pg_key(pg)] = pg
+        self.pod_groups[pod_group_key_of(pg)] = pg
 
     def delete_pod_group(self, pg: Obj) -> None:
         """``deletePodGroup``: forget ``pg`` and unlink it from its parent's key."""
-        key = _pg_key(pg)
+        key = pod_group_key_of(pg)
         self.pod_groups.pop(key, None)
         if self.pod_group_has_parent(pg):
             self._unlink(composite_pod_group_key(key.namespace, _parent(pg)), key)
@@ -194,7 +196,7 @@ class WorkloadForest:
 
     def get_pod_group(self, lookup: Obj) -> Obj | None:
         """``getPodGroup``: the current object for ``lookup``'s namespace and name."""
-        return self.pod_groups.get(_pg_key(lookup))
+        return self.pod_groups.get(pod_group_key_of(lookup))
 
     def get_composite_pod_group(self, lookup: Obj) -> Obj | None:
         """``getCompositePodGroup``."""
@@ -211,7 +213,7 @@ class WorkloadForest:
 
     def get_root_lookup_info_for_pod_group(self, pg: Obj) -> QueuedPodGroupInfo | None:
         """``getRootLookupInfoForPodGroup``: the current object decides the parent."""
-        current = self.pod_groups.get(_pg_key(pg))
+        current = self.pod_groups.get(pod_group_key_of(pg))
         if current is None:
             return None
         ns, name = _ns_name(current)
@@ -265,7 +267,7 @@ class WorkloadForest:
 
     def build_pod_group_info_for_pg(self, pg: Obj, visited: set[EntityKey]) -> PodGroupInfo | None:
         """``buildPodGroupInfoForPG``: a leaf node; None if ``pg`` was visited (a cycle)."""
-        key = _pg_key(pg)
+        key = pod_group_key_of(pg)
         if key in visited:
             self.errors.append(f"cycle detected in composite pod group hierarchy: {key}")
             return None
