@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.scheduler.framework.types import QueuedPodInfo
+from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo
 from reference_impl.scheduler.framework.workload_forest import (
     EntityKey,
     pod_group_key,
@@ -51,6 +51,18 @@ class PodGroupMemberPods:
         group = self._group_of.get(key)
         return None if group is None else self._by_group[group][key]
 
+    def pods_of(self, group: EntityKey) -> dict[str, QueuedPodInfo]:
+        """The pods held under ``group`` (``podGroupToPodInfos[group]``; {} if none)."""
+        return dict(self._by_group.get(group, {}))
+
+    def update(self, pod: Obj) -> QueuedPodInfo | None:
+        """``update``: carry the new pod object in its held entry; the entry, or None."""
+        pinfo = self.get(f"{pod['metadata'].get('namespace', 'default')}/{pod['metadata']['name']}")
+        if pinfo is None:
+            return None
+        pinfo.info = PodInfo(pod)
+        return pinfo
+
     def delete(self, key: str) -> QueuedPodInfo | None:
         """``delete``: stop holding ``key``; the pod, or None if it was not held."""
         group = self._group_of.pop(key, None)
@@ -68,6 +80,11 @@ class PodGroupMemberPods:
         for key in pods:
             del self._group_of[key]
         return list(pods.values())
+
+    def infos(self) -> list[QueuedPodInfo]:
+        """The held pods (by PodGroup, then arrival)."""
+        groups = sorted(self._by_group, key=lambda k: (k.namespace, k.name))
+        return [p for group in groups for p in self._by_group[group].values()]
 
     def list(self) -> list[Obj]:
         """``list``: the held pods' objects (by PodGroup, then arrival)."""

@@ -12,6 +12,13 @@ window is past its (truncated) expiry; backoffQ is flushed at window boundaries.
 With GenericWorkload a pod-group member whose root (Composite)PodGroup is not in the
 queue's workload forest waits in ``incompletePodGroupPods``, in no sub-queue, until the
 root's arrival lets it in (through PreEnqueue); a group's delete moves its queued pods back.
+A member added while its root is the last popped group and none of the root's pods is queued
+waits in ``pendingPodGroupPods``; it is queued when the attempt ends (here: once no pod of that
+root is in flight, upstream's AddAttemptedPodGroupIfNeeded at the end of the group cycle),
+when the group's pooled pods are retried with it. The queue holds member pods, but keeps a
+root group's queued pods together as upstream's entity: a member gated by PreEnqueue holds
+the whole group in the pool (PreEnqueue runs again for every gated member before the group
+moves), and a new member joins the sub-queue its group is in (``addToPodGroupIfExists``).
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from reference_impl.scheduler.framework.pod_group_member_pods import PodGroupMem
 from reference_impl.scheduler.framework.queue_index import QueueIndex, UnschedulablePool
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
 from reference_impl.scheduler.framework.workload_forest import (
+    QueuedPodGroupInfo,
     WorkloadForest,
     pod_group_key_for_pod,
     pod_group_key_of,
@@ -98,6 +106,10 @@ class SchedulingQueue:
         self._pod_group_member = pod_group_member
         # ``incompletePodGroupPods``: members whose root is not in the forest yet.
         self._incomplete = PodGroupMemberPods()
+        # ``pendingPodGroupPods``: members added while their root group is in flight.
+        self._pending = PodGroupMemberPods()
+        # ``lastPoppedEntityKey`` when the last pop was a pod-group member: its root.
+        self._last_popped: QueuedPodGroupInfo | None = None
         # Whether plugins' pool indexes (upstream's PreQueueingHintFns) may narrow events.
         self._pre_queueing_hints = pre_queueing_hints
         # OpportunisticBatching's PodSigner (signPod); None: no pod gets a signature.
@@ -149,6 +161,7 @@ class SchedulingQueue:
         }
         if self._pod_group_member is not None:  # GenericWorkload's extra queue label
             out["incomplete"] = len(self._incomplete)
+            out["pending"] = len(self._pending)
         return out
 
     def has_ready(self) -> bool:
@@ -157,9 +170,11 @@ class SchedulingQueue:
 
     def where(self, key: str) -> str:
         """Which sub-queue holds ``key`` ("active", "backoff", "unschedulable", "gated",
-        "incomplete", "in-flight"; "" if none)."""
+        "incomplete", "pending", "in-flight"; "" if none)."""
         if key in self._incomplete:
             return "incomplete"
+        if key in self._pending:
+            return "pending"
         if key in self._active:
             return "active"
         if key in self._backoff or key in self._error_backoff:
@@ -187,17 +202,94 @@ class SchedulingQueue:
 
     def _add_pod_group_member(self, pinfo: QueuedPodInfo) -> None:
         """``addPodGroupMember``: a member whose root is unobserved waits in the incomplete
-        buffer; else it is queued (members are queued one by one here, see pop_member)."""
-        if self.workload_forest.get_root_lookup_info_for_pod(pinfo.pod) is None:
+        buffer; one whose root is the last popped group, with none of its pods queued, waits
+        in the pending buffer; else it is queued (one by one here, see pop_member)."""
+        root = self.workload_forest.get_root_lookup_info_for_pod(pinfo.pod)
+        if root is None:
             self._incomplete.add(pinfo)
             return
+        if self._join_queued_group(pinfo):
+            return
+        if self._is_last_popped(root):
+            self._pending.add(pinfo)
+            return
         self._move_to_active(pinfo)
+
+    def _join_queued_group(self, pinfo: QueuedPodInfo) -> bool:
+        """``addToPodGroupIfExists``: a member whose root group is queued joins it where it
+        is: activeQ (through PreEnqueue), backoffQ (with the group's backoff) or the pool
+        (as the group was left there: no PreEnqueue, the group's rejectors). False: no
+        other pod of the root is queued."""
+        same = self._same_root(pinfo)
+        if any(same(p) for k in self._active.keys() if (p := self._active.get(k)) is not None):
+            self._move_to_active(pinfo)
+            return True
+        for heap in (self._backoff, self._error_backoff):
+            for key in heap.keys():
+                if (sib := heap.get(key)) is not None and same(sib):
+                    pinfo.timestamp, pinfo.unschedulable_count = sib.timestamp, sib.unschedulable_count
+                    pinfo.consecutive_errors = sib.consecutive_errors
+                    self._requeue(pinfo, immediate=False)
+                    return True
+        pooled = [p for p in self._unschedulable.values() if same(p)]
+        if not pooled:
+            return False
+        if any(p.gated for p in pooled):  # a gated group: the newcomer's own gate counts too
+            if self._pre_enqueue(pinfo):
+                self._park(pinfo)
+            return True
+        sib = pooled[0]
+        pinfo.timestamp, pinfo.unschedulable_count = sib.timestamp, sib.unschedulable_count
+        pinfo.unschedulable_plugins = set(sib.unschedulable_plugins)
+        pinfo.pending_plugins = set(sib.pending_plugins)
+        self._unschedulable[pinfo.key] = pinfo
+        self._arm_leftover_timer(_pooled_since(pinfo))
+        return True
+
+    def _is_last_popped(self, root: QueuedPodGroupInfo) -> bool:
+        """``isLastPoppedEntity``."""
+        return self._last_popped is not None and self._last_popped.key == root.key
+
+    def _root_of(self, pod: Obj) -> QueuedPodGroupInfo | None:
+        if not self._is_pod_group_member(pod):
+            return None
+        return self.workload_forest.get_root_lookup_info_for_pod(pod)
+
+    def _add_attempted_pod_group_if_needed(self) -> None:
+        """``AddAttemptedPodGroupIfNeeded``: once no pod of a root is in flight, its attempt
+        is over and its pending pods are queued (through PreEnqueue). The attempted pods
+        themselves came back one by one (``add_unschedulable_if_not_present``)."""
+        if self._last_popped is None and not len(self._pending):
+            return
+        flying = {r.key for p, _ in self._in_flight.values() if (r := self._root_of(p.pod)) is not None}
+        if self._last_popped is not None and self._last_popped.key not in flying:
+            self._last_popped = None  # ``clearPoppedEntity``
+        released = [p for p in self._pending.infos()
+                    if (r := self._root_of(p.pod)) is None or r.key not in flying]
+        for held in released:
+            self._pending.delete(held.key)
+        requeued: set[str] = set()
+        for held in released:
+            # The group, new pods and all, is retried: its pooled pods go back to backoffQ or
+            # activeQ (upstream requeues the whole attempted entity with its pending pods).
+            same = self._same_root(held)
+            for member in [p for p in self._unschedulable.values() if not p.gated and same(p)]:
+                if member.key not in requeued:
+                    requeued.add(member.key)
+                    self._requeue(member, immediate=False)
+            self._add_pod_group_member(held)
 
     def update(self, old: Obj, new: Obj, events: Sequence[ClusterEvent]) -> None:
         """``PriorityQueue.Update``: a pending pod changed; a pool pod, gated or not, is
         re-checked against ``events``' hints (status-only updates included: their event is
         the general Update, which only plugins registering it hear)."""
         key = pod_key(new)
+        pending = self._pending.get(key) if self._is_pod_group_member(new) else None
+        if pending is not None:  # ``pendingPodGroupPods.update``
+            pending.info = PodInfo(new)
+            if self._signer is not None:
+                pending.signature = self._signer(new)
+            return
         if self._is_pod_group_member(old) and self.workload_forest.get_root_lookup_info_for_pod(old) is None:
             # Upstream only refreshes a held pod here; one not held is not added.
             held = self._incomplete.get(key)
@@ -232,11 +324,13 @@ class SchedulingQueue:
         """A pending pod went away (deleted, or bound by someone else)."""
         key = pod_key(pod)
         self._incomplete.delete(key)
+        self._pending.delete(key)
         self._active.delete(key)
         self._backoff_delete(key)
         self._unschedulable.pop(key, None)
         if self._in_flight.pop(key, None) is not None:
             self._prune_flight_events()
+            self._add_attempted_pod_group_if_needed()
         self._errored.discard(key)
 
     # -- (Composite)PodGroup events: upstream's handlers, pod by pod ------------------------
@@ -258,10 +352,13 @@ class SchedulingQueue:
     def delete_pod_group(self, pg: Obj) -> None:
         """``DeletePodGroup``: its queued pods go back to the incomplete buffer (one in
         flight goes there when it returns)."""
-        had_root = self.workload_forest.get_root_lookup_info_for_pod_group(pg) is not None
+        root = self.workload_forest.get_root_lookup_info_for_pod_group(pg)
         self.workload_forest.delete_pod_group(pg)
-        if had_root:
+        if root is not None:
             self._hold_rootless([pg])
+            if self._is_last_popped(root):  # its pending pods lost their root
+                for pinfo in self._pending.clear(pod_group_key_of(pg)):
+                    self._incomplete.add(pinfo)
 
     def add_composite_pod_group(self, cpg: Obj) -> None:
         """``AddCompositePodGroup`` (a no-op with the CompositePodGroup gate off)."""
@@ -287,6 +384,13 @@ class SchedulingQueue:
         leaves = forest.get_leaf_pod_groups(root) if root is not None else []
         forest.delete_composite_pod_group(cpg)
         self._hold_rootless(leaves)
+        if root is not None and self._is_last_popped(root):
+            for pg in leaves:  # pending pods stay pending only while they keep a root
+                for pinfo in self._pending.clear(pod_group_key_of(pg)):
+                    if forest.get_root_lookup_info_for_pod(pinfo.pod) is not None:
+                        self._pending.add(pinfo)
+                    else:
+                        self._incomplete.add(pinfo)
 
     def _release_incomplete(self, leaves: Sequence[Obj]) -> None:
         """Queue the held pods of ``leaves`` (upstream re-adds each via addPodGroupMember)."""
@@ -328,7 +432,9 @@ class SchedulingQueue:
         self.last_examined = len(candidates)
         self.examined_total += len(candidates)
         for key in sorted(candidates):
-            pinfo = self._unschedulable[key]
+            pinfo = self._unschedulable.get(key)
+            if pinfo is None:
+                continue  # moved along with its group meanwhile
             if precheck is not None and not precheck(pinfo.pod):
                 continue
             hint = self._worth_requeuing(pinfo, event, old, new, narrowed)
@@ -346,6 +452,7 @@ class SchedulingQueue:
                 return None
             self._backoff.delete(pinfo.key)
         self.scheduling_cycle += 1
+        self._last_popped = self._root_of(pinfo.pod)
         pinfo.attempts += 1
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self._clock.now()
@@ -372,6 +479,7 @@ class SchedulingQueue:
         if self._in_flight.pop(key, None) is not None:
             self._prune_flight_events()
         self._errored.discard(key)
+        self._add_attempted_pod_group_if_needed()
 
     def activate(self, pods: Sequence[Obj]) -> None:
         """``Activate`` (PodsToActivate): pods in the pool or backoffQ go to activeQ (a pool
@@ -395,13 +503,11 @@ class SchedulingQueue:
         (not one in flight)."""
         key = f"{namespace}/{name}"
         return (self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
-                or self._incomplete.get(key))
+                or self._pending.get(key) or self._incomplete.get(key))
 
     def pending_pods(self) -> tuple[list[Obj], str]:
         """``PendingPods``: every queued pod (activeQ, backoffQ, pool; with GenericWorkload
-        also the incomplete buffer) and a summary. The reference has no
-        pendingPodGroupPods buffer (a member added while its group is in flight is queued
-        on its own), so that count is always 0."""
+        also the pending and incomplete buffers) and a summary."""
         def pods(h: KeyedHeap[QueuedPodInfo]) -> list[Obj]:
             return [p.pod for k in h.keys() if (p := h.get(k)) is not None]
 
@@ -410,20 +516,28 @@ class SchedulingQueue:
         summary = f"activeQ:{len(active)}; backoffQ:{len(backoff)}; unschedulableEntities:{len(pool)}"
         if self._pod_group_member is None:
             return active + backoff + pool, summary
-        incomplete = self._incomplete.list()
-        summary += f"; pendingPodGroupMemberPods:0; incompletePodGroupPods:{len(incomplete)}"
-        return active + backoff + pool + incomplete, summary
+        pending, incomplete = self._pending.list(), self._incomplete.list()
+        summary += f"; pendingPodGroupMemberPods:{len(pending)}; incompletePodGroupPods:{len(incomplete)}"
+        return active + backoff + pool + pending + incomplete, summary
 
     def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, *, error: bool) -> None:
         """Return a failed pod: to backoffQ if something moved meanwhile or it errored,
-        else to the unschedulable pool."""
+        else to the unschedulable pool; a pod-group member's return may end its group's
+        attempt (pending members are queued then)."""
+        if not self._is_pod_group_member(pinfo.pod):
+            self._last_popped = None  # ``clearPoppedEntity``
+        self._add_unschedulable(pinfo, error=error)
+        self._add_attempted_pod_group_if_needed()
+
+    def _add_unschedulable(self, pinfo: QueuedPodInfo, *, error: bool) -> None:
         entry = self._in_flight.pop(pinfo.key, None)
         seen: list[tuple[ClusterEvent, Obj | None, Obj | None]] = []
         if entry is not None:
             seen = [(ev, old, new) for seq, key, ev, old, new in self._flight_events
                     if seq > entry[1] and key in ("", pinfo.key)]
             self._prune_flight_events()
-        if entry is None or self._find(pinfo.key) is not None or pinfo.key in self._incomplete:
+        if (entry is None or self._find(pinfo.key) is not None or pinfo.key in self._incomplete
+                or pinfo.key in self._pending):
             return  # deleted while in flight, or already re-added by an update
         if self._is_pod_group_member(pinfo.pod) and self.workload_forest.get_root_lookup_info_for_pod(pinfo.pod) is None:
             # Its group went while it was in flight (``AddAttemptedPodGroupIfNeeded``).
@@ -434,7 +548,7 @@ class SchedulingQueue:
         # No rejecting plugin means something unusual failed: upstream counts it as an error.
         if error or not (pinfo.unschedulable_plugins or pinfo.pending_plugins):
             pinfo.consecutive_errors += 1
-            if self._pre_enqueue(pinfo):  # ``moveToBackoffQ`` runs PreEnqueue on the way in
+            if self._pre_enqueue_entity(pinfo):  # ``moveToBackoffQ`` runs PreEnqueue on the way in
                 self._errored.add(pinfo.key)
                 self._push_backoff(pinfo)
             return
@@ -494,9 +608,72 @@ class SchedulingQueue:
         pinfo.gating_plugin = pinfo.gating_message = ""
         return True
 
+    def _pre_enqueue_entity(self, pinfo: QueuedPodInfo) -> bool:
+        """PreEnqueue for the pod's entity (``runPreEnqueuePlugins`` runs it for every pod of
+        a pod group): a gated member gates its root group, whose queued pods then wait in
+        the pool; a member passing while another is still gated waits there too."""
+        if not self._pre_enqueue(pinfo):
+            self._gate_group(pinfo)
+            return False
+        if self._held_by_group_gate(pinfo):
+            self._park(pinfo)
+            return False
+        return True
+
+    def _same_root(self, pinfo: QueuedPodInfo) -> Callable[[QueuedPodInfo], bool]:
+        root = self._root_of(pinfo.pod)
+        key = None if root is None else root.key
+
+        def same(other: QueuedPodInfo) -> bool:
+            r = self._root_of(other.pod) if key is not None and other.key != pinfo.key else None
+            return r is not None and r.key == key
+        return same
+
+    def _gate_group(self, pinfo: QueuedPodInfo) -> None:
+        """The gated member's group waits in the pool: its pods in activeQ or backoffQ go there."""
+        if self._root_of(pinfo.pod) is None:
+            return
+        same = self._same_root(pinfo)
+        for heap in (self._active, self._backoff, self._error_backoff):
+            for key in list(heap.keys()):
+                if (other := heap.get(key)) is not None and same(other):
+                    self._park(other)
+
+    def _held_by_group_gate(self, pinfo: QueuedPodInfo) -> bool:
+        """Whether another member of the pod's root is still gated; PreEnqueue runs again for
+        each gated member, and when all pass they join activeQ (the group is ungated)."""
+        if self._root_of(pinfo.pod) is None:
+            return False
+        same = self._same_root(pinfo)
+        gated = [m for m in self._unschedulable.values() if m.gated and same(m)]
+        if not gated:
+            return False
+        passed = []
+        for member in gated:
+            status = self._fw.run_pre_enqueue_plugins(member.pod)
+            if status.is_success():
+                passed.append(member)
+            else:
+                member.gating_plugin = status.plugin or "PreEnqueue"
+                member.gating_message = status.message()
+        if len(passed) < len(gated):
+            return True
+        for member in passed:
+            member.gating_plugin = member.gating_message = ""
+            self._unschedulable.pop(member.key, None)
+            self._active.push(member.key, member)
+        return False
+
+    def _park(self, pinfo: QueuedPodInfo) -> None:
+        """Keep an ungated member in the pool while its group is gated."""
+        self._active.delete(pinfo.key)
+        self._backoff_delete(pinfo.key)
+        self._unschedulable[pinfo.key] = pinfo
+        self._arm_leftover_timer(_pooled_since(pinfo))
+
     def _move_to_active(self, pinfo: QueuedPodInfo, *, from_backoff: bool = False) -> None:
         # ``moveToActiveQ``: a pod leaving backoffQ passed PreEnqueue when it entered it.
-        if not from_backoff and not self._pre_enqueue(pinfo):
+        if not from_backoff and not self._pre_enqueue_entity(pinfo):
             return
         self._backoff_delete(pinfo.key)
         self._unschedulable.pop(pinfo.key, None)
@@ -517,7 +694,7 @@ class SchedulingQueue:
     def _move_to_backoff(self, pinfo: QueuedPodInfo) -> bool:
         """``moveToBackoffQ``: with SchedulerPopFromBackoffQ PreEnqueue runs on the way in;
         False: it gated the pod, which is in the pool now."""
-        if not self._pre_enqueue(pinfo):
+        if not self._pre_enqueue_entity(pinfo):
             return False
         self._push_backoff(pinfo)
         return True
@@ -653,8 +830,8 @@ class SchedulingQueue:
         now = self._clock.now()
         cutoff = now - self._max_in_unschedulable
         for key in sorted(self._unschedulable):
-            pinfo = self._unschedulable[key]
-            if _pooled_since(pinfo) <= cutoff:
+            pinfo = self._unschedulable.get(key)
+            if pinfo is not None and _pooled_since(pinfo) <= cutoff:
                 pinfo.flush_timestamp = now
                 self._requeue(pinfo, immediate=False)
         if self._unschedulable:  # never armed in the past (that would spin the clock)

@@ -6,11 +6,9 @@ Ported (pkg/scheduler/backend/queue/scheduling_queue_test.go):
 Upstream queues a root group as one entity; the reference queues its member pods one by
 one, so a row's ``expectedActiveQ`` (root key -> pods) is read here as the pods in activeQ
 grouped by the root the queue's workload forest finds for them, and ``expectedIncompletePods``
-as the pods in the queue's incompletePodGroupPods. Popping a root (``beforeAdd`` /
-``beforeDelete``) pops a pod and gathers the rest of its root, as ``WorkloadCycle`` does.
-The reference has no pendingPodGroupPods: a pod added while its root is in flight is
-queued on its own, so a row expecting a pending pod is skipped; rows whose pending pods
-end in incompletePodGroupPods run (the delete moves the queued pod there instead).
+as the pods in the queue's incompletePodGroupPods, and ``expectedPendingPods`` as those in
+its pendingPodGroupPods. Popping a root (``beforeAdd`` / ``beforeDelete``) pops a pod and
+gathers the rest of its root, as ``WorkloadCycle`` does.
 """
 
 from __future__ import annotations
@@ -28,12 +26,6 @@ from suites.selftest.reference_impl.scheduler.test_upstream_core_queue import Fa
 Obj = dict[str, Any]
 NS = "ns1"
 Tree = list[tuple[str, str]]  # (name, parent CompositePodGroup or "")
-
-R_PENDING = (
-    "pendingPodGroupPods: the reference has no per-group in-flight buffer; a pod whose root "
-    "is in flight is queued on its own (activeQ), not held as pending"
-)
-
 
 def _pg(name: str, parent: str) -> Obj:
     pg = make_pod_group(name, NS)
@@ -92,11 +84,15 @@ class Queue:
         """``IncompletePodGroupPodsPods``, by name."""
         return sorted(n for n, p in self.pods.items() if self.q.where(pod_key(p)) == "incomplete")
 
+    def pending(self) -> list[str]:
+        """``pendingPodGroupPods``, by name."""
+        return sorted(n for n, p in self.pods.items() if self.q.where(pod_key(p)) == "pending")
+
 
 def _row(name: str, pgs: Tree, cpgs: Tree, pods: Tree, pop: str, target: tuple[str, str],
-         active: dict[str, list[str]], incomplete: list[str], skip: str = "", cpg_on: bool = True) -> Any:
-    marks = [pytest.mark.skip(reason=skip)] if skip else []
-    return pytest.param(pgs, cpgs, pods, pop, target, active, incomplete, cpg_on, id=name, marks=marks)
+         active: dict[str, list[str]], incomplete: list[str], pending: tuple[str, ...] = (),
+         cpg_on: bool = True) -> Any:
+    return pytest.param(pgs, cpgs, pods, pop, target, active, incomplete, list(pending), cpg_on, id=name)
 
 
 ROOT = "compositepodgroup/root-cpg"
@@ -121,7 +117,7 @@ ADD_ROWS = [
          [("pod1", "pg1")], "", ("child-cpg", "parent-cpg"), {}, ["pod1"]),
     _row("Non-root when parent is root and is currently in-flight (popped)",
          [("pg1", "child-cpg"), ("pg2", "root-cpg")], [("root-cpg", "")], [("pod2", "pg2"), ("pod1", "pg1")], "pop",
-         ("child-cpg", "root-cpg"), {}, [], skip=R_PENDING),
+         ("child-cpg", "root-cpg"), {}, [], ("pod1",)),
     _row("Root when another root is currently in-flight (popped)", [("pg1", "root-cpg"), ("pg2", "")], [],
          [("pod2", "pg2"), ("pod1", "pg1")], "pop", ("root-cpg", ""), {ROOT: ["pod1"]}, []),
 ]
@@ -169,9 +165,9 @@ ADD_PG_ROWS = [
     _row("Non-root when parent exists but root is missing", [], [("parent-cpg", "root-cpg")], [("pod1", "pg1")], "",
          ("pg1", "parent-cpg"), {}, ["pod1"]),
     _row("Non-root with pending pods when parent is root and is currently in-flight (popped)", [("pg2", "root-cpg")],
-         ON_ROOT, [("pod1", "pg2")], "pop+pod2:pg1", ("pg1", "root-cpg"), {}, [], skip=R_PENDING),
+         ON_ROOT, [("pod1", "pg2")], "pop+pod2:pg1", ("pg1", "root-cpg"), {}, [], ("pod2",)),
     _row("Non-root when parent is root and is currently in-flight (popped)", [("pg2", "root-cpg")], ON_ROOT,
-         [("pod1", "pg2"), ("pod2", "pg1")], "pop", ("pg1", "root-cpg"), {}, [], skip=R_PENDING),
+         [("pod1", "pg2"), ("pod2", "pg1")], "pop", ("pg1", "root-cpg"), {}, [], ("pod2",)),
     _row("Root when another root is currently in-flight (popped)", [("pg2", "")], [],
          [("pod2", "pg2"), ("pod1", "pg1")], "pop", ("pg1", ""), {PG1: ["pod1"]}, []),
     _row("Non-root when CPG feature is disabled", [], [], [("pod1", "pg1")], "", ("pg1", "root-cpg"),
@@ -196,7 +192,7 @@ DELETE_PG_ROWS = [
          ("pg1", "root-cpg"), {}, ["pod1"], cpg_on=False),
 ]
 
-ARGS = ("pgs", "cpgs", "pods", "before", "target", "want_active", "want_incomplete", "cpg_on")
+ARGS = ("pgs", "cpgs", "pods", "before", "target", "want_active", "want_incomplete", "want_pending", "cpg_on")
 
 
 def _before(q: Queue, before: str) -> None:
@@ -225,46 +221,49 @@ def _setup(pgs: Tree, cpgs: Tree, pods: Tree, before: str, cpg_on: bool, *, cpgs
     return q
 
 
-def _check(q: Queue, want_active: dict[str, list[str]], want_incomplete: list[str]) -> None:
+def _check(q: Queue, want_active: dict[str, list[str]], want_incomplete: list[str],
+           want_pending: list[str]) -> None:
     assert q.active() == want_active
     assert q.incomplete() == want_incomplete
+    assert q.pending() == want_pending
 
 
 @pytest.mark.parametrize(ARGS, ADD_ROWS)
 def test_add_composite_pod_group(pgs: Tree, cpgs: Tree, pods: Tree, before: str, target: tuple[str, str],
-                                 want_active: dict[str, list[str]], want_incomplete: list[str], cpg_on: bool) -> None:
+                                 want_active: dict[str, list[str]], want_incomplete: list[str],
+                                 want_pending: list[str], cpg_on: bool) -> None:
     """``TestPriorityQueue_AddCompositePodGroup``: PodGroups, then CompositePodGroups,
     then pods, then the CompositePodGroup under test."""
     q = _setup(pgs, cpgs, pods, before, cpg_on, cpgs_first=False)
     q.q.add_composite_pod_group(_cpg(*target))
-    _check(q, want_active, want_incomplete)
+    _check(q, want_active, want_incomplete, want_pending)
 
 
 @pytest.mark.parametrize(ARGS, DELETE_ROWS)
 def test_delete_composite_pod_group(pgs: Tree, cpgs: Tree, pods: Tree, before: str, target: tuple[str, str],
                                     want_active: dict[str, list[str]], want_incomplete: list[str],
-                                    cpg_on: bool) -> None:
+                                    want_pending: list[str], cpg_on: bool) -> None:
     """``TestPriorityQueue_DeleteCompositePodGroup``."""
     q = _setup(pgs, cpgs, pods, before, cpg_on, cpgs_first=True)
     q.q.delete_composite_pod_group(_cpg(*target))
-    _check(q, want_active, want_incomplete)
+    _check(q, want_active, want_incomplete, want_pending)
 
 
 @pytest.mark.parametrize(ARGS, ADD_PG_ROWS)
 def test_add_pod_group_hierarchical(pgs: Tree, cpgs: Tree, pods: Tree, before: str, target: tuple[str, str],
                                     want_active: dict[str, list[str]], want_incomplete: list[str],
-                                    cpg_on: bool) -> None:
+                                    want_pending: list[str], cpg_on: bool) -> None:
     """``TestPriorityQueue_AddPodGroup_Hierarchical``."""
     q = _setup(pgs, cpgs, pods, before, cpg_on, cpgs_first=True)
     q.q.add_pod_group(_pg(*target))
-    _check(q, want_active, want_incomplete)
+    _check(q, want_active, want_incomplete, want_pending)
 
 
 @pytest.mark.parametrize(ARGS, DELETE_PG_ROWS)
 def test_delete_pod_group_hierarchical(pgs: Tree, cpgs: Tree, pods: Tree, before: str, target: tuple[str, str],
                                        want_active: dict[str, list[str]], want_incomplete: list[str],
-                                       cpg_on: bool) -> None:
+                                       want_pending: list[str], cpg_on: bool) -> None:
     """``TestPriorityQueue_DeletePodGroup_Hierarchical``."""
     q = _setup(pgs, cpgs, pods, before, cpg_on, cpgs_first=True)
     q.q.delete_pod_group(_pg(*target))
-    _check(q, want_active, want_incomplete)
+    _check(q, want_active, want_incomplete, want_pending)

@@ -14,12 +14,15 @@ member pods one by one and gathers them when one is popped (``WorkloadCycle._tak
 via ``pop_member``), so a row's group is observed here as its members: it is in activeQ
 when a member is (popping it brings every ungated member along), else in backoffQ when a
 member is, else in the pool; it is gated when a member is; its size is the members queued.
+The queue keeps a group's members together as upstream's entity does: a gated member holds
+its group in the pool, and a new member joins the sub-queue its group is in.
 Upstream's setup states map to: stateActive, the pods added; statePopped, the group popped;
 stateUnschedulable, the group popped and rejected by a plugin, past its backoff; stateBackoff,
 the same within its backoff and requeued by an event; stateGated, a pool where the gated
 members stay held by PreEnqueue (label "allow" missing); stateIncomplete, the pods added
 before the PodGroup (every other state adds it first, as ``setupInitialPodGroupState``),
-so they wait in the queue's incompletePodGroupPods, in no sub-queue.
+so they wait in the queue's incompletePodGroupPods, in no sub-queue. A pod added while its
+group is in flight waits in pendingPodGroupPods, seen here as ("pending", False, n).
 """
 
 from __future__ import annotations
@@ -51,20 +54,8 @@ NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE)
 POD_DELETE = ClusterEvent(EventResource.POD, ActionType.DELETE)
 TARGET_POD_UPDATE = ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE)
 
-ACTIVE, BACKOFF, POOL, INCOMPLETE = "active", "backoff", "unschedulable", "incomplete"
+ACTIVE, BACKOFF, POOL, INCOMPLETE, PENDING = "active", "backoff", "unschedulable", "incomplete", "pending"
 NONE: tuple[str, bool, int] = ("", False, 0)
-
-# Why rows are skipped: the reference's structure has no counterpart.
-R_ENTITY = (
-    "group entity: upstream moves the whole pod group between sub-queues and gates it when "
-    "any member is gated; the reference queues member pods one by one (a new, updated or "
-    "gated member sits alone until a popped member gathers the group), so this placement "
-    "differs by construction"
-)
-R_PENDING = (
-    "pendingPodGroupPods: the reference has no per-group in-flight buffer; a member added "
-    "while its group is in flight is queued on its own"
-)
 
 
 def _pod(name: str, *, allow: bool = True, **labels: str) -> Obj:
@@ -151,11 +142,12 @@ class Group:
 
     def view(self) -> tuple[str, bool, int]:
         """(sub-queue, gated, size) of the group; ("", False, 0) when none is queued;
-        ("incomplete", False, n) when its n pods wait in incompletePodGroupPods only."""
-        where = [w for k in self.members if (w := self.q.where(k)) and w not in ("in-flight", INCOMPLETE)]
+        ("incomplete", False, n) when its n pods wait in incompletePodGroupPods only;
+        ("pending", False, n) when its n pods wait in pendingPodGroupPods only."""
+        where = [w for k in self.members if (w := self.q.where(k)) and w not in ("in-flight", INCOMPLETE, PENDING)]
         if not where:
-            held = self.q.counts()[INCOMPLETE]
-            return (INCOMPLETE, False, held) if held else NONE
+            held, pending = self.q.counts()[INCOMPLETE], self.q.counts()[PENDING]
+            return (INCOMPLETE, False, held) if held else (PENDING, False, pending) if pending else NONE
         place = ACTIVE if ACTIVE in where else BACKOFF if BACKOFF in where else POOL
         return place, "gated" in where, len(where)
 
@@ -163,7 +155,7 @@ class Group:
         assert self.view() == want
         if want[0] == ACTIVE:  # popping it brings the whole group
             assert len(self.pop_group()) == want[2]
-        if want[0] == INCOMPLETE:  # held: nothing is ready to pop
+        if want[0] in (INCOMPLETE, PENDING):  # held: nothing is ready to pop
             assert self.q.pop() is None
 
 
@@ -182,23 +174,23 @@ ADD_ROWS: list[Any] = _rows([
     ("first member added (ungated), creates new pod group in activeQ", [], "", P1, (ACTIVE, False, 1)),
     ("first member added (gated), creates new pod group directly in unschedulableEntities",
      [], "", GATED_P1, (POOL, True, 1)),
-    _skip(("matching pod group is currently in flight (last popped), pod (ungated) goes to pendingPodGroupPods",
-           [P1], "popped", P2, NONE), R_PENDING),
-    _skip(("matching pod group is currently in flight (last popped), pod (gated) goes to pendingPodGroupPods",
-           [P1], "popped", GATED_P2, NONE), R_PENDING),
+    ("matching pod group is currently in flight (last popped), pod (ungated) goes to pendingPodGroupPods",
+     [P1], "popped", P2, (PENDING, False, 1)),
+    ("matching pod group is currently in flight (last popped), pod (gated) goes to pendingPodGroupPods",
+     [P1], "popped", GATED_P2, (PENDING, False, 1)),
     ("existing pod group in activeQ (ungated addition), stays in activeQ", [P1], "active", P2, (ACTIVE, False, 2)),
-    _skip(("existing pod group in activeQ (gated addition), becomes gated and moves to unschedulableEntities",
-           [P1], "active", GATED_P2, (POOL, True, 2)), R_ENTITY),
-    _skip(("existing pod group in backoffQ (ungated addition), stays in backoffQ",
-           [P1], "backoff", P2, (BACKOFF, False, 2)), R_ENTITY),
-    _skip(("existing pod group in backoffQ (gated addition), becomes gated and moves to unschedulableEntities",
-           [P1], "backoff", GATED_P2, (POOL, True, 2)), R_ENTITY),
-    _skip(("existing pod group in unschedulableEntities (ungated addition), stays in unschedulableEntities as ungated",
-           [P1], "unschedulable", P2, (POOL, False, 2)), R_ENTITY),
-    _skip(("existing pod group in unschedulableEntities (gated addition), stays in unschedulableEntities as ungated",
-           [P1], "unschedulable", GATED_P2, (POOL, False, 2)), R_ENTITY),
-    _skip(("existing gated pod group in unschedulableEntities (ungated addition), stays in unschedulableEntities as gated",
-           [GATED_P1], "gated", P2, (POOL, True, 2)), R_ENTITY),
+    ("existing pod group in activeQ (gated addition), becomes gated and moves to unschedulableEntities",
+      [P1], "active", GATED_P2, (POOL, True, 2)),
+    ("existing pod group in backoffQ (ungated addition), stays in backoffQ",
+      [P1], "backoff", P2, (BACKOFF, False, 2)),
+    ("existing pod group in backoffQ (gated addition), becomes gated and moves to unschedulableEntities",
+      [P1], "backoff", GATED_P2, (POOL, True, 2)),
+    ("existing pod group in unschedulableEntities (ungated addition), stays in unschedulableEntities as ungated",
+      [P1], "unschedulable", P2, (POOL, False, 2)),
+    ("existing pod group in unschedulableEntities (gated addition), stays in unschedulableEntities as ungated",
+      [P1], "unschedulable", GATED_P2, (POOL, False, 2)),
+    ("existing gated pod group in unschedulableEntities (ungated addition), stays in unschedulableEntities as gated",
+      [GATED_P1], "gated", P2, (POOL, True, 2)),
     ("first member added before pod group exists, goes to incompletePodGroupPods",
      [], INCOMPLETE, P1, (INCOMPLETE, False, 1)),
     ("existing pod in incompletePodGroupPods, stays in incompletePodGroupPods",
@@ -218,9 +210,6 @@ def test_add_pod_group_member(initial: list[Obj], state: str, incoming: Obj, wan
 # -- TestDeletePodGroupMember: (name, initial pods, state, deleted, want) -----------------
 
 DELETE_ROWS: list[Any] = _rows([
-    _skip(("delete from pendingPodGroupPods (group in flight)", [P1], "popped", P2, NONE), R_PENDING),
-    _skip(("delete one pending pod where there are more pending pods for a group in flight",
-           [P1, P2, P3], "popped", P2, NONE), R_PENDING),
     ("delete the only pod of a group in activeQ, completely removes group", [P1], "active", P1, NONE),
     ("delete one pod of a size-2 group in activeQ, decreases size and keeps in activeQ",
      [P1, P2], "active", P2, (ACTIVE, False, 1)),
@@ -252,6 +241,29 @@ def test_delete_pod_group_member(initial: list[Obj], state: str, deleted: Obj, w
     g.check(want)
 
 
+# The group is in flight and the pending pods were added after its pop:
+# (name, initial pods, pending pods, deleted, pods left pending).
+DELETE_PENDING_ROWS: list[Any] = _rows([
+    ("delete from pendingPodGroupPods (group in flight)", [P1], [P2], P2, 0),
+    ("delete one pending pod where there are more pending pods for a group in flight",
+     [P1, P2, P3], [P2, P3], P2, 1),
+])
+
+
+@pytest.mark.parametrize(("initial", "pending", "deleted", "left"), DELETE_PENDING_ROWS)
+def test_delete_pod_group_member_pending(initial: list[Obj], pending: list[Obj], deleted: Obj, left: int) -> None:
+    """``TestDeletePodGroupMember``'s in-flight rows: the pod leaves pendingPodGroupPods."""
+    g = Group()
+    g.setup(initial, "popped")
+    for pod in pending:
+        g.add(pod)
+    assert g.q.counts()[PENDING] == len(pending)
+    g.delete(deleted)
+    assert g.q.where(pod_key(deleted)) == ""
+    assert g.q.counts()[PENDING] == left
+    g.check((PENDING, False, left) if left else NONE)
+
+
 # -- TestUpdatePodGroupMember: (name, initial pods, state, old, new, want) ----------------
 
 UPDATED_P2 = _pod("pod2", update="true")
@@ -265,14 +277,12 @@ UPDATE_ROWS: list[Any] = _rows([
     ("update pod in backoffQ, keeps pod group in backoffQ", [P1, P2], "backoff", P2, UPDATED_P2, (BACKOFF, False, 2)),
     ("update pod in unschedulableEntities moves it to activeQ (ungated pod group)",
      [P1, P2], "unschedulable", P2, UPDATED_P2, (ACTIVE, False, 2)),
-    _skip(("update pod in pendingPodGroupPods (group in flight), updates pod in pending buffer",
-           [P1], "popped", P2, UPDATED_P2, NONE), R_PENDING),
     ("gated pod update (removal of gate), ungates and moves pod group to activeQ",
      [GATED_P1], "gated", GATED_P1, UNGATED_P1, (ACTIVE, False, 1)),
     ("gated pod update without removal of gate, keeps pod group in unschedulableEntities as gated",
      [GATED_P1], "gated", GATED_P1, UPDATED_GATED_P1, (POOL, True, 1)),
-    _skip(("ungate one pod but another remains gated, keeps pod group in unschedulableEntities as gated",
-           [GATED_P1, GATED_P2], "gated", GATED_P1, UNGATED_P1, (POOL, True, 2)), R_ENTITY),
+    ("ungate one pod but another remains gated, keeps pod group in unschedulableEntities as gated",
+      [GATED_P1, GATED_P2], "gated", GATED_P1, UNGATED_P1, (POOL, True, 2)),
     ("updating pod that doesn't exist in any queue, creates new pod group in activeQ",
      [], "active", NOT_FOUND, UPDATED_NOT_FOUND, (ACTIVE, False, 1)),
     ("update pod to nominated in activeQ, keeps pod group in activeQ",
@@ -281,8 +291,6 @@ UPDATE_ROWS: list[Any] = _rows([
      [P1, P2], "backoff", P2, NOMINATED_P2, (BACKOFF, False, 2)),
     ("update pod to nominated in unschedulableEntities moves it to activeQ (ungated pod group)",
      [P1, P2], "unschedulable", P2, NOMINATED_P2, (ACTIVE, False, 2)),
-    _skip(("update pod to nominated in pendingPodGroupPods (group in flight), updates pod in pending buffer",
-           [P1], "popped", P2, NOMINATED_P2, NONE), R_PENDING),
     ("update pod in incompletePodGroupPods", [P2], INCOMPLETE, P2, UPDATED_P2, (INCOMPLETE, False, 1)),
 ])
 
@@ -298,6 +306,41 @@ def test_update_pod_group_member(
     pinfo = g.q.get_pod(new["metadata"]["name"], "ns1")
     assert pinfo is not None and pinfo.pod == new
     g.check(want)
+
+
+UPDATE_PENDING_ROWS: list[Any] = _rows([
+    ("update pod in pendingPodGroupPods (group in flight), updates pod in pending buffer", P2, UPDATED_P2),
+    ("update pod to nominated in pendingPodGroupPods (group in flight), updates pod in pending buffer",
+     P2, NOMINATED_P2),
+])
+
+
+@pytest.mark.parametrize(("old", "new"), UPDATE_PENDING_ROWS)
+def test_update_pod_group_member_pending(old: Obj, new: Obj) -> None:
+    """``TestUpdatePodGroupMember``'s in-flight rows: [pod1] popped, pod2 pending; the
+    update stays in pendingPodGroupPods, carrying the new pod."""
+    g = Group()
+    g.setup([P1], "popped")
+    g.add(old)
+    g.update(old, new)
+    pinfo = g.q.get_pod(new["metadata"]["name"], "ns1")
+    assert pinfo is not None and pinfo.pod == new
+    g.check((PENDING, False, 1))
+
+
+def test_pending_members_queued_when_attempt_ends() -> None:
+    """``AddAttemptedPodGroupIfNeeded``: once the group's attempt is over (its popped member
+    came back rejected), the group with its pending pod is retried: to backoffQ, as the
+    rejected group is backing off, not to the pool."""
+    g = Group()
+    g.setup([P1], "popped")
+    g.add(P2)
+    assert g.view() == (PENDING, False, 1)
+    g.reject()
+    assert g.q.counts()[PENDING] == 0
+    g.check((BACKOFF, False, 2))
+    g.advance(seconds(2))
+    g.check((ACTIVE, False, 2))
 
 
 # -- TestActivatePodGroupMember: (name, initial pods, state, activated, want) -------------
@@ -400,9 +443,9 @@ LEFTOVER_ROWS: list[Any] = _rows([
      [P1, P2], "unschedulable", MAX_IN_UNSCHEDULABLE_PODS + seconds(1), (ACTIVE, False, 2)),
     ("flushing unschedulable leftover before max duration keeps pod group in unschedulableEntities",
      [P1, P2], "unschedulable", 0, (POOL, False, 2)),
-    _skip(("flushing unschedulable leftover for gated pod group after max duration keeps it in "
-           "unschedulableEntities as gated",
-           [GATED_P1, P2], "gated", MAX_IN_UNSCHEDULABLE_PODS + seconds(1), (POOL, True, 2)), R_ENTITY),
+    ("flushing unschedulable leftover for gated pod group after max duration keeps it in "
+      "unschedulableEntities as gated",
+      [GATED_P1, P2], "gated", MAX_IN_UNSCHEDULABLE_PODS + seconds(1), (POOL, True, 2)),
 ])
 
 
@@ -424,8 +467,8 @@ def test_flush_unschedulable_leftover_pod_group_member(
 ADD_GROUP_ROWS: list[Any] = _rows([
     ("add pod group without waiting pods", [], INCOMPLETE, NONE),
     ("add pod group moves pods from incompletePodGroupPods to activeQ", [P1, P2], INCOMPLETE, (ACTIVE, False, 2)),
-    _skip(("add pod group moves gated pods from incompletePodGroupPods to unschedulableEntities",
-           [GATED_P1, P2], INCOMPLETE, (POOL, True, 2)), R_ENTITY),
+    ("add pod group moves gated pods from incompletePodGroupPods to unschedulableEntities",
+      [GATED_P1, P2], INCOMPLETE, (POOL, True, 2)),
 ])
 
 
@@ -442,28 +485,31 @@ def test_add_pod_group(initial: list[Obj], state: str, want: tuple[str, bool, in
 
 
 DELETE_GROUP_ROWS: list[Any] = _rows([
-    ("delete active pod group moves pods to incompletePodGroupPods", [P1, P2], ACTIVE, 2),
-    ("delete backoff pod group moves pods to incompletePodGroupPods", [P1, P2], BACKOFF, 2),
-    ("delete unschedulable pod group moves pods to incompletePodGroupPods", [P1, P2], POOL, 2),
-    ("delete gated pod group moves pods to incompletePodGroupPods", [GATED_P1, P2], "gated", 2),
-    _skip(("delete in-flight pod group moves pending pods to incompletePodGroupPods", [P1, P2], "popped", 2),
-          R_PENDING),
-    ("delete in-flight pod group with no pending pods", [P1, P2], "popped", 0),
-    ("delete pod group with no pods", [], ACTIVE, 0),
+    ("delete active pod group moves pods to incompletePodGroupPods", [P1, P2], ACTIVE, [], 2),
+    ("delete backoff pod group moves pods to incompletePodGroupPods", [P1, P2], BACKOFF, [], 2),
+    ("delete unschedulable pod group moves pods to incompletePodGroupPods", [P1, P2], POOL, [], 2),
+    ("delete gated pod group moves pods to incompletePodGroupPods", [GATED_P1, P2], "gated", [], 2),
+    ("delete in-flight pod group moves pending pods to incompletePodGroupPods", [P1, P2], "popped", [P1, P2], 2),
+    ("delete in-flight pod group with no pending pods", [P1, P2], "popped", [], 0),
+    ("delete pod group with no pods", [], ACTIVE, [], 0),
 ])
 
 
-@pytest.mark.parametrize(("initial", "state", "held"), DELETE_GROUP_ROWS)
-def test_delete_pod_group(initial: list[Obj], state: str, held: int) -> None:
+@pytest.mark.parametrize(("initial", "state", "pending", "held"), DELETE_GROUP_ROWS)
+def test_delete_pod_group(initial: list[Obj], state: str, pending: list[Obj], held: int) -> None:
     """``TestDeletePodGroup``: the forest forgets the PodGroup, no member stays in a
-    sub-queue, and ``held`` pods wait in incompletePodGroupPods."""
+    sub-queue or pendingPodGroupPods, and ``held`` pods wait in incompletePodGroupPods."""
     g = Group()
     g.setup(initial, state)
+    for pod in pending:  # added after the pop: pendingPodGroupPods
+        g.add(pod)
+    assert g.q.counts()[PENDING] == len(pending)
     pg = make_pod_group(PG, "ns1")
     g.q.delete_pod_group(pg)
     assert g.q.workload_forest.get_pod_group(pg) is None
     assert all(g.q.where(k) in (INCOMPLETE, "in-flight") for k in g.members)
     assert g.q.counts()[INCOMPLETE] == held
+    assert g.q.counts()[PENDING] == 0
     assert g.q.pop() is None
 
 

@@ -6,8 +6,9 @@ scheduled alone, never as its pod group's member). Listed and skipped, each row 
 reason: ``TestAddAttemptedPodGroupIfNeeded``, ``TestAddUnschedulablePodIfNotPresentPodGroupMember``,
 ``TestUpdatePodGroup``, ``TestPriorityQueue_UpdateCompositePodGroup`` and
 ``_UpdatePodGroup_Hierarchical``: they assert on upstream's QueuedPodGroupInfo entity (its
-size, attempt counters, timestamp and object tree) and on the pendingPodGroupPods buffer,
-neither of which the reference queue has: it queues pods. It does keep
+size, attempt counters, timestamp and object tree), which the reference queue does not
+have: it queues pods (its pendingPodGroupPods rows are ported in
+test_upstream_queue_podgroups.py). It does keep
 incompletePodGroupPods: ``TestAddPodGroup``, ``TestDeletePodGroup`` and the deleted-PodGroup
 rows of ``TestAddUnschedulablePodIfNotPresentPodGroupMember`` are ported in
 test_upstream_queue_podgroups.py; ``TestPriorityQueue_AddCompositePodGroup``,
@@ -34,13 +35,14 @@ Obj = dict[str, Any]
 
 R_ATTEMPTED = (
     "AddAttemptedPodGroupIfNeeded requeues a whole QueuedPodGroupInfo (its counters, "
-    "timestamp and the pods buffered in pendingPodGroupPods while it was in flight); the "
-    "reference returns each attempted member by itself (add_unschedulable_if_not_present) "
-    "and has no pending buffer"
+    "timestamp and the pods buffered in pendingPodGroupPods while it was in flight) by the "
+    "attempt's status; the reference returns each attempted member by itself "
+    "(add_unschedulable_if_not_present) and has no group-attempt status to requeue by"
 )
 R_MEMBER_RETURN = (
     "a member returning from a group attempt goes to pendingPodGroupPods or into its queued "
-    "group entity upstream; the reference has neither (each member is returned alone)"
+    "group entity upstream; the reference returns each member alone by its own hints and "
+    "backoff (only newly added members are held pending or join their group)"
 )
 R_PODGROUP = (
     "UpdatePodGroup replaces the PodGroup object held in the queued group entity; the "
