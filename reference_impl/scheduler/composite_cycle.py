@@ -68,6 +68,8 @@ __all__ = ["CPG_VERSION", "MAX_DEPTH", "CompositeCycle"]
 Obj = dict[str, Any]
 CPG_VERSION: Final = "scheduling.k8s.io/v1alpha3"
 MAX_DEPTH: Final = 4  # CompositePodGroup levels above a PodGroup (WorkloadMaxTreeDepth)
+# compositePodGroupSchedulingDefaultAlgorithm: a child's internal error fails its parent.
+CHILD_ERROR: Final = "composite pod group evaluation failed due to child error"
 
 
 def _ns_name(obj: Obj) -> tuple[str, str]:
@@ -294,7 +296,8 @@ class CompositeCycle:
                 walk_error = walk_error or err
             else:
                 scheduled += self._wc._bound_members("/".join(_ns_name(g)))  # noqa: SLF001
-        candidates, status = placer.candidates(node, scheduled, parent, walk_error)
+        named, status = placer.named_candidates(node, scheduled, parent, walk_error)
+        candidates = [nodes for _, nodes in named]
         if not status.is_success():
             if status.code is Code.ERROR:
                 out.error = out.error or status.message()
@@ -303,10 +306,12 @@ class CompositeCycle:
         if len(candidates) == 1:
             return self._place_children(node, pinfos, out, candidates[0])
         feasible: list[Option] = []
-        for nodes in candidates:
+        names: list[str] = []  # the PlacementScore plugins see each placement's name
+        for pname, nodes in named:
             sub = _Placement()
             if self._place_children(node, pinfos, sub, nodes):
                 feasible.append((nodes, proposed(*sub.attempts)))
+                names.append(pname)
             out.rejectors |= sub.rejectors
             for att in reversed(sub.attempts):
                 placer.rollback(att)
@@ -315,7 +320,7 @@ class CompositeCycle:
                 return False
         if not feasible:
             return False
-        best = feasible[placer.choose(node, scheduled, feasible, walk_error)][0]
+        best = feasible[placer.choose(node, scheduled, feasible, walk_error, names)][0]
         return self._place_children(node, pinfos, out, best)
 
     def _place_children(
@@ -331,7 +336,10 @@ class CompositeCycle:
         pgs, cpgs = self._children(ns, name)
         met = 0
         for pg in pgs:
-            att = self._place_group(pg, pinfos, out.rejectors, nodes)
+            att, err = self._place_group(pg, pinfos, out.rejectors, nodes)
+            if err:
+                out.error = f"{CHILD_ERROR}: {err}"
+                return False
             if att is not None:
                 out.attempts.append(att)
                 out.groups.append(pg)
@@ -343,7 +351,7 @@ class CompositeCycle:
             if sub.error:
                 for att in reversed(sub.attempts):
                     self._wc.placer.rollback(att)
-                out.error = sub.error
+                out.error = f"{CHILD_ERROR}: {sub.error}"
                 return False
             if ok:
                 out.attempts += sub.attempts
@@ -360,20 +368,22 @@ class CompositeCycle:
         pinfos: dict[str, QueuedPodInfo],
         rejectors: set[str],
         nodes: Sequence[NodeInfo] | None,
-    ) -> GroupAttempt | None:
+    ) -> tuple[GroupAttempt | None, str]:
         """One child PodGroup at its own gang minimum inside ``nodes`` (kept on the cache),
-        or None."""
+        or None; and its internal error ("" if none), which fails the whole subtree."""
         ns, name = _ns_name(pg)
         gk = f"{ns}/{name}"
         mine = [p for k, p in sorted(pinfos.items()) if group_key(p.pod) == gk]
         bound = self._wc._bound_members(gk)  # noqa: SLF001
         need = max(1, min_count(pg)) - len(bound)
         if need <= 0:
-            return self._wc.placer.try_place([], None)  # already met
+            return self._wc.placer.try_place([], None), ""  # already met
         att, failed = self._wc.placer.place(mine, pg, bound, need, nodes)
         if att is None:
             rejectors |= failed.rejectors if failed else set()
-        return att
+            if failed is not None and failed.error is not None:
+                return None, failed.error.message()
+        return att, ""
 
     def _hold(
         self,

@@ -179,11 +179,16 @@ class GroupPlacer:
         return [(p.name, parent if p.name == "" else p.nodes) for p in placements], status
 
     def choose(
-        self, group: Obj, scheduled: Sequence[str], options: Sequence[Option], walk_error: str = ""
+        self,
+        group: Obj,
+        scheduled: Sequence[str],
+        options: Sequence[Option],
+        walk_error: str = "",
+        names: Sequence[str] | None = None,
     ) -> int:
         """``best``, with the first candidate on a plugin failure (the composite cycle's
         rule; a PodGroup's attempt errors instead)."""
-        return self.best(group, scheduled, options, walk_error=walk_error)[0]
+        return self.best(group, scheduled, options, names, walk_error=walk_error)[0]
 
     def best(
         self,

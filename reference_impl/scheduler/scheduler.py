@@ -144,6 +144,10 @@ class Scheduler:
         pod = pinfo.pod
         # A deferred resize is queued alone, never as a pod-group member (isPodGroupMember).
         group = None if deferred else self.workload.group_of(latest)
+        if group is None and not deferred and (err := self.workload.missing_pod_group(latest)):
+            # handlePodGroupFailureBeforeScheduling: the queue holds it until the group is back.
+            self._handle_failure(pinfo, Status(Code.ERROR, (err,)), Diagnosis(), clear_nominated=True)
+            return
         if group is not None:
             self.workload.schedule_group(pinfo, group)  # the pod-group cycle
             return

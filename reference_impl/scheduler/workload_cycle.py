@@ -14,6 +14,7 @@ is ``group_placement.py``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.apiserver.server import ObjectEvent
@@ -31,6 +32,7 @@ from reference_impl.scheduler.framework.interface import (
 )
 from reference_impl.scheduler.framework.pod_group_post_filter import (
     PodGroupPostFilterInfo,
+    PodGroupPostFilterResult,
     PodGroupScheduling,
 )
 from reference_impl.scheduler.framework.types import QueuedPodInfo
@@ -133,6 +135,19 @@ class WorkloadCycle:
             return pg
         return None
 
+    def missing_pod_group(self, pod: Obj) -> str:
+        """``reconcilePodGroupWithSnapshot``'s error for a popped member whose PodGroup went
+        after it was queued (``PodGroups().Get`` on the snapshot), else ""."""
+        gk = group_key(pod)
+        if gk is None or not self._s.features.enable_generic_workload:
+            return ""
+        if self._s.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup").get(gk) is not None:
+            return ""
+        key = f"podgroup/{gk}"
+        if self.gang is not None and self.gang.members(gk):  # its pods keep the group's state
+            return f"pod group object not found for pod group {key}"
+        return f"pod group state not found for pod group {key}"
+
     # -- the cycle ------------------------------------------------------------------
 
     def schedule_group(self, first: QueuedPodInfo, pg: Obj) -> None:
@@ -158,6 +173,9 @@ class WorkloadCycle:
         if err is not None:
             self._fail_with_error(pinfos, pg, err)
             return
+        pinfos = self.skip_pod_group_pod_schedule(pinfos)
+        if not pinfos:
+            return  # every popped member was skipped: the attempt ends, nothing requeued
         bound = [p["spec"]["nodeName"] for p in bound_pods]
         need = max(0, min_count(pg) - len(bound))
         best, failed = self.placer.place(pinfos, pg, bound, need)
@@ -207,6 +225,20 @@ class WorkloadCycle:
             if len(attempt.placed) >= need:
                 return {p.key: node for _, p, node in attempt.placed}
         return {}
+
+    def skip_pod_group_pod_schedule(self, pinfos: list[QueuedPodInfo]) -> list[QueuedPodInfo]:
+        """``skipPodGroupPodSchedule``: members being deleted or already assumed
+        (``skipPodSchedule``) leave the attempt; their in-flight entry ends, no requeue."""
+        kept = []
+        for pinfo in pinfos:
+            latest = self._s._latest(pinfo.key)  # noqa: SLF001
+            if latest is None or latest["metadata"].get("deletionTimestamp") or (
+                self._s.cache.is_assumed(pinfo.key)
+            ):
+                self._s.queue.done(pinfo.key)
+                continue
+            kept.append(pinfo)
+        return kept
 
     def _take_members(self, gk: str, first: str) -> list[QueuedPodInfo]:
         assert self.gang is not None
@@ -266,15 +298,19 @@ class WorkloadCycle:
             group = Status(Code.UNSCHEDULABLE, (PG_UNSCHEDULABLE,))
         final, waiting = group, False
         if group.code is Code.UNSCHEDULABLE:  # only then does PodGroupPostFilter run
-            post = self._post_filter(pinfos, pg, need)
+            res, post = self._post_filter(pinfos, pg, need)
             if post.code is Code.ERROR:  # applyPodGroupPostFilterResult: the error wins
                 self._fail_with_error(pinfos, pg, post.message(), att)
                 return
             waiting = post.is_success()
+            if waiting and res is not None:
+                self._nominate(pinfos, res.nominating)
             final = Status(group.code, (*group.reasons, post.message()), group.plugin)
         self.submit_unschedulable(pinfos, pg, att, group, final, waiting)
 
-    def _post_filter(self, pinfos: list[QueuedPodInfo], pg: Obj, need: int) -> Status:
+    def _post_filter(
+        self, pinfos: list[QueuedPodInfo], pg: Obj, need: int
+    ) -> tuple[PodGroupPostFilterResult | None, Status]:
         """``RunPodGroupPostFilterPlugins`` (the framework's PodGroupPostFilter plugins, in
         profile order) with the group algorithm's dry runs as ``pgSchedulingFunc``."""
         info = PodGroupPostFilterInfo(
@@ -285,9 +321,24 @@ class WorkloadCycle:
             place=lambda: self.dry_run_placement(pinfos, pg, need),
             message=lambda: self.last_dry_run_message,
         )
-        _, st = self._s.framework.run_pod_group_post_filter_plugins(
+        return self._s.framework.run_pod_group_post_filter_plugins(
             self.placer.group_cycle, info, schedule)
-        return st
+
+    def _nominate(self, pinfos: list[QueuedPodInfo], nominating: Mapping[str, str]) -> None:
+        """``applyPodGroupPostFilterResult``: a member the result names gets that node as
+        its nomination (ModeOverride, written by the FailureHandler); others keep theirs."""
+        for pinfo in pinfos:
+            node = nominating.get(pinfo.key)
+            latest = self._s._latest(pinfo.key)  # noqa: SLF001
+            if not node or latest is None or latest["spec"].get("nodeName"):
+                continue
+            if (latest.get("status") or {}).get("nominatedNodeName") == node:
+                continue
+            try:
+                self._s.ctx.server.update_status(
+                    {**latest, "status": {**(latest.get("status") or {}), "nominatedNodeName": node}})
+            except ApiError:
+                pass  # changed or gone meanwhile; its next attempt nominates again
 
     def submit_unschedulable(
         self,
