@@ -1,7 +1,7 @@
 """Service cluster IPs before allocation: the service REST's create/update hook runs
 ``ValidateServiceClusterIPsRelatedFields`` as a "loose pre-validation" and answers its
 errors alone (``pkg/registry/core/service/storage/alloc.go``), before the strategy's
-validation. Creates then allocate (``service_ips_alloc``)."""
+validation. Creates and updates then allocate (``service_ips_alloc``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from reference_impl.apiserver.registry import Context, preparer
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause, Invalid
 
-__all__: list[str] = []
+__all__ = ["cluster_ip_causes", "normalize_cluster_ips", "patch_allocated_cluster_ips"]
 
 Obj = dict[str, Any]
 _FAMILIES: Final = ("IPv4", "IPv6")
@@ -34,7 +34,7 @@ def _is_v4(ip: str) -> bool:
 
 
 def cluster_ip_causes(spec: Obj) -> list[Cause]:
-    """The errors of ``ValidateServiceClusterIPsRelatedFields`` up to the dual-stack check."""
+    """The errors of ``ValidateServiceClusterIPsRelatedFields``."""
     if spec.get("type") == "ExternalName":
         return []
     out: list[Cause] = []
@@ -69,16 +69,30 @@ def cluster_ip_causes(spec: Obj) -> list[Cause]:
     if len(ips) > 2:
         out.append(fe.invalid("spec.clusterIPs", ips, "may only hold up to 2 values"))
     # IsDualStackIPStrings: more than one IP needs one of each family.
-    if not bad and len(ips) > 1 and len({_is_v4(x) for x in ips}) < 2:
+    if bad:
+        return out
+    if len(ips) > 1 and len({_is_v4(x) for x in ips}) < 2:
         out.append(fe.invalid("spec.clusterIPs", ips, "may specify no more than one IP for each IP family"))
+    if ips != ["None"]:  # each IP matches its family, when given
+        for i, (value, fam) in enumerate(zip(ips, spec.get("ipFamilies") or [], strict=False)):
+            want = {"IPv4": True, "IPv6": False}.get(str(fam))
+            if want is not None and _is_v4(value) != want:
+                msg = f"expected an {fam} value as indicated by `ipFamilies[{i}]`"
+                out.append(fe.invalid(f"spec.clusterIPs[{i}]", value, msg))
     return out
 
 
-def _normalize_update(spec: Obj, ospec: Obj) -> None:
-    """``normalizeClusterIPs`` on update: a changed clusterIP with clusterIPs as they were
-    takes the plural with it (emptied with it, or set to the new value)."""
-    ip, oip = spec.get("clusterIP") or "", ospec.get("clusterIP") or ""
-    if oip and not spec.get("clusterIPs") and ip == oip:
+def normalize_cluster_ips(spec: Obj, ospec: Obj | None) -> None:
+    """``normalizeClusterIPs``: a create's clusterIP alone fills clusterIPs; on update, a
+    changed clusterIP with clusterIPs as they were takes the plural with it (emptied with
+    it, or set to the new value)."""
+    ip = spec.get("clusterIP") or ""
+    if ospec is None:
+        if ip and not spec.get("clusterIPs"):
+            spec["clusterIPs"] = [ip]
+        return
+    oip = ospec.get("clusterIP") or ""
+    if ospec.get("clusterIPs") and not spec.get("clusterIPs") and ip == oip:
         spec["clusterIPs"] = list(ospec.get("clusterIPs") or [])
     if ip == oip or (spec.get("clusterIPs") or []) != (ospec.get("clusterIPs") or []):
         return
@@ -88,20 +102,26 @@ def _normalize_update(spec: Obj, ospec: Obj) -> None:
         spec["clusterIPs"] = [ip]
 
 
+def patch_allocated_cluster_ips(spec: Obj, ospec: Obj) -> None:
+    """``patchAllocatedValues``' IP half: cluster IPs an update left empty keep the old
+    ones while both types need one."""
+    if "ExternalName" in (spec.get("type"), ospec.get("type")):
+        return
+    if not spec.get("clusterIP") and ospec.get("clusterIP"):
+        spec["clusterIP"] = ospec["clusterIP"]
+    if not spec.get("clusterIPs") and ospec.get("clusterIPs"):
+        spec["clusterIPs"] = list(ospec["clusterIPs"])
+
+
 @preparer("Service")
 def precheck_cluster_ips(svc: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """The storage's ``patchAllocatedValues`` on update (cluster IPs the update left
-    empty keep the old ones while both types need one) and ``normalizeClusterIPs``,
-    SetDefaults_Service's clusterIPs from clusterIP, then the allocator's pre-check."""
+    """The storage's ``patchAllocatedValues`` on update and ``normalizeClusterIPs``, then
+    the allocator's pre-check."""
     spec = svc.setdefault("spec", {})
-    ospec = (old or {}).get("spec")
-    if isinstance(ospec, dict) and "ExternalName" not in (spec.get("type"), ospec.get("type")):
-        if not spec.get("clusterIP") and ospec.get("clusterIP"):
-            spec["clusterIP"] = ospec["clusterIP"]
-        if not spec.get("clusterIPs") and ospec.get("clusterIPs"):
-            spec["clusterIPs"] = list(ospec["clusterIPs"])
+    ospec = (old or {}).get("spec") if old is not None else None
     if isinstance(ospec, dict):
-        _normalize_update(spec, ospec)
+        patch_allocated_cluster_ips(spec, ospec)
+    normalize_cluster_ips(spec, ospec if isinstance(ospec, dict) else None)
     if spec.get("clusterIP") and not spec.get("clusterIPs"):
         spec["clusterIPs"] = [spec["clusterIP"]]
     causes = cluster_ip_causes(spec)
