@@ -29,6 +29,7 @@ __all__ = [
     "preparer",
     "strategy_for",
     "validator",
+    "warner",
 ]
 
 Obj = dict[str, Any]
@@ -72,6 +73,9 @@ Defaulter = Callable[[Obj, Context], None]
 # PrepareForCreate/Update: (new object, old object or None on create, "now" as RFC 3339,
 # context). For what needs the old object or the clock: dropDisabledFields, timestamps.
 Preparer = Callable[[Obj, Obj | None, str, Context], None]
+# WarningsOnCreate/Update: (new object, old object or None on create, context) -> the
+# "Warning:" texts of a write that passed validation (``apiserver/warnings``).
+Warner = Callable[[Obj, Obj | None, Context], list[str]]
 
 
 @dataclass(slots=True)
@@ -84,6 +88,8 @@ class Strategy:
     status_preparers: list[Preparer] = field(default_factory=list)
     validators: list[Validator] = field(default_factory=list)
     status_validators: list[Validator] = field(default_factory=list)
+    warners: list[Warner] = field(default_factory=list)
+    status_warners: list[Warner] = field(default_factory=list)
 
 
 _STRATEGIES: dict[str, Strategy] = {}
@@ -128,6 +134,19 @@ def validator(*kinds: str, status: bool = False) -> Callable[[Validator], Valida
         for k in kinds:
             s = strategy_for(k)
             (s.status_validators if status else s.validators).append(fn)
+        return fn
+
+    return deco
+
+
+def warner(*kinds: str, status: bool = False) -> Callable[[Warner], Warner]:
+    """Register a WarningsOnCreate/Update function for ``kinds`` (``status=True``: the
+    status strategy's WarningsOnUpdate)."""
+
+    def deco(fn: Warner) -> Warner:
+        for k in kinds:
+            s = strategy_for(k)
+            (s.status_warners if status else s.warners).append(fn)
         return fn
 
     return deco

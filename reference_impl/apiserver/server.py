@@ -32,6 +32,7 @@ from reference_impl.apiserver import (
     rbac_bootstrap,
     strategies,
     subresource_updates,
+    warnings,
 )
 from reference_impl.apiserver import eviction as eviction_subresource
 from reference_impl.apiserver.decode import (
@@ -48,6 +49,8 @@ from reference_impl.apiserver.generation import bumps_generation, sets_generatio
 from reference_impl.apiserver.registry import AdmissionPlugin, Context, Operation, strategy_for
 from reference_impl.apiserver.status_meta import metadata_changed, status_metadata
 from reference_impl.apiserver.strategies.meta import generic_meta_only, meta_causes
+from reference_impl.apiserver.warnings.deprecation import deprecation_warnings
+from reference_impl.apiserver.warnings.recorder import header_texts
 from reference_impl.apiserver.watch import ObjectEvent, object_event, open_watch
 from reference_impl.clock import SimClock, rfc3339
 from reference_impl.errors import (
@@ -65,7 +68,7 @@ from reference_impl.storage.mvcc import KeyValue, MVCCStore, StoreEvent
 
 __all__ = ["APIServer", "ObjectEvent"]
 
-_ = strategies  # imported for its registrations
+_ = strategies, warnings  # imported for their registrations
 
 Obj = dict[str, Any]
 MAX_NAME_GENERATION_CREATE_ATTEMPTS = 8  # store.go's maxNameGenerationCreateAttempts
@@ -104,6 +107,9 @@ class APIServer:
         self._handlers: list[Callable[[ObjectEvent], None]] = []
         self._by_group_resource: dict[str, ResourceInfo] = {}
         self.writes = 0
+        # The "Warning:" texts of the last create, update, apply or status update (upstream
+        # sends them as 299 headers with the reply, failed or not); [] when there were none.
+        self.warnings: builtins.list[str] = []
         # key -> the object of the last event delivered for it (read-only, shared with
         # handlers and informer caches), reused as the next event's ``old``.
         self._delivered: dict[str, Obj] = {}
@@ -247,7 +253,8 @@ class APIServer:
         return base if kind == "IPAddress" else f"{base[:58]}{self._rng.suffix()}"
 
     def create(self, manifest: Obj) -> Obj:
-        """Create; AlreadyExists when the name is taken."""
+        """Create; AlreadyExists when the name is taken. ``warnings`` holds its warnings."""
+        self.warnings = []
         if access_reviews.is_review(manifest):  # answered, never stored
             return access_reviews.review(manifest, self.resource, self._shared_get, self._shared_list)
         d = self._decode(manifest)
@@ -276,6 +283,7 @@ class APIServer:
             meta["generation"] = sent_generation  # kept: nothing manages it (validated >= 0)
         # Validation (a missing name included) comes before the storage's AlreadyExists.
         self._prepare(d, None)
+        warned = self._warn(d, None, status=False)
         key = keys.key(info, meta["name"], ns)
         # The registry's createWithGenerateNameRetry: a generated name that is taken is
         # drawn again, up to maxNameGenerationCreateAttempts (8) attempts in all.
@@ -288,10 +296,13 @@ class APIServer:
             # rest.CheckGeneratedNameError: a generated name gets NewGenerateNameConflict's text.
             why = ", the server was not able to generate a unique name for the object" if generated else ""
             raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists{why}')
-        return self._commit(key, obj, d.api_version)
+        out = self._commit(key, obj, d.api_version)
+        self.warnings = warned  # again: an event handler's own write may have reset it
+        return out
 
     def update(self, manifest: Obj) -> Obj:
         """Replace the object (status kept for kinds with a status subresource)."""
+        self.warnings = []
         peek = lookups.StoredPeek(self.store)
         d = decode(manifest, self.resource, peek)
         info, obj = d.info, d.obj
@@ -311,7 +322,10 @@ class APIServer:
             spec_part(obj) != spec_part(old) or annotations_bump(info, obj, old)
         ):
             meta["generation"] = int(old["metadata"].get("generation", 0)) + 1
-        return self._finish_update(key, d, old)
+        warned = self._warn(d, old, status=False)  # after PrepareForUpdate's generation bump
+        out = self._finish_update(key, d, old)
+        self.warnings = warned
+        return out
 
     def apply(self, manifest: Obj) -> Obj:
         """Create, or update when the object exists (a whole-object apply)."""
@@ -330,6 +344,7 @@ class APIServer:
 
     def update_status(self, manifest: Obj) -> Obj:
         """Replace only ``status`` through the /status subresource."""
+        self.warnings = []
         peek = lookups.StoredPeek(self.store)
         d = decode(manifest, self.resource, peek)
         info, obj = d.info, d.obj
@@ -357,7 +372,11 @@ class APIServer:
             causes += v(new, old, ctx)
         if causes:
             raise Invalid(info.kind, meta.get("name", ""), causes)
-        return self._finish_update(key, Decoded(info, new, d.api_version), old)
+        d = Decoded(info, new, d.api_version)
+        warned = self._warn(d, old, status=True)
+        out = self._finish_update(key, d, old)
+        self.warnings = warned
+        return out
 
     def resize(self, manifest: Obj) -> Obj:
         """The pods/resize subresource: only container resources and resizePolicy may change."""
@@ -500,6 +519,20 @@ class APIServer:
             causes = conversion.wire_causes(causes, info, d.api_version)
             raise Invalid(info.kind, obj["metadata"].get("name", ""), causes)
         conversion.stored_default(obj, info)  # what a read of the stored object would add
+
+    def _warn(self, d: Decoded, old: Obj | None, *, status: bool) -> builtins.list[str]:
+        """rest.BeforeCreate/BeforeUpdate's ``warning.AddWarnings`` of the strategy's
+        WarningsOnCreate/Update, set on ``warnings`` and returned; most kinds have none, so
+        nothing is built for them."""
+        strat = strategy_for(d.info.kind)
+        warners = strat.status_warners if status else strat.warners
+        texts = deprecation_warnings(d.api_version, d.info.kind)  # the route's, first
+        if warners:
+            ctx = self._context("status" if status else "")
+            texts += [t for w in warners for t in w(d.obj, old, ctx)]
+        if texts:
+            self.warnings = header_texts(texts)
+        return self.warnings
 
     def _check_namespace(self, ns: str, info: ResourceInfo) -> None:
         lookups.check_namespace(self.store, ns, info)
