@@ -33,6 +33,7 @@ __all__ = [
     "InsufficientResource",
     "NodeInfo",
     "PredicateFailure",
+    "admission_check",
     "admit",
     "general_filter",
     "is_static_pod",
@@ -73,6 +74,8 @@ class InsufficientResource:
     requested: int
     used: int
     capacity: int
+    # Preemption cannot help: the request exceeds the node's allocatable outright.
+    unresolvable: bool = False
 
     def error(self) -> str:
         """``Error()``: the rejection message."""
@@ -215,11 +218,13 @@ def _fits(pod: Obj, info: NodeInfo, pod_level: bool, resources: bool) -> list[Fa
     for name in _BASE:
         want = req.get(name)
         if want > 0 and want > alloc.get(name) - used.get(name):
-            out.append(InsufficientResource(name, want, used.get(name), alloc.get(name)))
+            out.append(InsufficientResource(name, want, used.get(name), alloc.get(name),
+                                            want > alloc.get(name)))
     for name in sorted(req.scalar):  # a Go map: sorted here to stay deterministic
         want = req.scalar[name]
         if want > 0 and want > alloc.get(name) - used.get(name):
-            out.append(InsufficientResource(name, want, used.get(name), alloc.get(name)))
+            out.append(InsufficientResource(name, want, used.get(name), alloc.get(name),
+                                            want > alloc.get(name)))
     return out
 
 
@@ -239,20 +244,38 @@ def general_filter(
 ) -> list[FailureReason]:
     """``generalFilter``: ``scheduler.AdmissionCheck`` with every failure, then the
     untolerated NoExecute taints (static pods skip those)."""
-    out: list[FailureReason] = list(_fits(pod, info, pod_level, resources))
-    if not _affinity_matches(pod, info.node):
-        out.append(PredicateFailure(NODE_AFFINITY, ERR_NODE_AFFINITY))
-    name = (pod.get("spec") or {}).get("nodeName")
-    if name and name != (info.node.get("metadata") or {}).get("name"):
-        out.append(PredicateFailure(NODE_NAME, ERR_NODE_NAME))
-    if not _ports_fit(pod, info):
-        out.append(PredicateFailure(NODE_PORTS, ERR_NODE_PORTS))
+    out = admission_check(pod, info, True, pod_level=pod_level, resources=resources)
     if not is_static_pod(pod):
         taint = find_untolerated(
             parse_taints(info.node), parse_tolerations(pod, compare_taints), frozenset({"NoExecute"})
         )
         if taint is not None:
             out.append(PredicateFailure(TAINT_TOLERATION, ERR_TAINT))
+    return out
+
+
+def admission_check(
+    pod: Obj, info: NodeInfo, include_all_failures: bool, *, pod_level: bool = True,
+    resources: bool = True,
+) -> list[FailureReason]:
+    """``scheduler.AdmissionCheck`` (pkg/scheduler/eventhandlers.go): resource fit, node
+    affinity, node name, host ports, in that order; without ``include_all_failures`` the
+    first failing check's results alone."""
+    out: list[FailureReason] = list(_fits(pod, info, pod_level, resources))
+    if out and not include_all_failures:
+        return out
+    name = (pod.get("spec") or {}).get("nodeName")
+    checks: tuple[tuple[bool, str, str], ...] = (
+        (_affinity_matches(pod, info.node), NODE_AFFINITY, ERR_NODE_AFFINITY),
+        (not name or name == (info.node.get("metadata") or {}).get("name"), NODE_NAME,
+         ERR_NODE_NAME),
+        (_ports_fit(pod, info), NODE_PORTS, ERR_NODE_PORTS),
+    )
+    for ok, plugin, why in checks:
+        if not ok:
+            out.append(PredicateFailure(plugin, why))
+            if not include_all_failures:
+                return out
     return out
 
 

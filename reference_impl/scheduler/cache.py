@@ -7,37 +7,35 @@ requests), never rebuilt.
 
 Deliberate deviation: upstream copies changed NodeInfos into a snapshot at the start of
 each cycle because binding runs concurrently. Here a cycle runs to completion inside one
-clock event, so the snapshot *is* the cache's NodeInfos and costs nothing to take.
+clock event, so the snapshot *is* the cache's NodeInfos and costs nothing to take. Its node
+list follows the node tree (zone-interleaved, node_tree.py) and, as upstream's
+``updateNodeInfoSnapshotList``, is rebuilt only when a node is added or removed.
 """
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
 
 from reference_impl.scheduler.framework.node_memo import NodeList
 from reference_impl.scheduler.framework.registry import SharedLister
 from reference_impl.scheduler.framework.types import NodeIndex, NodeInfo, PodInfo, pod_key
+from reference_impl.scheduler.node_tree import NodeTree
 
 __all__ = ["SchedulerCache"]
 
 Obj = dict[str, Any]
-_ZONE: Final = "topology.kubernetes.io/zone"
-_ZONE_BETA: Final = "failure-domain.beta.kubernetes.io/zone"
-_REGION: Final = "topology.kubernetes.io/region"
-_REGION_BETA: Final = "failure-domain.beta.kubernetes.io/region"
 
 
 class SchedulerCache:
-    """NodeInfos by name with assumed pods; ``node_infos()`` is the sorted snapshot."""
+    """NodeInfos by name with assumed pods; ``node_infos()`` is the snapshot's node list."""
 
     def __init__(self, node_allocatable: bool = False) -> None:
         # DRANodeAllocatableResources: a pod's recorded node-allocatable claim amounts
         # count in its node's requested resources (``CalculateResource``).
         self.node_allocatable = node_allocatable
         self._nodes: dict[str, NodeInfo] = {}
-        self._names: list[str] = []  # sorted names of nodes whose Node object exists
+        self.tree = NodeTree()  # the nodes whose Node object exists
         self._ordered: NodeList | None = None
         self._pods: dict[str, PodInfo] = {}  # key -> the version accounted on its node
         self._assumed: set[str] = set()
@@ -46,9 +44,11 @@ class SchedulerCache:
     # -- SharedLister -----------------------------------------------------------------
 
     def node_infos(self) -> Sequence[NodeInfo]:
-        """Nodes (with a Node object) sorted by name."""
+        """Nodes (with a Node object) in the node tree's order as of the last node add or
+        remove (``updateNodeInfoSnapshotList``: a zone change alone keeps the old order)."""
         if self._ordered is None:
-            self._ordered = NodeList((self._nodes[n] for n in self._names), self.index)
+            names, _ = self.tree.list()
+            self._ordered = NodeList((self._nodes[n] for n in names), self.index)
         return self._ordered
 
     def get(self, node_name: str) -> NodeInfo | None:
@@ -58,22 +58,34 @@ class SchedulerCache:
 
     def num_nodes(self) -> int:
         """How many nodes the snapshot has."""
-        return len(self._names)
+        return self.tree.num_nodes
 
     # -- nodes --------------------------------------------------------------------------
 
     def add_node(self, node: Obj) -> None:
-        """A node was added or changed."""
+        """``AddNode``: a node was added (its tree entry goes last in its zone)."""
+        ni = self._node_info(node)
+        if ni.node is None:
+            self._ordered = None
+        self.tree.add_node(node)
+        ni.set_node(node)
+
+    def update_node(self, node: Obj) -> None:
+        """``UpdateNode``: a node changed; a changed zone moves it in the tree."""
+        ni = self._node_info(node)
+        if ni.node is None:
+            self._ordered = None
+            self.tree.add_node(node)
+        else:
+            self.tree.update_node(ni.node, node)
+        ni.set_node(node)
+
+    def _node_info(self, node: Obj) -> NodeInfo:
         name = node["metadata"]["name"]
         ni = self._nodes.get(name)
         if ni is None:
             ni = self._nodes[name] = self._new_info(name)
-        if ni.node is None:
-            bisect.insort(self._names, name)
-            self._ordered = None
-        ni.set_node(node)
-
-    update_node = add_node
+        return ni
 
     def remove_node(self, node: Obj) -> str:
         """A node was deleted; its pods stay accounted until their own deletes arrive.
@@ -82,10 +94,9 @@ class SchedulerCache:
         ni = self._nodes.get(name)
         if ni is None:
             return f"node {name} is not found"
-        if ni.node is None:
-            return f'node "{name}" in group "{_zone_key(node)}" was not found'
-        i = bisect.bisect_left(self._names, name)
-        del self._names[i]
+        if ni.node is None:  # a ghost: its tree entry is gone
+            return self.tree.remove_node(node)
+        self.tree.remove_node(ni.node)  # the entry as last added or updated
         self._ordered = None
         self.index.tainted.discard(name)
         self.index.cordoned.discard(name)
@@ -232,14 +243,6 @@ class SchedulerCache:
         del self._nodes[name]
         self.index.affinity.pop(name, None)
         self.index.anti_affinity.pop(name, None)
-
-
-def _zone_key(node: Obj) -> str:
-    """``utilnode.GetZoneKey``: the node tree's group of a node ("" without zone labels)."""
-    labels = node["metadata"].get("labels") or {}
-    region = labels[_REGION] if _REGION in labels else labels.get(_REGION_BETA, "")
-    zone = labels[_ZONE] if _ZONE in labels else labels.get(_ZONE_BETA, "")
-    return f"{region}:\x00:{zone}" if region or zone else ""
 
 
 _: type[SharedLister] = SchedulerCache

@@ -22,6 +22,7 @@ deleted, and the preemptor (each gang member) gets ``status.nominatedNodeName``,
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cmp_to_key
 from typing import Any, Final, final
 
 from reference_impl.api.meta import set_condition
@@ -61,6 +62,8 @@ from reference_impl.scheduler.plugins.default_preemption_victims import (
 __all__ = ["NAME", "DefaultPreemption", "new"]
 
 Obj = dict[str, Any]
+IsEligiblePod = Callable[[NodeInfo, Unit, Obj], bool]  # ``IsEligiblePodFunc``
+MoreImportantVictim = Callable[[Unit, Unit], bool]  # ``MoreImportantVictimFunc``
 NAME: Final = names.DEFAULT_PREEMPTION
 REASON: Final = "PreemptionByScheduler"
 NO_VICTIMS: Final = "No preemption victims found for incoming pod"
@@ -85,6 +88,11 @@ class DefaultPreemption:
         self._group_policy = features.enable_pod_group_preemption_policy
         self._pending: dict[str, set[str]] = {}  # preemptor -> victims not yet gone
         self._nominator: Nominator | None = None
+        # Upstream's exported hooks for out-of-tree variants (``IsEligiblePod``,
+        # ``MoreImportantVictim``); None keeps the defaults: every lower-priority victim is
+        # eligible, ordered by ``importance``.
+        self.is_eligible_pod: IsEligiblePod | None = None
+        self.more_important_victim: MoreImportantVictim | None = None
 
     def use_nominator(self, nominator: Nominator) -> None:
         """Dry runs see other preemptors' reservations (``RunFilterPluginsWithNominatedPods``)."""
@@ -205,6 +213,8 @@ class DefaultPreemption:
         priority), those with a pod on ``ni`` that must go for the pod to fit there, and
         how many of their pods violate a PDB; else the status why the node cannot help."""
         here = [u for u in units if any(p.node_name == ni.name for p in u.pods)]
+        if self.is_eligible_pod is not None:
+            here = [u for u in here if self._eligible_everywhere(u, pod)]
         if not here:
             return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,))
         filters = self._fw.active_filters(state)
@@ -285,7 +295,7 @@ class DefaultPreemption:
             for u in units:
                 self._restore(u)
             return None
-        important = sorted(units, key=importance)
+        important = self._by_importance(units)
         violating = pdb_violations(important, self._pdbs())
         victims: list[Unit] = []
         count = 0
@@ -299,6 +309,28 @@ class DefaultPreemption:
         for u in victims:
             self._restore(u)
         return victims, count
+
+    def _eligible_everywhere(self, u: Unit, preemptor: Obj) -> bool:
+        """``isPreemptionAllowedAcrossAllVictimNodes``: the hook allows the victim on every
+        node it has a pod on (a lone pod: its own node)."""
+        hook, lister = self.is_eligible_pod, self._h.snapshot_shared_lister()
+        assert hook is not None
+        for name in dict.fromkeys(p.node_name for p in u.pods):
+            ni = lister.get(name)
+            if ni is not None and not hook(ni, u, preemptor):
+                return False
+        return True
+
+    def _by_importance(self, units: list[Unit]) -> list[Unit]:
+        """Most important first: ``importance``, or the ``MoreImportantVictim`` hook."""
+        more = self.more_important_victim
+        if more is None:
+            return sorted(units, key=importance)
+
+        def cmp(a: Unit, b: Unit) -> int:
+            return -1 if more(a, b) else int(more(b, a))
+
+        return sorted(units, key=cmp_to_key(cmp))
 
     def _pdbs(self) -> list[Obj]:
         pdbs = self._h.ctx.informers.informer("policy/v1", "PodDisruptionBudget").items()

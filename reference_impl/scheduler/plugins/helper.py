@@ -1,8 +1,11 @@
-"""Models plugins/helper/normalize_score.go; node selector matching (component-helpers'
-nodeaffinity) lives in ``reference_impl.api.node_affinity`` and is re-exported here.
+"""Models plugins/helper/normalize_score.go and taint.go; node selector matching
+(component-helpers' nodeaffinity) lives in ``reference_impl.api.node_affinity`` and is
+re-exported here.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from reference_impl.api.node_affinity import (
     CompiledTerm,
@@ -19,6 +22,7 @@ __all__ = [
     "aggregate",
     "compile_terms",
     "default_normalize_score",
+    "do_not_schedule_taints_filter",
     "go_int64",
 ]
 
@@ -33,3 +37,9 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
         value = max_priority * s.score // top
         s.score = max_priority - value if reverse else value
     return OK
+
+
+def do_not_schedule_taints_filter(taint: dict[str, Any]) -> bool:
+    """``DoNotScheduleTaintsFilterFunc``: the taints that keep a pod off a node, those with
+    the NoSchedule or NoExecute effect (PreferNoSchedule only scores)."""
+    return taint.get("effect") in ("NoSchedule", "NoExecute")

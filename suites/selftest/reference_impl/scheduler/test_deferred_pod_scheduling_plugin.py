@@ -1,6 +1,8 @@
 """DeferredPodScheduling (KEP-5836) after the cases of upstream v1.37.2's
-deferred_pod_scheduling_test.go: PreFilter, Filter, both queueing hints and Permit, each
-with the gate off and on, for deferred and other pods; same verdicts, codes and messages."""
+deferred_pod_scheduling_test.go (TestDeferredPodScheduling_PreFilter, _Filter,
+_isSchedulableAfterNodeChange, _isSchedulableAfterNodeAdd, _Permit; row ids are upstream's
+names): each with the gate off and on, for deferred and other pods; same verdicts, codes and
+messages."""
 
 from __future__ import annotations
 
@@ -52,8 +54,8 @@ def _same(got: Status, want: Status) -> bool:
         (_pod(deferred=False), True, Status(Code.SKIP)),
         (_pod(), True, OK),
     ],
-    ids=["gate off, deferred pod -> skip", "gate on, non-deferred pod -> skip",
-         "gate on, deferred pod -> success"],
+    ids=["feature gate off, deferred pod -> skip", "feature gate on, non-deferred pod -> skip",
+         "feature gate on, deferred pod -> success/nil"],
 )
 def test_pre_filter(pod: Obj, gate: bool, want: Status) -> None:
     result, status = DeferredPodScheduling(gate).pre_filter(CycleState(), pod, [])
@@ -72,8 +74,8 @@ def test_pre_filter(pod: Obj, gate: bool, want: Status) -> None:
         (_pod(), OTHER, True,
          Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("pod assigned to different node",))),
     ],
-    ids=["gate off -> success (ignore disabled policy)",
-         "gate on, non-deferred pod -> success (ignore disabled policy)",
+    ids=["feature gate off -> success (ignore disabled policy)",
+         "feature gate on, non-deferred pod -> success (ignore disabled policy)",
          "node has nil preemption policy -> success",
          "node has empty disable preemption policy -> success",
          "node has disabled preemption policy -> unschedulable",
@@ -138,8 +140,9 @@ def test_is_schedulable_after_node_add(pod: Obj, new: Obj, gate: bool, want: Que
         (_pod(), True, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                               ("pod resize fits, waiting for Kubelet actuation",))),
     ],
-    ids=["gate off, deferred pod -> success", "gate on, non-deferred pod -> success",
-         "gate on, deferred pod -> reject with UnschedulableAndUnresolvable"],
+    ids=["feature gate off, deferred pod -> success/nil",
+         "feature gate on, non-deferred pod -> success/nil",
+         "feature gate on, deferred pod -> reject with UnschedulableAndUnresolvable"],
 )
 def test_permit(pod: Obj, gate: bool, want: Status) -> None:
     status, _ = DeferredPodScheduling(gate).permit(CycleState(), pod, "node1")

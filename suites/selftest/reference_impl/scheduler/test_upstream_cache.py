@@ -12,8 +12,8 @@ the pods (in order), Requested, NonZeroRequested (see ``assert_non_zero``), the 
 ports and image states.
 Not ported: the pod-group and composite-pod-group tables (the reference keeps pod-group
 state outside the cache), ``TestDump`` (no cache dump), and the most-recently-updated list
-(``headNode``): the reference keeps nodes sorted by name and logs changes in
-``NodeIndex.changed`` instead.
+(``headNode``): the reference lists nodes in node-tree order (test_upstream_node_tree.py)
+and logs changes in ``NodeIndex.changed`` instead.
 """
 
 from __future__ import annotations

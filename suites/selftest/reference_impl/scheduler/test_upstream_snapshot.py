@@ -12,7 +12,7 @@ reference keeps no snapshot-wide PVC counts), the InterPodAffinityHostnameFastPa
 non-host-scoped anti-affinity list (not modelled; with the gate off upstream's list is
 empty), assumptions made in the snapshot only (upstream drops them at the next
 UpdateSnapshot; here there is one store), the most-recently-updated node order (the
-reference lists nodes by name), pod-group states, mutation sessions and placements
+reference logs changes instead), pod-group states, mutation sessions and placements
 (``TestSnapshot_Mutations``, ``_Placement`` and the rest: upstream internals).
 """
 
@@ -453,9 +453,11 @@ def test_scheduler_cache_update_snapshot(ops: list[Op | str], expected: list[int
     if SNAP not in ops:
         seen_aff = len(cache.index.sorted_affinity())
     assert seen_aff == n_aff
-    # The nodes (upstream's most-recently-updated order aside), each with its latest Node.
+    # The nodes (upstream's most-recently-updated order aside), each with its latest Node,
+    # listed in the node tree's order (compareCacheWithNodeInfoSnapshot).
     infos = list(cache.node_infos())
-    assert [ni.name for ni in infos] == sorted(f"test-node{i}" for i in expected)
+    assert {ni.name for ni in infos} == {f"test-node{i}" for i in expected}
+    assert [ni.name for ni in infos] == cache.tree.list()[0]
     assert cache.num_nodes() == len(expected)
     for ni in infos:
         i = int(ni.name.removeprefix("test-node"))
