@@ -14,6 +14,9 @@ missing CompositePodGroup, a cycle, or more than 4 composite levels above a PodG
 its pods (GangScheduling's PreEnqueue already does, ``podgroup_tree.hierarchy_error``); a
 subtree deeper than ``WorkloadMaxTreeDepth`` below a CompositePodGroup with a topology
 constraint fails the attempt with an error (``podgroup_tree.pod_group_states``).
+An all-basic hierarchy is likewise popped from its root and placed as one tree: a basic
+child is feasible whenever the PlacementFeasible plugins end on Success (even with no pod
+placed), and the tree fails only if they reject the root or no pod at all was placed.
 Upstream's scheduler writes no condition on a CompositePodGroup
 (``submitPodGroupAlgorithmResult`` skips composites; only its PodGroups get
 PodGroupInitiallyScheduled), and neither does this cycle: whether a composite is already
@@ -41,7 +44,12 @@ from reference_impl.scheduler.framework.workload_forest import (
     PodGroupInfo,
     QueuedPodGroupInfo,
 )
-from reference_impl.scheduler.group_placement import Option, proposed
+from reference_impl.scheduler.group_placement import (
+    PG_UNSCHEDULABLE,
+    GroupAttempt,
+    Option,
+    proposed,
+)
 from reference_impl.scheduler.plugins import names
 from reference_impl.scheduler.plugins.default_preemption import DefaultPreemption
 from reference_impl.scheduler.plugins.gang_scheduling import (
@@ -60,7 +68,6 @@ from reference_impl.scheduler.plugins.podgroup_tree import (
 from reference_impl.scheduler.podgroup_rules import REASON_SCHEDULER_ERROR, validate_pod_group
 
 if TYPE_CHECKING:
-    from reference_impl.scheduler.group_placement import GroupAttempt
     from reference_impl.scheduler.workload_cycle import WorkloadCycle
 
 __all__ = ["CPG_VERSION", "MAX_DEPTH", "CompositeCycle"]
@@ -105,6 +112,8 @@ class CompositeCycle:
         self._wc = wc
         self._s = wc._s  # noqa: SLF001 - the cycle's own scheduler
         self._tree = InformerHierarchy(self._s.ctx.informers)
+        # Each pod's own failure in the last evaluation of its group (this attempt).
+        self._own: dict[str, Status] = {}
 
     def start(self) -> None:
         """Requeue group members when a CompositePodGroup appears or changes."""
@@ -140,11 +149,17 @@ class CompositeCycle:
         if (err := hierarchy_error(self._tree, ns, pg_name)) is not None:
             return (None, err)
         root: Obj | None = None
+        top: Obj | None = None
+        any_gang = False
         while name and (cpg := self._cpg(ns, name)) is not None:
-            if min_group_count(cpg) > 0 and not self._met(cpg):
-                root = cpg
-            name = _parent(cpg)
-        return (root, "")
+            if min_group_count(cpg) > 0:
+                any_gang = True
+                if not self._met(cpg):
+                    root = cpg
+            top, name = cpg, _parent(cpg)
+        # An all-basic hierarchy is popped and placed as one tree from its root, as upstream
+        # pops every root entity whatever its policy.
+        return (root if root is not None or any_gang else top, "")
 
     def _met(self, cpg: Obj, depth: int = 0) -> bool:
         """Whether enough children of ``cpg`` meet their own minimum with the members already
@@ -177,6 +192,7 @@ class CompositeCycle:
             self._wc._fail_with_error(list(pinfos.values()), pg, err)  # noqa: SLF001
             return
         placement = _Placement()
+        self._own = {}
         ok = self._place(root, pinfos, placement)
         if placement.error:
             # submitPodGroupAlgorithmResult with an Error result: every pod fails with it,
@@ -187,24 +203,29 @@ class CompositeCycle:
                 self._wc._set_condition(g, "False", REASON_SCHEDULER_ERROR, placement.error)  # noqa: SLF001
             self._wc._fail_with_error(list(pinfos.values()), pg, placement.error)  # noqa: SLF001
             return
+        placed = {p.key for att in placement.attempts for _, p, _ in att.placed}
+        # A pod that failed on its own reports its own status (submitPodGroupAlgorithmResult).
+        own = {k: st for k, st in self._own.items() if k not in placed}
+        if ok and not placed:
+            ok = False  # runRootSchedulingAlgorithm: Success with no pod scheduled
         if not ok:
             for att in reversed(placement.attempts):
                 self._wc.placer.rollback(att)
             msg = (
                 f"composite pod group {ns}/{name}: fewer than "
                 f"{min_group_count(root)} child groups fit at the same time"
-            )
+            ) if min_group_count(root) > 0 else PG_UNSCHEDULABLE
             preempted = self._preempt(root, groups, pinfos)
-            self._hold(list(pinfos.values()), msg, placement.rejectors)
+            self._hold(list(pinfos.values()), msg, placement.rejectors, own)
             if not preempted:
                 for g in groups:
                     self._wc._set_condition(g, "False", "Unschedulable", msg)  # noqa: SLF001
             return
-        placed = {p.key for att in placement.attempts for _, p, _ in att.placed}
         for att in placement.attempts:
             for state, pinfo, node in att.placed:
                 self._s._permit_and_bind(state, pinfo, node)  # noqa: SLF001
-        self._hold([p for k, p in sorted(pinfos.items()) if k not in placed], "group not admitted")
+        rest = [p for k, p in sorted(pinfos.items()) if k not in placed]
+        self._hold(rest, "group not admitted", own=own)
         for g in placement.groups:
             self._wc._set_condition(g, "True", "Scheduled", "")  # noqa: SLF001
 
@@ -330,37 +351,53 @@ class CompositeCycle:
         out: _Placement,
         nodes: Sequence[NodeInfo] | None,
     ) -> bool:
-        """Place ``node``'s children greedily inside ``nodes``; True if enough of them met
-        their minimum (``compositePodGroupSchedulingDefaultAlgorithm``)."""
+        """Place ``node``'s children greedily inside ``nodes``; True if the PlacementFeasible
+        plugins end on Success (``compositePodGroupSchedulingDefaultAlgorithm``): they run
+        before the first child and after each, counting the children that succeeded, and
+        the walk stops at their Unschedulable or Error."""
         ns, name = _ns_name(node)
         pgs, cpgs = self._children(ns, name)
-        met = 0
-        for pg in pgs:
-            att, err = self._place_group(pg, pinfos, out.rejectors, nodes)
-            if err:
-                out.error = f"{CHILD_ERROR}: {err}"
-                return False
-            if att is not None:
-                out.attempts.append(att)
-                out.groups.append(pg)
-                met += 1
-        for cpg in cpgs:
-            sub = _Placement()
-            ok = self._place(cpg, pinfos, sub, nodes)
-            out.rejectors |= sub.rejectors
-            if sub.error:
-                for att in reversed(sub.attempts):
-                    self._wc.placer.rollback(att)
-                out.error = f"{CHILD_ERROR}: {sub.error}"
-                return False
-            if ok:
-                out.attempts += sub.attempts
-                out.groups += sub.groups
-                met += 1
+        feasible = self._wc.placer._feasible(node, composite=True)  # noqa: SLF001
+        remaining, met = len(pgs) + len(cpgs), 0
+        status = feasible(remaining, met) if feasible is not None else Status(Code.SUCCESS)
+        children: list[tuple[bool, Obj]] = [(False, pg) for pg in pgs] + [(True, c) for c in cpgs]
+        for is_cpg, child in children:
+            if status.code in (Code.UNSCHEDULABLE, Code.ERROR):
+                break
+            if not is_cpg:
+                att, err = self._place_group(child, pinfos, out.rejectors, nodes)
+                if err:
+                    out.error = f"{CHILD_ERROR}: {err}"
+                    return False
+                if att is not None:
+                    out.attempts.append(att)
+                    out.groups.append(child)
+                    met += 1
             else:
-                for att in reversed(sub.attempts):
-                    self._wc.placer.rollback(att)
-        return met >= max(1, min_group_count(node))
+                sub = _Placement()
+                ok = self._place(child, pinfos, sub, nodes)
+                out.rejectors |= sub.rejectors
+                if sub.error:
+                    for att in reversed(sub.attempts):
+                        self._wc.placer.rollback(att)
+                    out.error = f"{CHILD_ERROR}: {sub.error}"
+                    return False
+                if ok:
+                    out.attempts += sub.attempts
+                    out.groups += sub.groups
+                    met += 1
+                else:
+                    for att in reversed(sub.attempts):
+                        self._wc.placer.rollback(att)
+            remaining -= 1
+            if feasible is not None:
+                status = feasible(remaining, met)
+        if status.code is Code.ERROR:
+            out.error = status.message()
+            return False
+        if status.code is Code.UNSCHEDULABLE:
+            out.rejectors |= {status.plugin} - {""}
+        return status.is_success()
 
     def _place_group(
         self,
@@ -375,14 +412,57 @@ class CompositeCycle:
         gk = f"{ns}/{name}"
         mine = [p for k, p in sorted(pinfos.items()) if group_key(p.pod) == gk]
         bound = self._wc._bound_members(gk)  # noqa: SLF001
+        if min_count(pg) == 0:
+            return self._place_basic(pg, mine, bound, rejectors, nodes)
         need = max(1, min_count(pg)) - len(bound)
         if need <= 0:
             return self._wc.placer.try_place([], None), ""  # already met
         att, failed = self._wc.placer.place(mine, pg, bound, need, nodes)
+        self._own.update((p.key, st) for p, st in (att or failed or GroupAttempt()).failed)
         if att is None:
             rejectors |= failed.rejectors if failed else set()
             if failed is not None and failed.error is not None:
                 return None, failed.error.message()
+        return att, ""
+
+    def _place_basic(
+        self,
+        pg: Obj,
+        mine: list[QueuedPodInfo],
+        bound: list[str],
+        rejectors: set[str],
+        nodes: Sequence[NodeInfo] | None,
+    ) -> tuple[GroupAttempt | None, str]:
+        """A basic child: every pending pod is tried (``podGroupSchedulingAlgorithm`` as a
+        child, no ``anyScheduled`` rule), and the child is feasible whenever the
+        PlacementFeasible plugins end on Success, even with no pod placed; the best
+        feasible placement is kept."""
+        placer = self._wc.placer
+        named, status = placer.named_candidates(pg, bound, nodes)
+        if not status.is_success():
+            rejectors |= {status.plugin} - {""}
+            return None, status.message() if status.code is Code.ERROR else ""
+        feasible: list[tuple[str, Sequence[NodeInfo] | None, GroupAttempt]] = []
+        for pname, cand in named:
+            att = placer.try_place(mine, cand, pg, len(bound))
+            rejectors |= att.rejectors
+            self._own.update((p.key, st) for p, st in att.failed)
+            if att.error is not None:
+                placer.rollback(att)
+                return None, att.error.message()
+            if len(named) == 1 and att.status.is_success():
+                return att, ""
+            placer.rollback(att)
+            if att.status.is_success():
+                feasible.append((pname, cand, att))
+        if not feasible:
+            return None, ""
+        options = [(cand, proposed(att)) for _, cand, att in feasible]
+        best, status = placer.best(pg, bound, options, [n for n, _, _ in feasible])
+        if not status.is_success():
+            return None, status.message()
+        att = placer.try_place(mine, feasible[best][1], pg, len(bound))
+        self._own.update((p.key, st) for p, st in att.failed)
         return att, ""
 
     def _hold(
@@ -390,10 +470,12 @@ class CompositeCycle:
         pinfos: list[QueuedPodInfo],
         msg: str,
         rejectors: frozenset[str] | set[str] = frozenset(),
+        own: dict[str, Status] | None = None,
     ) -> None:
         for pinfo in pinfos:
             diag = Diagnosis()
             # Room freed anywhere, a group/node event, or one that lifts what rejected a
             # child's pods (a node's taint, say) may let the subtree fit.
             diag.unschedulable_plugins |= {GANG, names.NODE_RESOURCES_FIT, *rejectors}
-            self._s._handle_failure(pinfo, Status(Code.UNSCHEDULABLE, (msg,), GANG), diag)  # noqa: SLF001
+            status = (own or {}).get(pinfo.key) or Status(Code.UNSCHEDULABLE, (msg,), GANG)
+            self._s._handle_failure(pinfo, status, diag)  # noqa: SLF001

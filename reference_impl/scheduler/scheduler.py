@@ -25,7 +25,7 @@ from reference_impl.scheduler.framework.queue import SchedulingQueue
 from reference_impl.scheduler.framework.queue_index import QueueIndex
 from reference_impl.scheduler.framework.registry import Registry, SchedulerFeatures
 from reference_impl.scheduler.framework.runtime import Framework
-from reference_impl.scheduler.framework.types import QueuedPodInfo
+from reference_impl.scheduler.framework.types import QueuedPodInfo, pod_key
 from reference_impl.scheduler.framework.waiting_pods import WaitingPod
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.plugins.registry import in_tree_registry
@@ -136,10 +136,8 @@ class Scheduler:
         self.attempts += 1
         latest = self._latest(pinfo.key)
         deferred = self.features.defers(pinfo.pod)
-        if latest is None or latest["metadata"].get("deletionTimestamp") or (
-            latest["spec"].get("nodeName") and not deferred
-        ):
-            self.queue.done(pinfo.key)  # skipPodSchedule: deleted or bound meanwhile
+        if latest is None or (latest["spec"].get("nodeName") and not deferred):
+            self.queue.done(pinfo.key)  # deleted or bound meanwhile (the informer's view)
             return
         pod = pinfo.pod
         # A deferred resize is queued alone, never as a pod-group member (isPodGroupMember).
@@ -149,7 +147,11 @@ class Scheduler:
             self._handle_failure(pinfo, Status(Code.ERROR, (err,)), Diagnosis(), clear_nominated=True)
             return
         if group is not None:
-            self.workload.schedule_group(pinfo, group)  # the pod-group cycle
+            # The pod-group cycle; its skipPodGroupPodSchedule drops deleting/assumed members.
+            self.workload.schedule_group(pinfo, group)
+            return
+        if self.skip_pod_schedule(latest):
+            self.queue.done(pinfo.key)  # no requeue; only the in-flight entry ends
             return
         state = CycleState(pinfo.info)
         result = self.algorithm.schedule_pod(state, pod, None, pinfo.signature)
@@ -164,6 +166,11 @@ class Scheduler:
             self._handle_failure(pinfo, status, diagnosis, clear_nominated=result.fit_error is None)
             return
         self._assume_and_permit(state, pinfo, result.node_name)
+
+    def skip_pod_schedule(self, pod: Obj) -> bool:
+        """``skipPodSchedule`` (schedule_one.go): the pod is being deleted, or already
+        assumed (an update requeued it during the cycle that assumed it)."""
+        return bool(pod["metadata"].get("deletionTimestamp")) or self.cache.is_assumed(pod_key(pod))
 
     def _post_filter(self, state: CycleState, pod: Obj, diagnosis: Diagnosis) -> Status:
         """The preemption hook: PostFilter plugins (a later DefaultPreemption) run here, and

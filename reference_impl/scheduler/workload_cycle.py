@@ -1,10 +1,11 @@
 """Models pkg/scheduler/schedule_one_podgroup.go: the pod-group scheduling cycle.
 
-When a pod of a gang PodGroup is popped, every other pending member is taken out of the
-queue too and the group gets one atomic placement attempt: each pod is placed in turn on
-the cache with its assumption and reservation, and only if at least ``minCount`` members
-(already-bound ones included) fit at the same time do they bind; GangScheduling's
-PlacementFeasible ends the attempt as soon as that can no longer happen. Otherwise every
+When a pod of a PodGroup (gang or basic: upstream pops every pod group as one entity) is
+popped, every other pending member is taken out of the queue too and the group gets one
+placement attempt: each pod is placed in turn on the cache with its assumption and
+reservation, and only if at least ``minCount`` members (already-bound ones included; one
+for a basic group) fit at the same time do they bind; GangScheduling's PlacementFeasible
+ends the attempt as soon as that can no longer happen. Otherwise every
 assumption and reservation is rolled back, the members return to the unschedulable pool,
 and workload-aware preemption may free room; the PodGroup's condition and each member's
 status carry upstream's messages (``_fail_unschedulable``). Where the group is tried (one candidate per
@@ -119,21 +120,12 @@ class WorkloadCycle:
             self._s.queue.move_all_to_active_or_backoff(_POD_ADD, None, ev.obj)
 
     def group_of(self, pod: Obj) -> Obj | None:
-        """The pod's gang PodGroup when the pod-group cycle applies, else None."""
+        """The pod's PodGroup, gang or basic, when the pod-group cycle applies, else None:
+        upstream pops every pod group as one entity (``scheduleOnePodGroup``)."""
         gk = group_key(pod)
         if gk is None or self.gang is None:
             return None
-        pg = self.gang.pod_group(gk)
-        if pg is None:
-            return None
-        if min_count(pg) > 0:
-            return pg
-        # A basic PodGroup below a gang CompositePodGroup not yet met is placed with that
-        # composite's subtree (upstream pops the whole tree as one entity), not pod by pod.
-        parent = (pg.get("spec") or {}).get("parentCompositePodGroupName")
-        if parent and self.composite is not None and self.composite.gating_root(pg)[0] is not None:
-            return pg
-        return None
+        return self.gang.pod_group(gk)
 
     def missing_pod_group(self, pod: Obj) -> str:
         """``reconcilePodGroupWithSnapshot``'s error for a popped member whose PodGroup went
@@ -201,7 +193,7 @@ class WorkloadCycle:
         for nodes in candidates:
             attempt = self.placer.try_place(pinfos, nodes, pg, len(bound))
             self.placer.rollback(attempt)
-            if len(attempt.placed) >= need:
+            if _fits(attempt, need):
                 return True
             if first is None:
                 first = attempt
@@ -222,7 +214,7 @@ class WorkloadCycle:
         for nodes in self.placer.candidates(pg, bound)[0]:
             attempt = self.placer.try_place(pinfos, nodes, pg, len(bound))
             self.placer.rollback(attempt)
-            if len(attempt.placed) >= need:
+            if _fits(attempt, need):
                 return {p.key: node for _, p, node in attempt.placed}
         return {}
 
@@ -232,9 +224,7 @@ class WorkloadCycle:
         kept = []
         for pinfo in pinfos:
             latest = self._s._latest(pinfo.key)  # noqa: SLF001
-            if latest is None or latest["metadata"].get("deletionTimestamp") or (
-                self._s.cache.is_assumed(pinfo.key)
-            ):
+            if latest is None or self._s.skip_pod_schedule(latest):
                 self._s.queue.done(pinfo.key)
                 continue
             kept.append(pinfo)
@@ -389,3 +379,9 @@ class WorkloadCycle:
             self._s.ctx.server.update_status({**latest, "status": st})
         except ApiError:
             pass  # changed meanwhile; the next attempt writes it again
+
+
+def _fits(attempt: GroupAttempt, need: int) -> bool:
+    """A dry run's verdict as ``runRootSchedulingAlgorithm`` gives it: the PlacementFeasible
+    plugins agree and at least one pod (and ``need``) was placed."""
+    return attempt.status.is_success() and len(attempt.placed) >= max(need, 1)

@@ -3,19 +3,21 @@
 Ported (schedule_one_podgroup_test.go): ``TestCPGSchedulingPlacementAlgorithm``,
 ``TestCPGSchedulingPlacementAlgorithm_Scoring`` and ``TestScorePlacementPodGroupAssignments``
 (below); ``TestPlacementCycleStateLifecycle`` and its ``_MultiLevel`` are skipped (the
-reference has no PlacementCycleState). The tree is upstream's: CompositePodGroup
+reference has no PlacementCycleState). Upstream's fakePlacementFeasiblePlugin is
+``_FirstCompositePlacementInfeasible``. The tree is upstream's: CompositePodGroup
 "cpg" over PodGroups pg1 (pod p1) and pg2 (pod p2), nodes node1..node4. Upstream's
 fakePlacementPlugin (PlacementGenerate, ordered by name, and PlacementScore, keyed by the
 group) replaces the reference framework's placement plugins on a reference Cluster; its
-Filter rejecting every node is a nodeSelector no node matches. Upstream's groups are basic
-and run through ``runRootSchedulingAlgorithm`` directly; the reference places a tree as one
-attempt only below a gang CompositePodGroup, so here cpg is a gang of one child group and
-pg1, pg2 gangs of one pod, which leaves each row's outcome unchanged. Checked: the node each
+Filter rejecting every node is a nodeSelector no node matches. Upstream's groups are basic;
+most rows here make cpg a gang of one child group and pg1, pg2 gangs of one pod, which
+leaves each row's outcome unchanged, while "respects pods already scheduled in sibling pod
+groups" needs the basic tree (``_run(basic=True)``). Checked: the node each
 pod is bound to, or the failure (reason and message) every pod reports.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,13 +117,20 @@ class _Scorer:
 
 
 def _run(fake: _Fake, scorers: list[tuple[_Scorer, int]] | None = None,
-         reject_all: bool = False) -> Cluster:
+         reject_all: bool = False, basic: bool = False, feasible: list[Any] | None = None,
+         ) -> Cluster:
+    """``basic``: upstream's tree as it is (basic groups, a framework without
+    PlacementFeasible plugins unless ``feasible`` names some) and its podPerNode Filter
+    (one pod fits a node)."""
     c = Cluster(GATES, config=ClusterConfig(nodes=0, runtime_config=RUNTIME))
     for i in range(1, 5):
-        c.apply(make_node(f"node{i}").build())
+        node = make_node(f"node{i}")
+        c.apply((node.capacity(pods="1") if basic else node).build())
     c.settle()
     fw = c.scheduler.framework
     fw.placement_generate = [_Ordered(fake)]
+    if basic:
+        fw.placement_feasible = feasible or []
     if scorers is None:
         fw.placement_score = [fake]
         fw.weights = {**fw.weights, FAKE: 1}
@@ -129,9 +138,9 @@ def _run(fake: _Fake, scorers: list[tuple[_Scorer, int]] | None = None,
         fw.placement_score = [s for s, _ in scorers]
         fw.weights = {**fw.weights, **{s.name(): w for s, w in scorers}}
     c.scheduler._armed = True  # noqa: SLF001 - the tree arrives whole, as upstream pops it
-    c.apply(make_composite_pod_group("cpg", NS, min_group_count=1))
+    c.apply(make_composite_pod_group("cpg", NS, min_group_count=None if basic else 1))
     for pg, pod in (("pg1", "p1"), ("pg2", "p2")):
-        obj = make_pod_group(pg, NS, min_count=1)
+        obj = make_pod_group(pg, NS, min_count=None if basic else 1)
         obj["spec"]["parentCompositePodGroupName"] = "cpg"
         obj["spec"]["workloadRef"] = {"workloadName": "wl", "templateName": "t"}
         c.apply(obj)
@@ -190,24 +199,54 @@ def test_cpg_returns_unschedulable_if_no_pods_got_scheduled() -> None:
         "Unschedulable", "Unschedulable"]
 
 
-SKIPPED = [
-    pytest.param("discards infeasible placements", id="discards infeasible placements"),
-    pytest.param("respects pods already scheduled in sibling pod groups",
-                 id="respects pods already scheduled in sibling pod groups"),
-]
-SKIP_WHY = {
-    "discards infeasible placements":
-        "the reference's composite cycle runs no PlacementFeasible plugin per evaluated child",
-    "respects pods already scheduled in sibling pod groups":
-        "needs basic PodGroups under a basic CompositePodGroup placed as one tree (a basic "
-        "child with no pod placed still counts as feasible); the reference places those "
-        "pods one by one",
-}
+def test_cpg_respects_pods_already_scheduled_in_sibling_pod_groups() -> None:
+    """"respects pods already scheduled in sibling pod groups": upstream's basic tree is
+    placed as one. pg1 takes node1 (its best placement); pg2's best placement is node1 too,
+    where p2 no longer fits, and a basic child with no pod placed still counts as feasible,
+    so that placement is kept and p2 reports its own Filter failure."""
+    fake = _Fake({"cpg": {"placement1": 1},
+                  "pg1": {"placement1": 2, "placement2": 1},
+                  "pg2": {"placement1": 2, "placement2": 1}})
+    out = _outcome(_run(fake, basic=True))
+    assert out["p1"] == "node1"
+    reason, message = out["p2"]
+    assert reason == "Unschedulable"
+    assert message.startswith("0/1 nodes are available: 1 ")
 
 
-@pytest.mark.parametrize("row", SKIPPED)
-def test_cpg_scheduling_placement_algorithm_rows_without_counterpart(row: str) -> None:
-    pytest.skip(SKIP_WHY[row])
+@dataclass
+class _FirstCompositePlacementInfeasible:
+    """upstream's fakePlacementFeasiblePlugin with ``{{Unschedulable, ...}}``: the first
+    placement evaluated (cpg's placement1) is Unschedulable from its first call; every
+    later evaluation succeeds. A placement's evaluation starts at its first call."""
+
+    children: int
+    evaluations: int = 0
+
+    def name(self) -> str:
+        return "GangScheduling"
+
+    def placement_feasible(
+        self, group: Obj, remaining: int, scheduled: int, *, composite: bool = False
+    ) -> Status:
+        if composite and remaining == self.children and scheduled == 0:
+            self.evaluations += 1
+        if composite and self.evaluations == 1:
+            return Status(Code.UNSCHEDULABLE, ("injected placementFeasible status",))
+        return OK
+
+
+def test_cpg_discards_infeasible_placements() -> None:
+    """"discards infeasible placements": cpg's placement1 (node1, node2), though scored
+    higher, is infeasible; inside placement2 pg1 takes node4 and pg2 node3 by their
+    scores."""
+    fake = _Fake({"cpg": {"placement1": 2, "placement2": 1},
+                  "pg1": {"placement1": 5, "placement2": 5, "placement3": 1, "placement4": 2},
+                  "pg2": {"placement1": 5, "placement2": 5, "placement3": 2, "placement4": 1}})
+    feasible = _FirstCompositePlacementInfeasible(children=2)
+    out = _outcome(_run(fake, basic=True, feasible=[feasible]))
+    assert out == {"p1": "node4", "p2": "node3"}
+    assert feasible.evaluations >= 2  # placement2 was evaluated after placement1 failed
 
 
 # -- TestCPGSchedulingPlacementAlgorithm_Scoring ----------------------------------------
@@ -270,7 +309,10 @@ class _Tree:
     root_placements: dict[str, list[str]]
 
 
-def _record(tree: _Tree) -> dict[str, dict[str, str]]:
+def _record(
+    tree: _Tree, wrap: Callable[[list[Any]], list[Any]] | None = None
+) -> dict[str, dict[str, str]]:
+    """``wrap``: replaces the profile's PlacementFeasible plugins (given them)."""
     c = Cluster(GATES, config=ClusterConfig(nodes=0, runtime_config=RUNTIME))
     for i in range(1, 5):
         c.apply(make_node(f"node{i}").label("slot", f"n{i}").label(
@@ -283,6 +325,8 @@ def _record(tree: _Tree) -> dict[str, dict[str, str]]:
     fw.placement_generate = [_Ordered(fake)]
     fw.placement_score = [rec]
     fw.weights = {**fw.weights, rec.name(): 1}
+    if wrap is not None:
+        fw.placement_feasible = wrap(list(fw.placement_feasible))
     c.scheduler._armed = True  # noqa: SLF001
     for name, min_groups, parent in tree.cpgs:
         c.apply(make_composite_pod_group(name, NS, min_group_count=min_groups, parent=parent))
@@ -338,11 +382,42 @@ def test_score_placement_pod_group_assignments(
     assert _record(tree) == want
 
 
-@pytest.mark.skip(reason="the reference's composite cycle runs no PlacementFeasible plugin, "
-                  "so no subtree is short-circuited")
+@dataclass
+class _ShortCircuit:
+    """A PlacementFeasible plugin that, per root placement (counted by the root's first
+    call), stops one composite child before any of its children is evaluated."""
+
+    root: str
+    stop: dict[int, str]  # root placement (1-based) -> the composite child stopped there
+    inner: Any
+    evaluations: int = 0
+
+    def name(self) -> str:
+        return "GangScheduling"
+
+    def placement_feasible(
+        self, group: Obj, remaining: int, scheduled: int, *, composite: bool = False
+    ) -> Status:
+        name = group["metadata"]["name"]
+        if composite and name == self.root and scheduled == 0 and remaining == 2:
+            self.evaluations += 1
+        if composite and self.stop.get(self.evaluations) == name:
+            return Status(Code.UNSCHEDULABLE, ("injected placementFeasible status",))
+        st: Status = self.inner.placement_feasible(group, remaining, scheduled, composite=composite)
+        return st
+
+
 def test_score_placement_missing_subtree_result_due_to_short_circuiting() -> None:
-    """"missing subtree result due to short-circuiting in PlacementFeasible"."""
-    raise AssertionError("unreachable")
+    """"missing subtree result due to short-circuiting in PlacementFeasible": rootcpg over
+    midcpg1 (pg1: p1) and midcpg2 (pg2: p2); PlacementFeasible stops midcpg2 in placement1
+    and midcpg1 in placement2, so each placement scores only the subtree evaluated."""
+    tree = _Tree([("rootcpg", 1, ""), ("midcpg1", 1, "rootcpg"), ("midcpg2", 1, "rootcpg")],
+                 [("pg1", "midcpg1"), ("pg2", "midcpg2")],
+                 [("p1", "pg1", ""), ("p2", "pg2", "")],
+                 {"placement1": ["node1"], "placement2": ["node2"]})
+    stop = {1: "midcpg2", 2: "midcpg1"}
+    assert _record(tree, lambda gang: [_ShortCircuit("rootcpg", stop, gang[0])]) == {"placement1": {"p1": "node1"},
+                                       "placement2": {"p2": "node2"}}
 
 
 # -- TestPlacementCycleStateLifecycle / _MultiLevel -------------------------------------
