@@ -17,7 +17,7 @@ from reference_impl.controllers.expectations import (
     ControllerExpectations,
     UIDTrackingControllerExpectations,
 )
-from reference_impl.errors import ApiError, NotFound
+from reference_impl.errors import ApiError, Conflict, NotFound
 
 __all__ = [
     "ControllerExpectations",
@@ -26,6 +26,7 @@ __all__ = [
     "controller_ref",
     "deletion_rank",
     "find_min_next_pod_availability_check",
+    "fresh_owner",
     "is_pod_active",
     "is_pod_available",
     "is_pod_ready",
@@ -33,6 +34,7 @@ __all__ = [
     "next_pod_availability_check",
     "owner_reference",
     "pod_from_template",
+    "recheck_deletion_timestamp",
 ]
 
 Obj = dict[str, Any]
@@ -185,18 +187,21 @@ def claim_objects(
     release: Callable[[Obj], object],
     *,
     may_adopt: bool = True,
+    can_adopt: Callable[[], object] | None = None,
 ) -> list[Obj]:
     """``BaseControllerRefManager.ClaimObject`` over ``candidates``: those of ``owner``'s
     namespace it controls and its selector matches, plus matching orphans it adopts
     (``adopt`` returns the adopted object); controlled ones that no longer match are
     released. Nothing is adopted or released while ``owner`` is being deleted, or when
     ``may_adopt`` is False. The first adopt/release error other than NotFound is raised
-    once every candidate was tried."""
+    once every candidate was tried. ``can_adopt`` (``CanAdopt``) runs once, before the
+    first adoption; its error fails that and every later adoption."""
     ns, uid = owner["metadata"].get("namespace"), owner["metadata"]["uid"]
     sel = selector_from_label_selector(owner["spec"].get("selector"))
     changes = may_adopt and not owner["metadata"].get("deletionTimestamp")
     out: list[Obj] = []
     errors: list[ApiError] = []
+    checked: list[ApiError | None] = []  # canAdoptOnce: the recheck's outcome, once run
     for obj in candidates:
         if obj["metadata"].get("namespace") != ns:
             continue
@@ -209,6 +214,15 @@ def claim_objects(
                 elif changes:
                     release(obj)
             elif ref is None and matches and changes and not obj["metadata"].get("deletionTimestamp"):
+                if can_adopt is not None and not checked:
+                    try:
+                        can_adopt()
+                        checked.append(None)
+                    except ApiError as exc:
+                        checked.append(exc)
+                if checked and checked[0] is not None:
+                    errors.append(checked[0])  # AdoptPod: "can't adopt"
+                    continue
                 out.append(adopt(obj))
         except NotFound:
             pass  # the object is gone
@@ -217,3 +231,37 @@ def claim_objects(
     if errors:
         raise errors[0]
     return out
+
+
+def recheck_deletion_timestamp(get_fresh: Callable[[], Obj]) -> Callable[[], None]:
+    """``RecheckDeletionTimestamp``: before adopting, a quorum read of the owner; one being
+    deleted (or replaced: ``get_fresh`` checks the uid) must not adopt. Upstream's error is
+    untyped; Conflict here, so the sync is retried once the cache catches up."""
+
+    def check() -> None:
+        fresh = get_fresh()
+        meta = fresh["metadata"]
+        if meta.get("deletionTimestamp"):
+            raise Conflict(
+                f"{meta.get('namespace')}/{meta['name']} has just been deleted at "
+                f"{meta['deletionTimestamp']}"
+            )
+
+    return check
+
+
+def fresh_owner(server: Any, owner: Mapping[str, Any]) -> Callable[[], Obj]:
+    """The uncached getter upstream's controllers pass to ``RecheckDeletionTimestamp``: a
+    GET of ``owner`` that fails when the stored object is another one of that name."""
+    meta = owner["metadata"]
+
+    def get() -> Obj:
+        fresh: Obj = server.get(owner["apiVersion"], owner["kind"], meta["name"], meta.get("namespace"))
+        if fresh["metadata"].get("uid") != meta.get("uid"):
+            raise Conflict(
+                f"original {owner['kind']} {meta.get('namespace')}/{meta['name']} is gone: got uid "
+                f"{fresh['metadata'].get('uid')}, wanted {meta.get('uid')}"
+            )
+        return fresh
+
+    return get

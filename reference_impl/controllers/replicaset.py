@@ -23,10 +23,12 @@ from reference_impl.controllers.controller_utils import (
     claim_objects,
     controller_ref,
     find_min_next_pod_availability_check,
+    fresh_owner,
     is_pod_active,
     is_pod_ready,
     owner_reference,
     pod_from_template,
+    recheck_deletion_timestamp,
     sorted_by_key,
 )
 from reference_impl.controllers.replicaset_ranking import get_pods_to_delete, pod_keys
@@ -157,9 +159,12 @@ class ReplicaSetController:
         rs = self._rs.get(key)
         if rs is None:
             return
+        # Expectations are read before the pods are listed, so a pod arriving in between
+        # only defers the work to the next sync (rsNeedsSync first, as upstream).
+        needs_sync = self._expectations.satisfied(key)
         pods = self._claim_pods(rs)
         err: ApiError | None = None
-        if self._expectations.satisfied(key) and not rs["metadata"].get("deletionTimestamp"):
+        if needs_sync and not rs["metadata"].get("deletionTimestamp"):
             err = self._manage_replicas(key, rs, [p for p in pods if is_pod_active(p)])
         # Status from the pods as they are after this sync (upstream uses the pre-sync
         # list and converges one event later; this keeps readers of status exact).
@@ -206,8 +211,10 @@ class ReplicaSetController:
             return pods.get(object_key(pod)) or pod
 
         uid = rs["metadata"]["uid"]
+        recheck = recheck_deletion_timestamp(fresh_owner(self._server, rs))
         return claim_objects(rs, sorted_by_key(pods.items()), adopt_pod,
-                             lambda pod: self._release(pod, uid), may_adopt=adopt)
+                             lambda pod: self._release(pod, uid), may_adopt=adopt,
+                             can_adopt=recheck)
 
     def _adopt(self, rs: Obj, pod: Obj) -> None:
         body = {**pod, "metadata": dict(pod["metadata"])}

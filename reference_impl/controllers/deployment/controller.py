@@ -18,10 +18,12 @@ from reference_impl.apiserver.workqueue_rate import default_controller_rate_limi
 from reference_impl.controllers.controller_utils import (
     claim_objects,
     controller_ref,
+    fresh_owner,
     owner_reference,
+    recheck_deletion_timestamp,
     sorted_by_key,
 )
-from reference_impl.controllers.deployment import progress, recreate, rolling, sync
+from reference_impl.controllers.deployment import progress, recreate, rollback, rolling, sync
 from reference_impl.controllers.deployment.util import (
     DESIRED_REPLICAS,
     MAX_REPLICAS,
@@ -158,7 +160,12 @@ class DeploymentController:
         paused = progress.paused_status(d, self.ctx.clock.now())
         if paused is not None:
             _replace(d, self.server.update_status({**d, "status": paused}))
-        if d["spec"].get("paused") or sync.is_scaling_event(self, d, rs_list):
+        if d["spec"].get("paused"):
+            sync.sync(self, d, rs_list)
+        elif rollback.get_rollback_to(d) is not None:
+            # Not re-entrant: no ReplicaSet changes until the annotation is cleared.
+            rollback.rollback(self, d, rs_list)
+        elif sync.is_scaling_event(self, d, rs_list):
             sync.sync(self, d, rs_list)
         elif is_rolling(d):
             rolling.rollout_rolling(self, d, rs_list)
@@ -175,6 +182,7 @@ class DeploymentController:
              if rs["metadata"].get("namespace") == d["metadata"].get("namespace")),
             lambda rs: self._adopt(d, rs),
             lambda rs: self._release(d, rs),
+            can_adopt=recheck_deletion_timestamp(fresh_owner(self.server, d)),
         )
 
     def _adopt(self, d: Obj, rs: Obj) -> Obj:

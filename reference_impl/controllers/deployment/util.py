@@ -18,6 +18,7 @@ __all__ = [
     "DESIRED_REPLICAS",
     "MAX_REPLICAS",
     "REVISION",
+    "SKIP_COPY_ANNOTATIONS",
     "TEMPLATE_HASH_LABEL",
     "compute_hash",
     "equal_ignore_hash",
@@ -254,6 +255,7 @@ _SKIP_COPY: Final = frozenset(
         "deprecated.deployment.rollback.to",
     }
 )
+SKIP_COPY_ANNOTATIONS: Final = _SKIP_COPY  # skipCopyAnnotation's keys
 RS_NAME_MAX: Final = 253  # validation.DNS1123SubdomainMaxLength
 
 

@@ -6,7 +6,8 @@ failure target (backoffLimit, activeDeadlineSeconds), and otherwise creates or d
 pods to match parallelism (``manageJob``: NonIndexed or Indexed) and honours
 ``suspend``. Terminal conditions (Complete, Failed) follow their interim ones
 (SuccessCriteriaMet, FailureTarget) once no pod is still terminating. Status writing
-lives in ``status.py``; the Workload integration in ``../job_workload.py``.
+lives in ``status.py``; the informer handlers and orphan cleanup in ``handlers.py``;
+the Workload integration in ``../job_workload.py``.
 """
 
 from __future__ import annotations
@@ -16,20 +17,25 @@ from typing import Any, Final
 
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
-from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.apiserver.workqueue_rate import ItemExponentialFailureRateLimiter
 from reference_impl.clock import Duration, Instant, parse_rfc3339, rfc3339, seconds
 from reference_impl.controllers.controller_utils import (
     ControllerExpectations,
+    claim_objects,
     controller_ref,
     deletion_rank,
+    fresh_owner,
     is_pod_active,
     is_pod_ready,
+    owner_reference,
+    recheck_deletion_timestamp,
+    sorted_by_key,
 )
 from reference_impl.controllers.job import conditions as jc
 from reference_impl.controllers.job import per_index, tracking
 from reference_impl.controllers.job import pod_failure_policy as pfp
 from reference_impl.controllers.job.backoff import BackoffRecord, new_backoff_record
+from reference_impl.controllers.job.handlers import JobEventHandlers
 from reference_impl.controllers.job.indexed_job_utils import (
     append_duplicated_index_pods_for_removal,
     calculate_succeeded_indexes,
@@ -41,6 +47,7 @@ from reference_impl.controllers.job.pods import new_pod
 from reference_impl.controllers.job.status import JobStatusWriter, count_terminating
 from reference_impl.controllers.job.success_policy import SUCCESS_POLICY, match_success_policy
 from reference_impl.controllers.job.sync_ctx import SyncCtx
+from reference_impl.controllers.job.tracking_utils import UIDTrackingExpectations
 from reference_impl.controllers.job_workload import (
     ensure_workload_and_pod_group,
     pod_group_owner_reference,
@@ -62,7 +69,7 @@ def _api_backoff() -> ItemExponentialFailureRateLimiter:
     return ItemExponentialFailureRateLimiter(DEFAULT_JOB_API_BACKOFF, MAX_JOB_API_BACKOFF)
 
 
-class JobController:
+class JobController(JobEventHandlers):
     """Runs Jobs to completion."""
 
     name: Final = "job-controller"  # kube-controller-manager's name
@@ -75,12 +82,14 @@ class JobController:
         self._orphans = WorkQueue(ctx.clock, self._release_orphan, name="job-orphan-pods",
                                   rate_limiter=_api_backoff())
         self._expectations = ControllerExpectations(clock=ctx.clock.now)  # expires (ExpectationsTimeout)
+        self._finalizer_expectations = UIDTrackingExpectations()  # finalizerExpectations
+        self._orphan_selectors: dict[str, tuple[str, Obj]] = {}  # selector key -> (ns, selector)
         self._backoff: dict[str, BackoffRecord] = {}
         self._jobs: SharedInformer | None = None
         self._pods: SharedInformer | None = None
         self._groups: dict[str, Obj] = {}  # Job key -> its PodGroup (WorkloadWithJob)
         self.events: list[tuple[str, str, str, str]] = []  # (Job key, type, reason, message)
-        self._status = JobStatusWriter(ctx.server)
+        self._status = JobStatusWriter(ctx.server, self._finalizer_expectations)
 
     def start(self) -> None:
         """Register Job and Pod informers; queue every Job."""
@@ -90,37 +99,6 @@ class JobController:
         self._pods.add_handler(self._on_pod)
         for job in self._jobs.items():
             self._queue.add(object_key(job))
-
-    def _on_job(self, ev: ObjectEvent) -> None:
-        key = object_key(ev.obj)
-        if ev.type == "DELETED":
-            self._expectations.forget(key)
-            self._backoff.pop(key, None)
-            self._groups.pop(key, None)
-        self._queue.add(key)
-
-    def _on_pod(self, ev: ObjectEvent) -> None:
-        ref = controller_ref(ev.obj)
-        if ref is None or ref.get("kind") != "Job":
-            return
-        assert self._jobs is not None
-        key = f"{ev.obj['metadata'].get('namespace')}/{ref['name']}"
-        if ev.type == "ADDED":
-            self._expectations.creation_observed(key)
-        elif ev.type == "DELETED" or ev.obj["metadata"].get("deletionTimestamp"):
-            self._expectations.deletion_observed(key)  # updatePod treats a marked pod as deleted
-        job = self._jobs.get(key)
-        if job is None or job["metadata"].get("uid") != ref.get("uid"):
-            if ev.type != "DELETED" and tracking.has_tracking_finalizer(ev.obj):
-                self._orphans.add(object_key(ev.obj))  # its Job is gone: nobody else will
-            return
-        self._queue.add(key)
-
-    def _release_orphan(self, key: str) -> None:
-        assert self._pods is not None
-        pod = self._pods.get(key)
-        if pod is not None and tracking.has_tracking_finalizer(pod):
-            self._server.update(tracking.remove_finalizer(pod))
 
     def ensure_workload(self, job: Obj, pods: list[Obj]) -> Obj | None:
         """KEP-5547 (gate WorkloadWithJob): create, discover or resize the Job's Workload
@@ -148,6 +126,7 @@ class JobController:
         cached = self._jobs.get(key)
         if cached is None:
             self._expectations.forget(key)
+            self._finalizer_expectations.delete_expectations(key)
             self._backoff.pop(key, None)
             return
         job = copy.deepcopy(cached)
@@ -163,7 +142,7 @@ class JobController:
         # Expectations are read before the pods are listed, so a pod arriving in between
         # only defers the work to the next sync.
         satisfied = self._expectations.satisfied(key)
-        pods = self._owned_pods(job)
+        pods = self.get_pods_for_job(job)
         self.ensure_workload(job, pods)  # also carries a minCount change to the PodGroup
         now = self._ctx.clock.now()
         ctx = self._new_ctx(job, status, pods)
@@ -225,7 +204,10 @@ class JobController:
 
     def _new_ctx(self, job: Obj, status: Obj, pods: list[Obj]) -> SyncCtx:
         active = [p for p in pods if is_pod_active(p)]
+        key = object_key(job)
         return SyncCtx(
+            key=key,
+            expected_rm_finalizers=self._finalizer_expectations.get_expected_uids(key),
             job=job,
             status=status,
             pods=pods,
@@ -245,6 +227,33 @@ class JobController:
             if p["metadata"].get("namespace") == ns and (controller_ref(p) or {}).get("uid") == uid
         ]
 
+    def get_pods_for_job(self, job: Obj) -> list[Obj]:
+        """``getPodsForJob``: the pods the Job controls and selects, adopting matching
+        orphans (owner reference and tracking finalizer added) and releasing controlled
+        pods it no longer selects (both removed); nothing changes while it is deleting."""
+        assert self._pods is not None
+        pods = self._pods
+        uid = job["metadata"]["uid"]
+
+        def adopt(pod: Obj) -> Obj:
+            meta = dict(pod["metadata"])
+            meta["ownerReferences"] = [*(meta.get("ownerReferences") or []), owner_reference(job)]
+            if not tracking.has_tracking_finalizer(pod):
+                meta["finalizers"] = [*(meta.get("finalizers") or []), tracking.JOB_TRACKING_FINALIZER]
+            self._server.update({**pod, "metadata": meta})
+            return pods.get(object_key(pod)) or {**pod, "metadata": meta}
+
+        def release(pod: Obj) -> None:
+            meta = dict(tracking.remove_finalizer(pod)["metadata"])
+            refs = [r for r in meta.get("ownerReferences") or [] if r.get("uid") != uid]
+            meta["ownerReferences"] = refs
+            if not refs:
+                del meta["ownerReferences"]
+            self._server.update({**pod, "metadata": meta})
+
+        recheck = recheck_deletion_timestamp(fresh_owner(self._server, job))
+        return claim_objects(job, sorted_by_key(pods.items()), adopt, release, can_adopt=recheck)
+
     def newly_finished(self, ctx: SyncCtx) -> tuple[list[Obj], list[Obj]]:
         """``getNewFinishedPods``: succeeded and failed pods still holding the tracking
         finalizer and not yet in ``uncountedTerminatedPods`` (Indexed: valid index only)."""
@@ -253,7 +262,7 @@ class JobController:
         new_s, new_f = [], []
         for p in ctx.pods:
             uid = p["metadata"]["uid"]
-            if not tracking.has_tracking_finalizer(p):
+            if not tracking.has_tracking_finalizer(p) or uid in ctx.expected_rm_finalizers:
                 continue
             if ctx.indexed and ((ix := index_of(p)) is None or ix >= completions):
                 continue
@@ -410,7 +419,7 @@ class JobController:
             self._ctx.trace.record(self.name, "delete-pod", object_key(p), key)
             try:
                 if expect and tracking.has_tracking_finalizer(p):
-                    self._status.remove_finalizers([p], strict=True)
+                    self._status.remove_finalizers([p], strict=True, key=key)
                 self._server.delete("v1", "Pod", meta["name"], meta["namespace"], uid=meta["uid"])
             except NotFound:
                 if expect:

@@ -26,6 +26,7 @@ from reference_impl.controllers.job.indexed_job_utils import (
     with_ordered_indexes,
 )
 from reference_impl.controllers.job.sync_ctx import SyncCtx
+from reference_impl.controllers.job.tracking_utils import UIDTrackingExpectations
 from reference_impl.errors import ApiError, NotFound
 
 __all__ = ["JobStatusWriter", "count_terminating"]
@@ -37,8 +38,11 @@ MAX_UNCOUNTED_PODS: Final = 500  # MaxUncountedPods
 class JobStatusWriter:
     """Counts finished pods, releases their finalizers and writes ``/status``."""
 
-    def __init__(self, server: APIServer) -> None:
+    def __init__(
+        self, server: APIServer, expectations: UIDTrackingExpectations | None = None
+    ) -> None:
         self._server = server
+        self.expectations = expectations or UIDTrackingExpectations()
 
     def track(self, ctx: SyncCtx, now: Instant) -> None:
         """``trackJobStatusAndRemoveFinalizers`` and ``flushUncountedAndRemoveFinalizers``:
@@ -48,7 +52,12 @@ class JobStatusWriter:
         pods = ctx.pods
         if ctx.indexed:  # new indexes are then found in order
             pods = sorted(pods, key=lambda p: -1 if (i := index_of(p)) is None else i)
-        with_finalizer = {p["metadata"]["uid"] for p in pods if tracking.has_tracking_finalizer(p)}
+        in_flight = ctx.expected_rm_finalizers
+        with_finalizer = {
+            p["metadata"]["uid"]
+            for p in pods
+            if tracking.has_tracking_finalizer(p) and p["metadata"]["uid"] not in in_flight
+        }
         old_s, old_f = (set(u) for u in tracking.uncounted(status))
         clean_uncounted(status, with_finalizer)
         us, uf = tracking.uncounted(status)
@@ -57,7 +66,7 @@ class JobStatusWriter:
         new_indexes: list[int] = []
         reached_max = False
         for p in pods:
-            if not tracking.has_tracking_finalizer(p):
+            if not tracking.has_tracking_finalizer(p) or p["metadata"]["uid"] in in_flight:
                 continue  # counted in an earlier sync
             considered_failed = tracking.is_pod_failed(p, job)
             if not can_remove_finalizer(ctx, p, considered_failed):
@@ -105,7 +114,7 @@ class JobStatusWriter:
             if prior is None or prior.get("status") != "True":
                 jc.ensure_condition(status, fin.interim, "True", fin.reason, fin.message, stamp)
         self.write(job, status)
-        with_finalizer -= self.remove_finalizers(remove, ctx.errors)
+        with_finalizer -= self.remove_finalizers(remove, ctx.errors, key=ctx.key)
         clean_uncounted(status, with_finalizer)
         us, uf = tracking.uncounted(status)
         if fin is not None and not reached_max and not us and not uf and ctx.terminating == 0:
@@ -117,10 +126,19 @@ class JobStatusWriter:
         self.write(job, status)
 
     def remove_finalizers(
-        self, pods: Iterable[Obj], errors: list[ApiError] | None = None, strict: bool = False
+        self,
+        pods: Iterable[Obj],
+        errors: list[ApiError] | None = None,
+        strict: bool = False,
+        key: str = "",
     ) -> set[str]:
-        """Drop the job-tracking finalizer from each pod; the uids done (or gone). A
-        failed removal is added to ``errors`` (raised, with ``strict``)."""
+        """``removeTrackingFinalizerFromPods``: drop the job-tracking finalizer from each
+        pod; the uids done (or gone). With the Job's ``key``, each removal is first expected
+        (by pod uid) and a failed one no longer is. A failed removal is added to ``errors``
+        (raised, with ``strict``)."""
+        pods = list(pods)
+        if key:
+            self.expectations.expect_finalizers_removed(key, [p["metadata"]["uid"] for p in pods])
         done: set[str] = set()
         for p in pods:
             meta = p["metadata"]
@@ -128,9 +146,14 @@ class JobStatusWriter:
                 latest = self._server.get("v1", "Pod", meta["name"], meta["namespace"])
                 if tracking.has_tracking_finalizer(latest):
                     self._server.update(tracking.remove_finalizer(latest))
+                elif key:  # already gone: no update will come for it
+                    self.expectations.finalizer_removal_observed(key, meta["uid"])
             except NotFound:
-                pass
+                if key:  # no update will come for it
+                    self.expectations.finalizer_removal_observed(key, meta["uid"])
             except ApiError as err:
+                if key:
+                    self.expectations.finalizer_removal_observed(key, meta["uid"])
                 if strict:
                     raise
                 if errors is not None:

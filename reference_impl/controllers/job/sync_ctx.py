@@ -39,3 +39,6 @@ class SyncCtx:
     failed_indexes: Intervals | None = None
     delayed: dict[int, Obj] = field(default_factory=dict)  # podsWithDelayedDeletionPerIndex
     errors: list[ApiError] = field(default_factory=list)  # pod writes that failed
+    key: str = ""  # the Job's queue key
+    # expectedRmFinalizers: pods whose finalizer removal is in flight; counted already
+    expected_rm_finalizers: set[str] = field(default_factory=set)

@@ -107,7 +107,8 @@ def _pod_manifest(job: Obj, i: int, row: PodRow) -> Obj:
     meta: Obj = {
         "name": f"mypod-{i}",
         "namespace": "default",
-        "labels": {"foo": "bar"},
+        # the Job's selector matches them, as upstream's newPod: else getPodsForJob releases them
+        "labels": dict(job["spec"]["template"]["metadata"].get("labels") or {}),
         "annotations": ann,
         "ownerReferences": [owner],
         "finalizers": [TRACKING],

@@ -44,8 +44,9 @@ def test_job_completes_three_pods_two_at_a_time(h: Harness) -> None:
     assert s["completionTime"] and s["startTime"]
     assert s["uncountedTerminatedPods"] == {}
     assert all(not p["metadata"].get("finalizers") for p in h.pods(selector="app=batch"))
-    # 1 s start + 2 s run, twice: the third pod starts when the first two finish.
-    assert s["completionTime"] == "2026-09-01T00:00:06Z"
+    # 1 s start + 2 s run, twice, each finish seen after the 1 s SyncJobBatchPeriod: the
+    # third pod is made at 4 s, finishes at 7 s, and the Job completes at 8 s.
+    assert s["completionTime"] == "2026-09-01T00:00:08Z"
 
 
 def test_job_fails_after_backoff_limit(h: Harness) -> None:
@@ -108,6 +109,6 @@ def test_active_deadline_fails_the_job(h: Harness) -> None:
     pod = make_pod("x").annotation("garhwal.dev/run-seconds", "100")
     h.create(make_job("late", "default", pod=pod).set("spec.activeDeadlineSeconds", 10).build())
     took = h.run_until(lambda: _cond(h, "late", "Failed") == "True")
-    assert took == 10.0
+    assert took == 11.0  # FailureTarget at 10 s; Failed once the pod's deletion is synced (batched)
     assert condition(_job(h, "late"), "Failed")["reason"] == "DeadlineExceeded"  # type: ignore[index]
     assert not h.pods(selector="app=late")

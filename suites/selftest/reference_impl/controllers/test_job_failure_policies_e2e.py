@@ -32,7 +32,9 @@ def test_fail_job_rule_fails_the_job_on_the_first_matching_exit(h: Harness) -> N
     b = make_job("pfp", "default", pod=_failing_pod(42)).set("spec.podFailurePolicy", {"rules": rules})
     h.create(b.build())
     took = h.run_until(lambda: _failed(h, "pfp"), timeout=600)
-    assert took == 2.0  # 1 s to start, 1 s to run; no retry despite backoffLimit 6
+    # 1 s to start, 1 s to run, synced 1 s later (SyncJobBatchPeriod); no retry despite
+    # backoffLimit 6
+    assert took == 3.0
     job = h.get("batch/v1", "Job", "pfp")
     assert job is not None
     pod = h.pods(selector="app=pfp")[0]["metadata"]["name"]
@@ -51,7 +53,9 @@ def test_backoff_limit_per_index_retries_each_index_then_fails_them(h: Harness) 
     )
     h.create(b.build())
     took = h.run_until(lambda: _failed(h, "pi"), timeout=600)
-    assert took == 14.0  # fail at 2 s, replaced after the 10 s per-index back-off, fail again
+    # fail at 2 s, replaced after the 10 s per-index back-off, fail again at 14 s, synced
+    # 1 s later (SyncJobBatchPeriod)
+    assert took == 15.0
     job = h.get("batch/v1", "Job", "pi")
     assert job is not None
     st = job["status"]

@@ -1,7 +1,8 @@
 """Upstream ``deployment_controller_test.go`` (v1.37.2): ``TestSyncDeployment*``, the
 ReplicaSet claim (``TestGetReplicaSetsForDeployment*``), ``TestGetPodMapForReplicaSets``,
 pod deletion for Recreate and the ReplicaSet event handlers (``TestAddReplicaSet*``,
-``TestUpdateReplicaSet*``, ``TestDeleteReplicaSet*``).
+``TestUpdateReplicaSet*``, ``TestDeleteReplicaSet*``), ``TestSyncDeploymentDeletionRace`` and
+``TestReentrantRollback``.
 
 Objects live in a real APIServer seen through the controller's informers; the clock is
 never run, so the work queue only collects keys and only explicit ``_sync`` calls act.
@@ -22,6 +23,7 @@ from reference_impl.clock import SimClock
 from reference_impl.controllers.controller_utils import controller_ref
 from reference_impl.controllers.deployment import DeploymentController
 from reference_impl.controllers.deployment.util import REVISION, condition_of
+from reference_impl.errors import ApiError
 from reference_impl.features import FeatureGates
 from reference_impl.rng import Rng
 from reference_impl.storage.mvcc import MVCCStore
@@ -382,3 +384,55 @@ def test_deployment_controller_generate_replica_set_name(name: str) -> None:
     portion, template_hash = rs_name.rsplit("-", 1)
     assert len(rs_name) <= 253
     assert portion == name[: 253 - 1 - len(template_hash)]
+
+
+def test_sync_deployment_deletion_race() -> None:
+    """``TestSyncDeploymentDeletionRace``: the cache says the Deployment is live, the
+    apiserver that it is being deleted; the recheck before adopting a matching orphan
+    fails the sync (to requeue), and nothing is adopted or created."""
+    h = _harness()
+    d = _deployment(h)
+    d["metadata"]["finalizers"] = ["test.garhwal.dev/keep"]
+    d = h.server.update(d)
+    orphan = _rs(h, d, "rs1", owned=False)
+    h.server.delete("apps/v1", "Deployment", "foo", "default")
+    assert h.dc._deps is not None
+    h.dc._deps.cache["default/foo"] = d  # Lister (cache) says NOT deleted
+    with pytest.raises(ApiError):
+        h.dc._sync("default/foo")
+    assert [rs["metadata"]["name"] for rs in h.rss()] == ["rs1"]
+    assert h.server.get("apps/v1", "ReplicaSet", "rs1", "default")["metadata"].get(
+        "ownerReferences"
+    ) is None
+    assert h.rss()[0]["metadata"]["resourceVersion"] == orphan["metadata"]["resourceVersion"]
+
+
+def test_reentrant_rollback() -> None:
+    """``TestReentrantRollback``: rolling back to revision 0 (the previous one) updates
+    only the Deployment: its template becomes the old set's and the annotation is cleared;
+    no ReplicaSet is written."""
+    h = _harness()
+    d = _deployment(h)
+    d["metadata"]["annotations"] = {REVISION: "2", "deprecated.deployment.rollback.to": "0"}
+    d = h.server.update(d)
+    selector = {"matchLabels": {**LABELS, "pod-template-hash": "hash"}}
+    template = {**d["spec"]["template"], "metadata": {"labels": {**LABELS, "pod-template-hash": "hash"}}}
+    old_template = {**template, "spec": {**template["spec"], "terminationGracePeriodSeconds": 1}}
+    made = {}
+    for name, replicas, rev, tmpl in (
+        ("deploymentrs-old", 0, "1", old_template), ("deploymentrs-new", 1, "2", template)
+    ):
+        made[name] = h.server.create({
+            "apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": "default", "labels": dict(LABELS),
+                         "annotations": {REVISION: rev}, "ownerReferences": [_owner(d)]},
+            "spec": {"replicas": replicas, "selector": selector, "template": tmpl},
+        })
+    h.dc._sync("default/foo")
+    got = h.server.get("apps/v1", "Deployment", "foo", "default")
+    assert "deprecated.deployment.rollback.to" not in (got["metadata"].get("annotations") or {})
+    assert got["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 1
+    assert got["spec"]["template"]["metadata"]["labels"] == LABELS
+    for name, rs in made.items():
+        now = h.server.get("apps/v1", "ReplicaSet", name, "default")
+        assert now["metadata"]["resourceVersion"] == rs["metadata"]["resourceVersion"]

@@ -75,18 +75,14 @@ _COMPLETE_NO_SCM = (
     "Complete without a recorded SuccessCriteriaMet: the apiserver refuses that status, and "
     "the reference always records the interim condition first"
 )
-_NO_RM_EXPECTATIONS = (
-    "finalizer-removal expectations (expectedRmFinalizers): the reference's informers see its "
-    "writes at commit, so it keeps none"
-)
-
-
 class Row:
     def __init__(
         self, pods: list[P], want: list[Obj], rm: int = 0, *, status: Obj | None = None,
         flush: Obj | None = None, spec: Obj | None = None, finished: str | None = None,
         deleting: bool = False, status_err: bool = False, pod_err: bool = False,
+        expected_rm: tuple[str, ...] = (),
     ) -> None:
+        self.expected_rm = expected_rm  # expectedRmFinalizers, by pod name
         self.pods, self.want, self.rm, self.status, self.flush = pods, want, rm, status, flush
         self.spec, self.finished, self.deleting = spec or {}, finished, deleting
         self.status_err, self.pod_err = status_err, pod_err
@@ -113,7 +109,16 @@ ROWS: dict[str, Row | str] = {
         status={"active": 1, "succeeded": 2, "failed": 3,
                 "uncountedTerminatedPods": {"succeeded": ["a", "e"], "failed": ["b", "f"]}},
     ),
-    "expecting removed finalizers": _NO_RM_EXPECTATIONS,
+    "expecting removed finalizers": Row(
+        [pod("a", "Succeeded", True), pod("b", "Failed", True), pod("c", "Succeeded", True),
+         pod("d", "Failed", True), pod("e", "Succeeded", True), pod("f", "Failed", True),
+         pod("g", "Succeeded", True), pod("h", "Failed", True)],
+        [W(succeeded=3, failed=4, us=("a", "e"), uf=("b", "f")), W(succeeded=5, failed=6)],
+        4,
+        status={"succeeded": 2, "failed": 3,
+                "uncountedTerminatedPods": {"succeeded": ["a", "g"], "failed": ["b", "h"]}},
+        expected_rm=("c", "d", "g", "h"),
+    ),
     "succeeding job by JobSuccessPolicy": Row(
         [pod("a", "Succeeded", True), pod("b", "Failed", True), pod("c", "Pending", True)],
         [W(us=("a",), uf=("b",), conds=(SCM,)),
@@ -353,7 +358,8 @@ def test_track_job_status_and_remove_finalizers(row: Row) -> None:
     active = [p for p in pods if is_pod_active(p)]
     ctx = SyncCtx(job=copy.deepcopy(job), status=status, pods=pods, active_pods=active,
                   active=len(active), ready=0, terminating=count_terminating(pods),
-                  indexed=job["spec"].get("completionMode") == "Indexed")
+                  indexed=job["spec"].get("completionMode") == "Indexed",
+                  expected_rm_finalizers={uid_of[n] for n in row.expected_rm})
     if ctx.indexed:
         completions = int(job["spec"]["completions"])
         ctx.succeeded_indexes = parse_intervals(status.get("completedIndexes"), completions)
@@ -385,8 +391,9 @@ def test_track_job_status_and_remove_finalizers(row: Row) -> None:
 
 # -- TestGetNewFinshedPods ----------------------------------------------------------------
 
-# name: (status succeeded, failed, uncounted (succeeded, failed), pods, wantSucceeded, wantFailed)
-NEW_FINISHED: dict[str, tuple[int, int, tuple[list[str], list[str]], list[P], int, int] | str] = {
+# name: (status succeeded, failed, uncounted (succeeded, failed), pods, wantSucceeded, wantFailed
+# [, expectedRmFinalizers by name])
+NEW_FINISHED: dict[str, tuple[Any, ...] | str] = {
     "some counted": (
         2, 1, ([], []),
         [pod("a", "Succeeded"), pod("b", "Succeeded", True), pod("c", "Succeeded", True),
@@ -400,7 +407,13 @@ NEW_FINISHED: dict[str, tuple[int, int, tuple[list[str], list[str]], list[P], in
          pod("g", "Failed", True)],
         4, 4,
     ),
-    "with expected removed finalizers": _NO_RM_EXPECTATIONS,
+    "with expected removed finalizers": (
+        2, 2, (["a"], ["d"]),
+        [pod("a", "Succeeded"), pod("b", "Succeeded", True), pod("c", "Succeeded", True),
+         pod("d", "Failed"), pod("e", "Failed", True), pod("f", "Failed", True),
+         pod("g", "Failed", True)],
+        4, 5, ("b", "f"),
+    ),
     "deleted pods": (
         1, 1, ([], []),
         [pod("a", "Succeeded", True, True), pod("b", "Failed", True, True),
@@ -415,24 +428,28 @@ def _nf_params() -> list[Any]:
     out = []
     for name, row in NEW_FINISHED.items():
         if isinstance(row, str):
-            out.append(pytest.param(0, 0, ([], []), [], 0, 0, id=name, marks=pytest.mark.skip(reason=row)))
+            out.append(pytest.param(0, 0, ([], []), [], 0, 0, (), id=name, marks=pytest.mark.skip(reason=row)))
         else:
-            out.append(pytest.param(*row, id=name))
+            out.append(pytest.param(*row, *([()] if len(row) == 6 else []), id=name))
     return out
 
 
-@pytest.mark.parametrize(("succ", "fail", "uncounted", "pods", "want_s", "want_f"), _nf_params())
+@pytest.mark.parametrize(
+    ("succ", "fail", "uncounted", "pods", "want_s", "want_f", "expected_rm"), _nf_params()
+)
 def test_get_new_finished_pods(
-    succ: int, fail: int, uncounted: tuple[list[str], list[str]], pods: list[P], want_s: int, want_f: int
+    succ: int, fail: int, uncounted: tuple[list[str], list[str]], pods: list[P], want_s: int,
+    want_f: int, expected_rm: tuple[str, ...],
 ) -> None:
     h = build_sync_harness()
     row = Row(pods, [], status={"succeeded": succ, "failed": fail,
                                 "uncountedTerminatedPods": {"succeeded": uncounted[0], "failed": uncounted[1]}},
               spec={"completions": 1, "parallelism": 1})
-    job, _, _ = _setup(h, row)
+    job, uid_of, _ = _setup(h, row)
     all_pods = h.server.list("v1", "Pod", "default")
     status = copy.deepcopy(job["status"])
-    ctx = SyncCtx(job=job, status=status, pods=all_pods, active_pods=[], active=0, ready=0, terminating=0)
+    ctx = SyncCtx(job=job, status=status, pods=all_pods, active_pods=[], active=0, ready=0, terminating=0,
+                  expected_rm_finalizers={uid_of[n] for n in expected_rm})
     new_s, new_f = h.ctrl.newly_finished(ctx)
     u = status.get("uncountedTerminatedPods") or {}
     assert len(new_s) + succ + len(u.get("succeeded") or []) == want_s

@@ -1,4 +1,5 @@
 """Upstream ``replica_set_test.go`` (v1.37.2) whole-sync rows: ``TestSyncReplicaSetDoesNothing``,
+``TestRSSyncExpectations``, ``TestDoNotAdoptOrCreateIfBeingDeletedRace``,
 ``TestSyncReplicaSetCreateFailures``, ``TestSyncReplicaSetDormancy``, ``TestPatchPodFails``,
 ``TestDoNotPatchPodWithOtherControlRef``, ``TestDoNotAdoptOrCreateIfBeingDeleted``,
 ``TestRelatedPodsLookup`` and ``TestReplicaSetAvailabilityCheck``.
@@ -23,6 +24,10 @@ from reference_impl.apiserver.informers import InformerFactory
 from reference_impl.apiserver.server import APIServer
 from reference_impl.clock import Instant, SimClock, millis, rfc3339, seconds
 from reference_impl.controllers import replicaset as rs_module
+from reference_impl.controllers.controller_utils import (
+    ControllerExpectations,
+    UIDTrackingControllerExpectations,
+)
 from reference_impl.controllers.replicaset import ReplicaSetController
 from reference_impl.errors import ApiError, ServiceUnavailable
 from reference_impl.features import FeatureGates
@@ -515,3 +520,36 @@ def test_watch_controllers_and_pods() -> None:
     assert _queued(h) == ["default/foobar"]
     _store_pod(h, "pod0", rs, "Pending")
     assert set(_queued(h)) == {"default/foobar"}
+
+
+def test_rs_sync_expectations() -> None:
+    """``TestRSSyncExpectations``: a pod that lands once the expectations were read is
+    still counted, so no replica is created for it."""
+    h = _harness()
+    rs = _store_rs(h, 2)
+    _store_pod(h, "pod0", rs, "Pending")
+
+    class LateArrival(ControllerExpectations):
+        """``FakeRSExpectations``: the second pod lands once the expectations were read."""
+
+        def satisfied(self, key: str, now: Instant | None = None) -> bool:
+            out = super().satisfied(key, now)
+            _store_pod(h, "pod1", rs, "Pending")
+            return out
+
+    h.ctrl._expectations = UIDTrackingControllerExpectations(LateArrival())
+    h.sync()
+    assert _counts(h) == (0, 0, 0)
+
+
+def test_do_not_adopt_or_create_if_being_deleted_race() -> None:
+    """``TestDoNotAdoptOrCreateIfBeingDeletedRace``: the cache says the set is live, the
+    apiserver that it is being deleted; the recheck before adopting aborts the sync."""
+    h = _harness()
+    rs = _store_rs(h, 2, deleting=True)
+    assert h.ctrl._rs is not None
+    live = {**rs, "metadata": {k: v for k, v in rs["metadata"].items() if k != "deletionTimestamp"}}
+    h.ctrl._rs.cache["default/foobar"] = live  # Lister (cache) says it's NOT deleted
+    _store_pod(h, "pod1", rs, "Running", owned=False)  # a matching orphan triggers the recheck
+    assert h.sync() is not None
+    assert _counts(h) == (0, 0, 0)

@@ -1,0 +1,47 @@
+"""The Job controller's counters (``pkg/controller/job/metrics/metrics.go``), kept in
+process: label values to counts, as the Prometheus registry would expose them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+__all__ = [
+    "POD_FAILURES_HANDLED_BY_FAILURE_POLICY",
+    "TERMINATED_PODS_TRACKING_FINALIZER_TOTAL",
+    "CounterVec",
+    "record_job_pod_failure_policy_actions",
+]
+
+ADD = "add"  # metrics.Add
+DELETE = "delete"  # metrics.Delete
+
+
+@dataclass(slots=True)
+class CounterVec:
+    """A counter with one label: ``inc`` per label value; ``reset`` clears every series."""
+
+    name: str
+    values: dict[str, int] = field(default_factory=dict)
+
+    def inc(self, label: str, by: int = 1) -> None:
+        self.values[label] = self.values.get(label, 0) + by
+
+    def reset(self) -> None:
+        self.values.clear()
+
+
+# job_controller_terminated_pods_tracking_finalizer_total{event}
+TERMINATED_PODS_TRACKING_FINALIZER_TOTAL = CounterVec(
+    "job_controller_terminated_pods_tracking_finalizer_total"
+)
+# job_controller_pod_failures_handled_by_failure_policy_total{action}
+POD_FAILURES_HANDLED_BY_FAILURE_POLICY = CounterVec(
+    "job_controller_pod_failures_handled_by_failure_policy_total"
+)
+
+
+def record_job_pod_failure_policy_actions(counts: Mapping[str, int] | None) -> None:
+    """``recordJobPodFailurePolicyActions``: add each action's count of failed pods."""
+    for action, n in (counts or {}).items():
+        POD_FAILURES_HANDLED_BY_FAILURE_POLICY.inc(action, n)
