@@ -170,6 +170,9 @@ class Cluster:
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
         self.pod_metrics: dict[tuple[str, str, str], float] = {}
+        # The apiserver's warnings of the last write through this API that succeeded,
+        # taken before settling (controllers' own writes reset ``api.warnings``).
+        self.write_warnings: tuple[str, ...] = ()
         ctx = ComponentContext(
             self.api, self.informers, self.clock, self.rng, self.feature_gates, self.trace
         )
@@ -390,6 +393,7 @@ class Cluster:
             check_served(info, self.api_resources)
 
     def _settled(self, obj: Obj) -> Obj:
+        self.write_warnings = tuple(self.api.warnings)
         self.settle()
         return obj
 

@@ -380,6 +380,7 @@ class APIServer:
 
     def resize(self, manifest: Obj) -> Obj:
         """The pods/resize subresource: only container resources and resizePolicy may change."""
+        self.warnings = []  # podResizeStrategy.WarningsOnUpdate: none
         return pod_subresources.resize(self, manifest)
 
     def update_ephemeralcontainers(self, manifest: Obj) -> Obj:
