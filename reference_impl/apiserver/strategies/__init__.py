@@ -31,6 +31,7 @@ from reference_impl.apiserver.strategies import (
     discovery,  # EndpointSlice
     endpoints,  # Endpoints subsets, port protocol default
     flowcontrol,  # APF, migrations, APIService
+    job_util,  # Job/CronJob spec.scheduling dropped without WorkloadWithJob
     limit_range,  # LimitRange defaults and validation
     meta,
     namespace,  # Namespace defaults and spec.finalizers
@@ -44,10 +45,14 @@ from reference_impl.apiserver.strategies import (
     persistent_volume,  # PersistentVolume defaults, spec and update rules
     pod_affinity_keys,  # pod affinity matchLabelKeys merged into selectors on create
     pod_alpha_drops,  # pod-spec fields of alpha gates (off) dropped on write
+    pod_beta_drops,  # pod-spec fields of on-by-default gates dropped when turned off
     pod_containers,  # container ports, env, dnsPolicy
+    pod_ga_drops,  # pod-spec fields of locked GA gates (emulated off) dropped on write
+    pod_status_drops,  # pods/status fields of disabled gates dropped
     pod_status_prepare,  # pods/status keeps qosClass, claim statuses, observedGeneration
     policy,  # PodDisruptionBudget
     pvc_status,  # PersistentVolumeClaim /status
+    pvc_util,  # PVC gated fields dropped, data sources normalised
     rbac,  # RBAC, ServiceAccount, Event
     resource,  # DRA (resource.k8s.io)
     resource_admin,  # adminAccess needs the namespace label
@@ -117,8 +122,13 @@ __all__ = [
     "pod_alpha_drops",
     "pod_containers",
     "pod_status_prepare",
+    "pod_status_drops",
+    "pod_beta_drops",
+    "pod_ga_drops",
     "policy",
     "pvc_status",
+    "job_util",
+    "pvc_util",
     "resource",
     "resource_admin",
     "resource_extended",

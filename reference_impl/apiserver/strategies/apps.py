@@ -6,15 +6,16 @@ from typing import Any
 
 from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.registry import Context, defaulter, validator
-from reference_impl.apiserver.strategies.core import default_pod, validate_pod
+from reference_impl.apiserver.strategies.core import default_pod, pod_causes
 from reference_impl.apiserver.strategies.meta import annotations_causes, labels_causes
 from reference_impl.apiserver.strategies.pod_containers import container_field_causes
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.pod_annotations import seccomp_annotation_field_causes
+from reference_impl.apiserver.validation.pod_validation_options import options_from_pod_template
 from reference_impl.errors import Cause
 
-__all__ = ["template_causes"]
+__all__ = ["old_template", "template_causes"]
 
 Obj = dict[str, Any]
 
@@ -48,8 +49,20 @@ def _default_template(template: Obj, ctx: Context) -> None:
     default_pod(pod, ctx)
 
 
-def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -> list[Cause]:
-    """The pod template must be a valid pod whose labels match ``spec.selector``."""
+def old_template(old: Obj | None, *keys: str) -> Obj | None:
+    """The old object's pod template at ``keys`` (under its spec), for
+    ``GetValidationOptionsFromPodTemplate``: None on create or where it has none."""
+    node: Any = old
+    for k in ("spec", *keys):
+        node = node.get(k) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else None
+
+
+def template_causes(
+    obj: Obj, restart_policies: tuple[str, ...], ctx: Context, old_tmpl: Obj | None = None
+) -> list[Cause]:
+    """The pod template must be a valid pod whose labels match ``spec.selector``; it is
+    validated under ``GetValidationOptionsFromPodTemplate(template, old_tmpl)``."""
     spec = obj.get("spec") or {}
     template = spec.get("template") or {}
     causes: list[Cause] = []
@@ -63,7 +76,8 @@ def template_causes(obj: Obj, restart_policies: tuple[str, ...], ctx: Context) -
     causes += annotations_causes(
         pod["metadata"].get("annotations") or {}, "spec.template.annotations"
     )
-    for c in validate_pod(pod, None, ctx):
+    opts = options_from_pod_template(template, old_tmpl, ctx.gates)
+    for c in pod_causes(pod, None, ctx, opts):
         causes.append(Cause(f"spec.template.{c.field}", c.reason, c.message))
     causes += seccomp_annotation_field_causes(pod["metadata"], pod["spec"], "spec.template.spec")
     if pod["spec"].get("ephemeralContainers"):
@@ -145,7 +159,7 @@ def validate_workload(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
                     "`selector` does not match template `labels`",
                 )
             )
-        causes += template_causes(obj, ("Always",), ctx)
+        causes += template_causes(obj, ("Always",), ctx, old_template(old, "template"))
         causes += _replicated_template_causes(spec)
     if obj["kind"] == "ReplicaSet":
         causes += _min_ready_causes(spec)

@@ -14,7 +14,11 @@ from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.apiserver.conversion.scheme import register_defaulter
 from reference_impl.apiserver.equality import semantic as _sem
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
-from reference_impl.apiserver.strategies.apps import _default_template, template_causes
+from reference_impl.apiserver.strategies.apps import (
+    _default_template,
+    old_template,
+    template_causes,
+)
 from reference_impl.apiserver.strategies.apps_deployment import positive_int_or_percent_causes
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.validation import fielderr as fe
@@ -153,7 +157,7 @@ def validate_daemonset(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         out.append(fe.invalid("spec.template.metadata.labels", labels, msg))
     if isinstance(sel, dict) and not (sel.get("matchLabels") or sel.get("matchExpressions")):
         out.append(fe.invalid("spec.selector", sel, "empty selector is invalid for daemonset"))
-    out += template_causes(obj, ("Always",), ctx)
+    out += template_causes(obj, ("Always",), ctx, old_template(old, "template"))
     if ((spec.get("template") or {}).get("spec") or {}).get("activeDeadlineSeconds") is not None:
         msg = "activeDeadlineSeconds in DaemonSet is not Supported"
         out.append(fe.forbidden("spec.template.spec.activeDeadlineSeconds", msg))

@@ -13,7 +13,11 @@ from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_label_errors, selector_from_label_selector
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
-from reference_impl.apiserver.strategies.apps import _default_template, template_causes
+from reference_impl.apiserver.strategies.apps import (
+    _default_template,
+    old_template,
+    template_causes,
+)
 from reference_impl.apiserver.strategies.apps_deployment import positive_int_or_percent_causes
 from reference_impl.apiserver.strategies.policy import label_selector_causes
 from reference_impl.apiserver.strategies.service_pvc import _claim_spec_causes
@@ -140,7 +144,10 @@ def _template_to_validate(spec: Obj) -> Obj:
     return template
 
 
-def _spec_causes(spec: Obj, ctx: Context, *, update: bool, skip_template: bool, allow_recreate: bool) -> list[Cause]:
+def _spec_causes(
+    spec: Obj, ctx: Context, *, update: bool, skip_template: bool, allow_recreate: bool,
+    old_tmpl: Obj | None = None,
+) -> list[Cause]:
     """``ValidateStatefulSetSpec`` (the update options: any service name, claim templates
     not revalidated, the template optionally skipped)."""
     out: list[Cause] = []
@@ -171,7 +178,7 @@ def _spec_causes(spec: Obj, ctx: Context, *, update: bool, skip_template: bool, 
     service = str(spec.get("serviceName") or "")
     if not update and service:
         out += [fe.invalid("spec.serviceName", service, e) for e in dns1123_label_errors(service)]
-    out += _selector_and_template_causes(spec, ctx, skip_template)
+    out += _selector_and_template_causes(spec, ctx, skip_template, old_tmpl)
     rp = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy") or ""
     if rp != "Always":
         out.append(fe.not_supported("spec.template.spec.restartPolicy", rp, ("Always",)))
@@ -181,9 +188,10 @@ def _spec_causes(spec: Obj, ctx: Context, *, update: bool, skip_template: bool, 
     return out
 
 
-def _selector_and_template_causes(spec: Obj, ctx: Context, skip_template: bool) -> list[Cause]:
+def _selector_and_template_causes(spec: Obj, ctx: Context, skip_template: bool, old_tmpl: Obj | None) -> list[Cause]:
     """The selector (required, valid, non-empty) and, when it converts, the template
-    (``ValidatePodTemplateSpecForStatefulSet``)."""
+    (``ValidatePodTemplateSpecForStatefulSet``, under the options of the template and
+    ``old_tmpl``, the old StatefulSet's)."""
     sel = spec.get("selector")
     out: list[Cause] = []
     if sel is None:
@@ -200,7 +208,7 @@ def _selector_and_template_causes(spec: Obj, ctx: Context, skip_template: bool) 
     if not empty and not selector_from_label_selector(sel).matches(labels):
         out.append(fe.invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
     if not skip_template:
-        out += template_causes({"spec": {"template": _template_to_validate(spec)}}, (), ctx)
+        out += template_causes({"spec": {"template": _template_to_validate(spec)}}, (), ctx, old_tmpl)
     return out
 
 
@@ -212,8 +220,10 @@ def validate_statefulset(ss: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         return _spec_causes(spec, ctx, update=False, skip_template=False, allow_recreate=ctx.gates.enabled(_RECREATE))
     ospec = old.get("spec") or {}
     allow = ctx.gates.enabled(_RECREATE) or (ospec.get("updateStrategy") or {}).get("type") == "Recreate"
-    old_bad = bool(_spec_causes(ospec, ctx, update=True, skip_template=False, allow_recreate=allow))
-    out = _spec_causes(spec, ctx, update=True, skip_template=old_bad, allow_recreate=allow)
+    # One set of options (the new and old templates') judges both specs, as upstream's.
+    old_tmpl = old_template(old, "template")
+    old_bad = bool(_spec_causes(ospec, ctx, update=True, skip_template=False, allow_recreate=allow, old_tmpl=old_tmpl))
+    out = _spec_causes(spec, ctx, update=True, skip_template=old_bad, allow_recreate=allow, old_tmpl=old_tmpl)
     for f in ("selector", "volumeClaimTemplates", "serviceName", "podManagementPolicy"):
         if spec.get(f) != ospec.get(f):
             out.append(fe.invalid(f"spec.{f}", spec.get(f), "field is immutable"))

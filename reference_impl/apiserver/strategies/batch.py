@@ -8,7 +8,11 @@ from typing import Any, Final
 from reference_impl.api.formats import label_value_errors
 from reference_impl.api.meta import dns1123_subdomain_errors, selector_from_label_selector
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
-from reference_impl.apiserver.strategies.apps import _default_template, template_causes
+from reference_impl.apiserver.strategies.apps import (
+    _default_template,
+    old_template,
+    template_causes,
+)
 from reference_impl.apiserver.strategies.batch_policies import job_policy_causes
 from reference_impl.apiserver.strategies.batch_update import (
     completions_update_causes,
@@ -181,7 +185,7 @@ def validate_job(job: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
             )
         )
     causes += job_policy_causes(spec)
-    causes += template_causes(job, (), ctx)
+    causes += template_causes(job, (), ctx, old_template(old, "template"))
     rp = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy") or ""
     if rp in ("Always", ""):
         causes.append(

@@ -12,7 +12,11 @@ import re
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
-from reference_impl.apiserver.strategies.apps import _default_template, template_causes
+from reference_impl.apiserver.strategies.apps import (
+    _default_template,
+    old_template,
+    template_causes,
+)
 from reference_impl.apiserver.strategies.batch import domain_prefixed_path_causes
 from reference_impl.apiserver.strategies.batch_cron import load_location_error, schedule_error
 from reference_impl.apiserver.strategies.batch_gang import validate_job_scheduling
@@ -89,7 +93,7 @@ def job_template_spec_causes(jspec: Obj, ojspec: Obj | None, ctx: Context) -> li
     # validate_job_scheduling also applies validateJobSchedulingUpdate (the frozen
     # basic/gang variant), which only ValidateJobSpecUpdate calls: not a template's rule.
     out += [c for c in validate_job_scheduling(job, old_job, ctx) if _VARIANT not in c.message]
-    out += template_causes(job, (), ctx)
+    out += template_causes(job, (), ctx, old_template(old_job, "template"))
     rp = ((jspec.get("template") or {}).get("spec") or {}).get("restartPolicy") or ""
     if rp in ("Always", ""):
         out.append(fe.required("spec.template.spec.restartPolicy", 'valid values: "OnFailure", "Never"'))

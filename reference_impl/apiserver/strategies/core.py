@@ -8,6 +8,8 @@ server (taint effects, toleration operators, restart policies) are enforced here
 from __future__ import annotations
 
 import copy
+import functools
+import json
 import re
 from typing import Any, Final
 
@@ -35,10 +37,14 @@ from reference_impl.apiserver.validation.pod_annotations import (
 )
 from reference_impl.apiserver.validation.pod_status import pod_status_causes
 from reference_impl.apiserver.validation.pod_update import pod_update_causes
+from reference_impl.apiserver.validation.pod_validation_options import (
+    PodValidationOptions,
+    options_from_pod_spec_and_meta,
+)
 from reference_impl.errors import Cause
 from reference_impl.features import FeatureGates
 
-__all__ = ["pod_qos_class", "toleration_causes"]
+__all__ = ["pod_causes", "pod_qos_class", "toleration_causes"]
 
 Obj = dict[str, Any]
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -148,11 +154,6 @@ def default_pod(pod: Obj, ctx: Context) -> None:
             for port in c.get("ports") or []:
                 if isinstance(port, dict) and not port.get("hostPort"):
                     port["hostPort"] = port.get("containerPort")
-        life = c.get("lifecycle")
-        if isinstance(life, dict) and "stopSignal" in life:  # ContainerStopSignals is off: dropped
-            life.pop("stopSignal")
-            if not any(v is not None for v in life.values()):  # dropContainerStopSignals: nil
-                c.pop("lifecycle")
         _default_handlers(c)
         if not c.get("imagePullPolicy"):  # "" too
             c["imagePullPolicy"] = _image_pull_policy(str(c.get("image") or ""))
@@ -223,59 +224,62 @@ def apparmor_version_skew(pod: Obj, old: Obj | None, now: str, ctx: Context) -> 
         apply_apparmor_version_skew(pod)
 
 
-def toleration_causes(tolerations: list[Obj], path: str) -> list[Cause]:
-    """Server-side rules of ``[]Toleration`` (operator, effect, value, tolerationSeconds)."""
+_DECIMAL_MSG: Final = "must be a valid decimal integer in canonical form"
+
+
+def _decimal_integer_errors(value: str) -> list[str]:
+    """``content.IsDecimalInteger``: an optional "-", then no leading zero."""
+    digits = value[1:] if value.startswith("-") else value
+    if not value:
+        return ["must be non-empty"]
+    if not digits or not digits.isascii() or not digits.isdigit() or (digits[0] == "0" and value != "0"):
+        return [_DECIMAL_MSG]
+    return []
+
+
+def _parse_int64_errors(value: str) -> list[str]:
+    """``strconv.ParseInt(value, 10, 64)``'s error, if any."""
+    digits = value[1:] if value[:1] in ("+", "-") else value
+    quoted = json.dumps(value)
+    if not digits or not digits.isascii() or not digits.isdigit():
+        return [f"strconv.ParseInt: parsing {quoted}: invalid syntax"]
+    if not -(2**63) <= int(value) < 2**63:
+        return [f"strconv.ParseInt: parsing {quoted}: value out of range"]
+    return []
+
+
+def toleration_causes(tolerations: list[Obj], path: str, allow_comparison: bool = False) -> list[Cause]:
+    """``ValidateTolerations``: key, empty key, tolerationSeconds, operator and value, effect.
+    ``allow_comparison``: AllowTaintTolerationComparisonOperators (Lt and Gt take a decimal
+    int64 value); without it they are NotSupported (RuntimeClass passes the zero options)."""
     causes: list[Cause] = []
     for i, t in enumerate(tolerations):
         p = f"{path}[{i}]"
-        op = t.get("operator") or "Equal"  # "" means Equal
-        if op not in ("Equal", "Exists"):
-            causes.append(
-                Cause(
-                    f"{p}.operator",
-                    "FieldValueNotSupported",
-                    f'Unsupported value: "{op}": supported values: "Equal", "Exists"',
-                )
-            )
-        if op == "Equal" and t.get("value"):
-            causes += [fe.invalid(f"{p}.operator", t["value"], e) for e in label_value_errors(str(t["value"]))]
-        if op == "Exists" and t.get("value"):
-            causes.append(
-                Cause(
-                    f"{p}.operator",
-                    "FieldValueInvalid",
-                    "value must be empty when `operator` is 'Exists'",
-                )
-            )
-        if not t.get("key") and op != "Exists":
-            causes.append(
-                Cause(
-                    f"{p}.operator",
-                    "FieldValueInvalid",
-                    'operator must be Exists when `key` is empty, which means "match all values and all keys"',
-                )
-            )
+        op = t.get("operator") or ""
         if t.get("key"):
-            causes += [
-                Cause(f"{p}.key", "FieldValueInvalid", e) for e in label_key_errors(t["key"])
-            ]
-        effect = t.get("effect")
-        if effect and effect not in TAINT_EFFECTS:
-            causes.append(
-                Cause(
-                    f"{p}.effect",
-                    "FieldValueNotSupported",
-                    f'Unsupported value: "{effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
-                )
-            )
+            causes += [fe.invalid(f"{p}.key", t["key"], e) for e in label_key_errors(str(t["key"]))]
+        if not t.get("key") and op != "Exists":
+            msg = 'operator must be Exists when `key` is empty, which means "match all values and all keys"'
+            causes.append(fe.invalid(f"{p}.operator", op, msg))
+        effect = t.get("effect") or ""
         if t.get("tolerationSeconds") is not None and effect != "NoExecute":
-            causes.append(
-                Cause(
-                    f"{p}.effect",
-                    "FieldValueInvalid",
-                    "effect must be 'NoExecute' when `tolerationSeconds` is set",
-                )
-            )
+            causes.append(fe.invalid(f"{p}.effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+        value = str(t.get("value") or "")
+        if op in ("Equal", ""):
+            causes += [fe.invalid(f"{p}.operator", value, e) for e in label_value_errors(value)]
+        elif op == "Exists":
+            if value:
+                causes.append(fe.invalid(f"{p}.operator", value, "value must be empty when `operator` is 'Exists'"))
+        elif op in ("Lt", "Gt"):
+            if not allow_comparison:
+                causes.append(fe.not_supported(f"{p}.operator", op, ("Equal", "Exists", "Lt", "Gt")))
+            else:
+                causes += [fe.invalid(f"{p}.value", value, e) for e in _decimal_integer_errors(value)]
+                causes += [fe.invalid(f"{p}.value", value, e) for e in _parse_int64_errors(value)]
+        else:
+            causes.append(fe.not_supported(f"{p}.operator", op, ("Equal", "Exists")))
+        if effect and effect not in TAINT_EFFECTS:
+            causes.append(fe.not_supported(f"{p}.effect", effect, TAINT_EFFECTS))
     return causes
 
 
@@ -347,25 +351,57 @@ def _restart_container_on(c: Any) -> list[int]:
     return [j for j, rp in enumerate(rps) if isinstance(rp, dict) and rp.get("restartPolicy") == "RestartContainer"]
 
 
-def _init_restart_container_causes(spec: Obj, old_spec: Obj | None) -> list[Cause]:
-    """``validateInitContainers``: a non-sidecar init container may not restart on resize,
-    unless the old spec had one that did (AllowExistingRestartContainerForNonSidecarInitContainer)."""
-    if old_spec is not None and any(_restart_container_on(c) for c in old_spec.get("initContainers") or ()):
-        return []
+def _init_resize_policy_causes(spec: Obj, opts: PodValidationOptions) -> list[Cause]:
+    """``validateInitContainers``' resize policy rules: none at all without
+    AllowSidecarResizePolicy (InPlacePodVerticalScaling is locked on in 1.37, so never), and
+    no RestartContainer on a non-sidecar init container unless the old spec had one
+    (AllowExistingRestartContainerForNonSidecarInitContainer)."""
+    out: list[Cause] = []
     msg = "must not be set to 'RestartContainer' for non-sidecar initContainers"
-    return [
-        fe.invalid(f"spec.initContainers[{i}].resizePolicy[{j}].restartPolicy", "RestartContainer", msg)
-        for i, c in enumerate(spec.get("initContainers") or ())
-        for j in _restart_container_on(c)
-    ]
+    for i, c in enumerate(spec.get("initContainers") or ()):
+        if not isinstance(c, dict):
+            continue
+        if not opts.allow_sidecar_resize_policy and c.get("resizePolicy"):
+            out.append(fe.invalid(f"spec.initContainers[{i}].resizePolicy", c["resizePolicy"], "must not be set for init containers"))
+        if not opts.allow_existing_restart_container_for_non_sidecar_init_container:
+            out += [
+                fe.invalid(f"spec.initContainers[{i}].resizePolicy[{j}].restartPolicy", "RestartContainer", msg)
+                for j in _restart_container_on(c)
+            ]
+    return out
 
 
 _SPEC_ONLY_SUBRESOURCES: Final = ("resize", "ephemeralcontainers")
 
 
+def _options_source(pod: Obj, old: Obj | None, ctx: Context) -> Obj | None:
+    """The old pod for the validation options: the resize and ephemeralcontainers
+    subresources validate with no old pod here, yet upstream's strategies build the
+    options from the stored one (which ``ctx.get`` still returns)."""
+    if old is not None or ctx.subresource not in _SPEC_ONLY_SUBRESOURCES:
+        return old
+    meta = pod.get("metadata") or {}
+    return ctx.get("v1", "Pod", str(meta.get("name") or ""), meta.get("namespace"))
+
+
 @validator("Pod")
 def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """PodSpec rules on create, and the update restrictions on update."""
+    """PodSpec rules on create, and the update restrictions on update, under
+    ``GetValidationOptionsFromPodSpecAndMeta``'s options."""
+    src = _options_source(pod, old, ctx)
+    opts = options_from_pod_spec_and_meta(
+        pod.get("spec") or {},
+        None if src is None else src.get("spec") or {},
+        pod.get("metadata") or {},
+        None if src is None else src.get("metadata") or {},
+        ctx.gates,
+    )
+    return pod_causes(pod, old, ctx, opts)
+
+
+def pod_causes(pod: Obj, old: Obj | None, ctx: Context, opts: PodValidationOptions) -> list[Cause]:
+    """``validate_pod``'s rules under ``opts`` (a template's come from
+    ``GetValidationOptionsFromPodTemplate``)."""
     spec = pod.get("spec") or {}
     causes: list[Cause] = []
     if not spec.get("containers"):
@@ -391,7 +427,7 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     for i, c in enumerate(spec.get("ephemeralContainers") or []):  # validateContainerCommon's
         if isinstance(c, dict):
             causes += resize_policy_causes(c, f"spec.ephemeralContainers[{i}]", spec.get("restartPolicy"))
-    causes += _init_restart_container_causes(spec, None if old is None else old.get("spec") or {})
+    causes += _init_resize_policy_causes(spec, opts)
     rp = spec.get("restartPolicy")
     if not rp:  # validateRestartPolicy: "" is Required, anything else unknown NotSupported
         causes.append(fe.required("spec.restartPolicy"))
@@ -408,7 +444,8 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         causes.append(
             fe.invalid("spec.activeDeadlineSeconds", ads, "must be between 1 and 2147483647, inclusive")
         )
-    causes += toleration_causes(spec.get("tolerations") or [], "spec.tolerations")
+    allow_cmp = opts.allow_taint_toleration_comparison_operators
+    causes += toleration_causes(spec.get("tolerations") or [], "spec.tolerations", allow_cmp)
     for k, v in sorted((spec.get("nodeSelector") or {}).items()):
         causes += [
             Cause("spec.nodeSelector", "FieldValueInvalid", e)
@@ -434,9 +471,10 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
     # ValidatePodTemplateSpec's to refuse.
     is_template = pod.get("apiVersion") is None
     meta = None if is_template else (pod.get("metadata") or {})
-    causes += pod_spec_causes(spec, "spec", template=is_template or not creating, meta=meta)
+    causes += pod_spec_causes(spec, "spec", template=is_template or not creating, meta=meta, opts=opts)
     if not is_template:  # a template's annotations are apps' to check, at its own path
-        causes += pod_annotation_causes(pod, old, toleration_causes)
+        rules = functools.partial(toleration_causes, allow_comparison=allow_cmp)
+        causes += pod_annotation_causes(pod, old, rules, opts.allow_invalid_pod_deletion_cost)
         if creating:
             causes += seccomp_annotation_field_causes(pod.get("metadata") or {}, spec, "spec")
             causes += apparmor_annotation_field_causes(pod.get("metadata") or {}, spec, "spec")
@@ -447,5 +485,11 @@ def validate_pod(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
 
 @validator("Pod", status=True)
 def validate_pod_status(pod: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """``ValidatePodStatusUpdate`` (``pod_status.py``); the phase is not checked."""
-    return pod_status_causes(pod, old or {})
+    """``ValidatePodStatusUpdate`` (``pod_status.py``) under the pod's validation options;
+    the phase is not checked."""
+    old = old or {}
+    opts = options_from_pod_spec_and_meta(
+        pod.get("spec") or {}, old.get("spec") or {}, pod.get("metadata") or {},
+        old.get("metadata") or {}, ctx.gates,
+    )
+    return pod_status_causes(pod, old, opts, ctx.gates.enabled("RestartAllContainersOnContainerExits"))

@@ -8,7 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from reference_impl.apiserver.registry import Context, defaulter, validator
-from reference_impl.apiserver.strategies.apps import _default_template, template_causes
+from reference_impl.apiserver.strategies.apps import (
+    _default_template,
+    old_template,
+    template_causes,
+)
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
@@ -51,8 +55,8 @@ def _nonnegative(spec: Obj, name: str) -> list[Cause]:
     return []
 
 
-def _rc_template_causes(obj: Obj, selector: Obj, ctx: Context) -> list[Cause]:
-    """``ValidatePodTemplateSpecForRC``."""
+def _rc_template_causes(obj: Obj, selector: Obj, ctx: Context, old: Obj | None) -> list[Cause]:
+    """``ValidatePodTemplateSpecForRC`` (options from the old RC's template, if any)."""
     template = (obj.get("spec") or {}).get("template")
     if template is None:
         return [fe.required("spec.template")]
@@ -61,7 +65,7 @@ def _rc_template_causes(obj: Obj, selector: Obj, ctx: Context) -> list[Cause]:
     if selector and any(labels.get(k) != v for k, v in selector.items()):
         msg = "`selector` does not match template `labels`"
         causes.append(fe.invalid("spec.template.metadata.labels", labels, msg))
-    causes += template_causes(obj, ("Always",), ctx)
+    causes += template_causes(obj, ("Always",), ctx, old_template(old, "template"))
     pod_spec = template.get("spec") or {}
     # template_causes leaves restart policies it does not know to the pod spec rules.
     rp = pod_spec.get("restartPolicy")
@@ -85,15 +89,17 @@ def validate_rc(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         causes.append(fe.required("spec.replicas"))
     else:
         causes += _nonnegative(spec, "replicas")
-    return causes + _rc_template_causes(obj, selector, ctx)
+    return causes + _rc_template_causes(obj, selector, ctx, old)
 
 
 @validator("PodTemplate")
 def validate_pod_template(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
-    """``ValidatePodTemplateSpec`` at ``template`` (no restart policy is ruled out)."""
+    """``ValidatePodTemplateSpec`` at ``template`` (no restart policy is ruled out), under
+    the options of the template and the old one's."""
     wrapped: Obj = {"spec": {"template": obj.get("template") or {}}}
+    old_tmpl = None if old is None else old.get("template") or {}
     prefix = "spec.template"
     return [
         Cause("template" + c.field[len(prefix) :], c.reason, c.message)
-        for c in template_causes(wrapped, (), ctx)
+        for c in template_causes(wrapped, (), ctx, old_tmpl)
     ]

@@ -27,8 +27,13 @@ from reference_impl.apiserver.validation.pod_spec_rules import (
     hugepage_value_causes,
     pod_spec_rule_causes,
 )
+from reference_impl.apiserver.validation.pod_validation_options import (
+    PodValidationOptions,
+    options_from_pod_spec_and_meta,
+)
 from reference_impl.apiserver.validation.pod_volumes import volume_causes
 from reference_impl.errors import Cause
+from reference_impl.features import FeatureGates
 
 __all__ = ["pod_spec_causes"]
 
@@ -36,6 +41,8 @@ Obj = dict[str, Any]
 _STANDARD_CONTAINER: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
 _PULL_POLICIES: Final = ("Always", "IfNotPresent", "Never")
 _WHEN_UNSATISFIABLE: Final = ("DoNotSchedule", "ScheduleAnyway")
+# A create's options under the default 1.37 gates.
+_CREATE_DEFAULTS: Final = options_from_pod_spec_and_meta(None, None, None, None, FeatureGates())
 
 
 def _obj(v: Any) -> Obj:
@@ -46,14 +53,17 @@ def _list(v: Any) -> list[Obj]:
     return [x if isinstance(x, dict) else {} for x in v] if isinstance(v, list) else []
 
 
-def _affinity(aff: Obj, path: str) -> list[Cause]:
+def _affinity(aff: Obj, path: str, opts: PodValidationOptions) -> list[Cause]:
+    """``validateAffinity``: invalid label values pass in required node affinity terms and
+    pod affinity selectors only where the old spec already had them (the options)."""
     out: list[Cause] = []
     na = aff.get("nodeAffinity")
     if isinstance(na, dict):
         p = f"{path}.nodeAffinity"
         req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
         if req is not None:
-            out += node_selector(req, f"{p}.requiredDuringSchedulingIgnoredDuringExecution")
+            values = not opts.allow_invalid_label_value_in_required_node_affinity
+            out += node_selector(req, f"{p}.requiredDuringSchedulingIgnoredDuringExecution", values=values)
         for i, t in enumerate(_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"))):
             tp = f"{p}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
             out += _weight(t, f"{tp}.weight")
@@ -64,12 +74,13 @@ def _affinity(aff: Obj, path: str) -> list[Cause]:
         if not isinstance(pa, dict):
             continue
         p = f"{path}.{kind}"
+        lenient = opts.allow_invalid_label_value_in_selector
         for i, t in enumerate(_list(pa.get("requiredDuringSchedulingIgnoredDuringExecution"))):
-            out += _affinity_term(t, f"{p}.requiredDuringSchedulingIgnoredDuringExecution[{i}]")
+            out += _affinity_term(t, f"{p}.requiredDuringSchedulingIgnoredDuringExecution[{i}]", lenient)
         for i, t in enumerate(_list(pa.get("preferredDuringSchedulingIgnoredDuringExecution"))):
             tp = f"{p}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
             out += _weight(t, f"{tp}.weight")
-            out += _affinity_term(t.get("podAffinityTerm") or {}, f"{tp}.podAffinityTerm")
+            out += _affinity_term(t.get("podAffinityTerm") or {}, f"{tp}.podAffinityTerm", lenient)
     return out
 
 
@@ -80,10 +91,10 @@ def _weight(t: Obj, path: str) -> list[Cause]:
     return []
 
 
-def _affinity_term(t: Obj, path: str) -> list[Cause]:
-    """``validatePodAffinityTerm``."""
-    out = label_selector_causes(t.get("labelSelector"), f"{path}.labelSelector")
-    out += label_selector_causes(t.get("namespaceSelector"), f"{path}.namespaceSelector")
+def _affinity_term(t: Obj, path: str, lenient: bool = False) -> list[Cause]:
+    """``validatePodAffinityTerm`` (``lenient``: AllowInvalidLabelValueInSelector)."""
+    out = label_selector_causes(t.get("labelSelector"), f"{path}.labelSelector", allow_invalid_values=lenient)
+    out += label_selector_causes(t.get("namespaceSelector"), f"{path}.namespaceSelector", allow_invalid_values=lenient)
     for ns in t.get("namespaces") or []:
         out += [fe.invalid(f"{path}.namespace", ns, e) for e in dns1123_label_errors(str(ns))]
     key = str(t.get("topologyKey") or "")
@@ -234,16 +245,35 @@ def _topology_spread(constraints: list[Obj], path: str) -> list[Cause]:
     return out
 
 
-def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj | None = None) -> list[Cause]:
+def pod_spec_causes(
+    spec: Obj, path: str, *, template: bool = False, meta: Obj | None = None,
+    opts: PodValidationOptions | None = None,
+) -> list[Cause]:
     """The rules above for a pod spec at ``path`` (``spec`` or ``spec.template.spec``);
-    ``meta`` is a pod's metadata (None for a template)."""
+    ``meta`` is a pod's metadata (None for a template); ``opts`` the validation options
+    (``pod_validation_options``; None: a create's under the default gates)."""
+    opts = opts or _CREATE_DEFAULTS
     out: list[Cause] = []
     own = str((meta or {}).get("name") or "")
-    vol_causes, volumes = volume_causes(spec.get("volumes") or [], f"{path}.volumes", own)
+    vol_causes, volumes = volume_causes(
+        spec.get("volumes") or [], f"{path}.volumes", own,
+        allow_non_local_token_path=opts.allow_non_local_projected_token_path,
+        allow_empty_image_reference=opts.allow_empty_image_volume_reference,
+    )
     out += vol_causes
-    out += container_rule_causes(spec, path, volumes)
-    out += pod_security_causes(spec, path)
-    out += pod_spec_rule_causes(spec, path)
+    out += container_rule_causes(
+        spec, path, volumes,
+        allow_rules=opts.allow_container_restart_policy_rules,
+        allow_restart_all=opts.allow_restart_all_containers,
+    )
+    out += pod_security_causes(
+        spec, path, opts.allow_sys_admin_when_privilege_escalation_false,
+        allow_host_network=opts.allow_user_namespaces_host_network_support,
+        allow_volume_devices=opts.allow_user_namespaces_with_volume_devices,
+        allow_host_sysctls=opts.allow_namespaced_sysctls_for_host_net_and_host_ipc,
+        only_recursive_selinux=opts.allow_only_recursive_selinux_change_policy,
+    )
+    out += pod_spec_rule_causes(spec, path, opts)
     mirror = MIRROR_POD in _obj((meta or {}).get("annotations"))
     claim_causes, claims = _pod_claims(_list(spec.get("resourceClaims")), f"{path}.resourceClaims", mirror)
     out += claim_causes
@@ -256,7 +286,7 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj |
         # Forbidden (pod_spec_rules), and still checked by validateResourceClaimNames.
         out += _container_claims(_list(res.get("claims")), claims, f"{path}.resources.claims")
     if isinstance(spec.get("affinity"), dict):
-        out += _affinity(spec["affinity"], f"{path}.affinity")
+        out += _affinity(spec["affinity"], f"{path}.affinity", opts)
     for f in ("hostname", "subdomain"):
         if spec.get(f):
             out += [fe.invalid(f"{path}.{f}", spec[f], e) for e in dns1123_label_errors(str(spec[f]))]
@@ -294,5 +324,5 @@ def pod_spec_causes(spec: Obj, path: str, *, template: bool = False, meta: Obj |
             out.append(fe.invalid(f"{path}.hostAliases[{i}].ip", h.get("ip"), "must be a valid IP address"))
     if spec.get("ephemeralContainers") and not template:
         out.append(fe.forbidden(f"{path}.ephemeralContainers", "cannot be set on create"))
-    out += ephemeral_causes(spec, path, volumes)
+    out += ephemeral_causes(spec, path, volumes, opts.allow_sys_admin_when_privilege_escalation_false)
     return out

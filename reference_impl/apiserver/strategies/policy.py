@@ -74,9 +74,10 @@ def int_or_percent_causes(value: object, path: str) -> list[Cause]:
     return []
 
 
-def label_selector_causes(sel: object, path: str) -> list[Cause]:
-    """``ValidateLabelSelector`` (strict label values): matchLabels as ValidateLabels, each
-    requirement's operator, values, key and values' format."""
+def label_selector_causes(sel: object, path: str, *, allow_invalid_values: bool = False) -> list[Cause]:
+    """``ValidateLabelSelector``: matchLabels as ValidateLabels, each requirement's
+    operator, values, key and (unless ``allow_invalid_values``:
+    AllowInvalidLabelValueInSelector) values' format."""
     if not isinstance(sel, dict):
         return []
     out: list[Cause] = []
@@ -124,7 +125,7 @@ def label_selector_causes(sel: object, path: str) -> list[Cause]:
             Cause(f"{p}.key", "FieldValueInvalid", f"Invalid value: {key!r}: {e}")
             for e in label_key_errors(key)
         ]
-        for j, v in enumerate(values):
+        for j, v in enumerate([] if allow_invalid_values else values):
             out += [
                 Cause(f"{p}.values[{j}]", "FieldValueInvalid", f"Invalid value: {v!r}: {e}")
                 for e in label_value_errors(str(v))

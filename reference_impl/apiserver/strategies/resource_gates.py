@@ -11,16 +11,16 @@ already used the feature, so turning a gate off never breaks objects written wit
   ``nodeAllocatableResources`` (DRANodeAllocatableResources), ``consumesCounters[].
   compatibilityGroups`` (DRADeviceCompatibilityGroups), ``spec.partitionTypeAttribute``
   (DRAPartitionableDevicesType) and ``spec.skipNodeOperations`` (DRAOptionalNodeOperations).
-- ResourceClaim / ResourceClaimTemplate requests: ``derivedAttributes``
-  (DRADerivedAttributes, ``resourceclaimspec.DropDisabledFields``).
+- ResourceClaim / ResourceClaimTemplate requests: ``resourceclaimspec.DropDisabledFields``
+  (``resourceclaimspec`` module).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer
+from reference_impl.apiserver.strategies import resourceclaimspec
 
 __all__ = ["LIST_ATTRIBUTE_FIELDS", "drop_claim_fields", "drop_slice_fields", "drop_template_fields"]
 
@@ -84,26 +84,14 @@ def drop_slice_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None
                     a.pop(f, None)
 
 
-def _requests(spec: Obj | None) -> Iterator[Obj]:
-    for r in ((spec or {}).get("devices") or {}).get("requests") or ():
-        if isinstance(r, dict) and isinstance(r.get("exactly"), dict):
-            yield r["exactly"]
-        for sub in (r.get("firstAvailable") or ()) if isinstance(r, dict) else ():
-            if isinstance(sub, dict):
-                yield sub
-
-
 def _drop_derived(spec: Obj | None, old_spec: Obj | None, ctx: Context) -> None:
-    if ctx.gates.enabled("DRADerivedAttributes") or any(
-            r.get("derivedAttributes") for r in _requests(old_spec)):
-        return
-    for r in _requests(spec):
-        r.pop("derivedAttributes", None)
+    if isinstance(spec, dict):
+        resourceclaimspec.drop_disabled_fields(spec, old_spec, ctx.gates)
 
 
 @preparer("ResourceClaim")
 def drop_claim_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """``derivedAttributes`` when DRADerivedAttributes is off."""
+    """``resourceclaimspec.DropDisabledFields`` (derivedAttributes, capacity, ...)."""
     _drop_derived(obj.get("spec"), (old or {}).get("spec"), ctx)
 
 

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_label_errors, dns1123_subdomain_errors, parse_quantity
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
+from reference_impl.apiserver.strategies import pvc_util
 from reference_impl.apiserver.strategies.meta import labels_causes
 from reference_impl.apiserver.strategies.pod_containers import port_name_errors, port_number_errors
 from reference_impl.apiserver.strategies.policy import label_selector_causes
@@ -207,25 +208,6 @@ def _data_source_causes(spec: Obj, allow_invalid_group: bool) -> list[Cause]:
     return causes
 
 
-def _normalize_data_sources(spec: Obj) -> None:
-    """``NormalizeDataSources`` (PrepareForCreate/Update): the legacy dataSource and the
-    newer dataSourceRef are kept in step when only one is given (a cross-namespace
-    dataSourceRef has no dataSource twin)."""
-    src, ref = spec.get("dataSource"), spec.get("dataSourceRef")
-    keys = ("apiGroup", "kind", "name")
-    if isinstance(src, dict) and ref is None:
-        spec["dataSourceRef"] = {k: src[k] for k in keys if src.get(k) is not None}
-    elif isinstance(ref, dict) and src is None and not ref.get("namespace"):
-        spec["dataSource"] = {k: ref[k] for k in keys if ref.get(k) is not None}
-
-
-def _pvc_or_snapshot(src: Any) -> bool:
-    if not isinstance(src, dict):
-        return False
-    group, kind = str(src.get("apiGroup") or ""), src.get("kind")
-    return (kind, group) in (("PersistentVolumeClaim", ""), ("VolumeSnapshot", "snapshot.storage.k8s.io"))
-
-
 @preparer("PersistentVolumeClaim")
 def prepare_pvc(pvc: Obj, old: Obj | None, now: str, ctx: Context) -> None:
     """The PVC strategy's PrepareForCreate/Update data-source steps (KEP-1495)."""
@@ -233,19 +215,12 @@ def prepare_pvc(pvc: Obj, old: Obj | None, now: str, ctx: Context) -> None:
     if not isinstance(spec, dict):
         return
     ospec = (old or {}).get("spec")
-    ospec = ospec if isinstance(ospec, dict) else {}
-    # DropDisabledFields: CrossNamespaceVolumeDataSource (alpha, off; not in garhwal's gate
-    # table) drops a namespaced dataSourceRef unless the old claim had one.
-    ref = spec.get("dataSourceRef")
-    if isinstance(ref, dict) and ref.get("namespace") and ospec.get("dataSourceRef") is None:
-        spec.pop("dataSourceRef")
-    # EnforceDataSourceBackwardsCompatibility: without a dataSourceRef, a dataSource that
-    # is neither a PVC nor a VolumeSnapshot is silently dropped (unless one was in use).
-    in_use = ospec.get("dataSource") is not None or ospec.get("dataSourceRef") is not None
-    if not in_use and spec.get("dataSourceRef") is None and not _pvc_or_snapshot(spec.get("dataSource")):
-        spec.pop("dataSource", None)
-    if old is None:  # NormalizeDataSources runs for creates only
-        _normalize_data_sources(spec)
+    ospec = ospec if isinstance(ospec, dict) else None
+    pvc_util.drop_disabled_fields(spec, ospec, ctx.gates)
+    pvc_util.enforce_data_source_backwards_compatibility(spec, ospec)
+    # NormalizeDataSources runs on update too: old clients omit the dataSourceRef.
+    pvc_util.normalize_data_sources(spec)
+    if old is None:
         # PrepareForCreate empties the status; the object read back through the storage
         # codec is defaulted again: SetDefaults_PersistentVolumeClaim's Pending phase.
         pvc["status"] = {"phase": "Pending"}

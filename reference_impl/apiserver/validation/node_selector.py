@@ -56,14 +56,15 @@ def _field(rq: dict[str, Any], path: str) -> list[Cause]:
     return out
 
 
-def node_selector(sel: Any, path: str) -> list[Cause]:
+def node_selector(sel: Any, path: str, *, values: bool = True) -> list[Cause]:
+    """``ValidateNodeSelector`` (``values=False``: AllowInvalidLabelValueInRequiredNodeAffinity)."""
     terms = (sel if isinstance(sel, dict) else {}).get("nodeSelectorTerms") or []
     tp = f"{path}.nodeSelectorTerms"
     if not terms:
         return [f.required(tp, "must have at least one node selector term")]
     out: list[Cause] = []
     for i, t in enumerate(terms):
-        out += node_selector_term(t if isinstance(t, dict) else {}, f"{tp}[{i}]")
+        out += node_selector_term(t if isinstance(t, dict) else {}, f"{tp}[{i}]", values=values)
     return out
 
 

@@ -78,9 +78,11 @@ def _apparmor(key: str, value: str, spec: Obj) -> list[Cause]:
     return out
 
 
-def pod_annotation_causes(pod: Obj, old: Obj | None, toleration_rules: TolerationRules) -> list[Cause]:
+def pod_annotation_causes(
+    pod: Obj, old: Obj | None, toleration_rules: TolerationRules, allow_bad_cost: bool | None = None
+) -> list[Cause]:
     """The rules in upstream's order; an update keeps an invalid deletion cost the old pod
-    had (``AllowInvalidPodDeletionCost``)."""
+    had (``AllowInvalidPodDeletionCost``, or ``allow_bad_cost`` when given: pod_options)."""
     ann = (pod.get("metadata") or {}).get("annotations") or {}
     spec = pod.get("spec") or {}
     out: list[Cause] = []
@@ -90,7 +92,8 @@ def pod_annotation_causes(pod: Obj, old: Obj | None, toleration_rules: Toleratio
     if ann.get(_TOLERATIONS):
         out += _tolerations(str(ann[_TOLERATIONS]), toleration_rules)
     old_ann = ((old or {}).get("metadata") or {}).get("annotations") or {}
-    allow_bad_cost = old is not None and _DELETION_COST in old_ann and not _cost_ok(str(old_ann[_DELETION_COST]))
+    if allow_bad_cost is None:
+        allow_bad_cost = old is not None and _DELETION_COST in old_ann and not _cost_ok(str(old_ann[_DELETION_COST]))
     if _DELETION_COST in ann and not allow_bad_cost and not _cost_ok(str(ann[_DELETION_COST])):
         out.append(fe.invalid(f"{_PATH}[{_DELETION_COST}]", ann[_DELETION_COST], "must be a 32bit integer"))
     if _SECCOMP_POD in ann:

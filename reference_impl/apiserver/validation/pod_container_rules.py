@@ -335,11 +335,11 @@ def _devices(c: Obj, volumes: dict[str, Obj], path: str) -> list[Cause]:
     return out
 
 
-# RestartAllContainersOnContainerExits is on in v1.37 (beta): both actions are allowed.
+# Without AllowRestartAllContainers only Restart (RestartAllContainersOnContainerExits).
 _RULE_ACTIONS: Final = ("Restart", "RestartAllContainers")
 
 
-def _restart_rules(c: Obj, path: str) -> list[Cause]:
+def _restart_rules(c: Obj, path: str, allow_restart_all: bool = True) -> list[Cause]:
     """``validateContainerRestartPolicy``."""
     policy, rules = c.get("restartPolicy"), c.get("restartPolicyRules") or []
     out: list[Cause] = []
@@ -351,10 +351,11 @@ def _restart_rules(c: Obj, path: str) -> list[Cause]:
         out.append(fe.not_supported(f"{path}.restartPolicy", policy, _CTR_RESTART))
     if len(rules) > 20:
         out.append(fe.too_many(f"{path}.restartPolicyRules", len(rules), 20))
+    actions = _RULE_ACTIONS if allow_restart_all else _RULE_ACTIONS[:1]
     for i, r in enumerate(rules):
         r, rp = _o(r), f"{path}.restartPolicyRules[{i}]"
-        if r.get("action") not in _RULE_ACTIONS:
-            out.append(fe.not_supported(f"{rp}.action", r.get("action"), _RULE_ACTIONS))
+        if r.get("action") not in actions:
+            out.append(fe.not_supported(f"{rp}.action", r.get("action"), actions))
         ec = r.get("exitCodes")
         if ec is None:
             out.append(fe.required(f"{rp}.exitCodes", "must be specified"))
@@ -384,8 +385,29 @@ def host_port_conflicts(containers: list[Any], path: str) -> list[Cause]:
     return out
 
 
-def container_rule_causes(spec: Obj, path: str, volumes: dict[str, Obj]) -> list[Cause]:
-    """The rules above for every regular and init container of a pod spec."""
+def _init_restart_policy(c: Obj, path: str, allow_rules: bool, allow_restart_all: bool) -> list[Cause]:
+    """``validateInitContainerRestartPolicy`` under AllowContainerRestartPolicyRules and
+    AllowRestartAllContainers."""
+    policy, rules = c.get("restartPolicy"), c.get("restartPolicyRules") or []
+    if policy is None:
+        msg = "must specify restartPolicy when restart rules are used"
+        return [fe.required(f"{path}.restartPolicy", msg)] if rules else []
+    if not allow_rules:
+        return [] if policy == "Always" else [fe.not_supported(f"{path}.restartPolicy", policy, ("Always",))]
+    if policy != "Always" or allow_restart_all:
+        return _restart_rules(c, path, allow_restart_all)
+    if rules:
+        msg = "restartPolicyRules are not allowed for init containers with restart policy Always"
+        return [fe.forbidden(f"{path}.restartPolicyRules", msg)]
+    return []
+
+
+def container_rule_causes(
+    spec: Obj, path: str, volumes: dict[str, Obj], *,
+    allow_rules: bool = True, allow_restart_all: bool = True,
+) -> list[Cause]:
+    """The rules above for every regular and init container of a pod spec; the flags are
+    AllowContainerRestartPolicyRules and AllowRestartAllContainers."""
     out: list[Cause] = []
     grace, os_ = spec.get("terminationGracePeriodSeconds"), spec.get("os")
     for lst in ("containers", "initContainers"):
@@ -403,14 +425,12 @@ def container_rule_causes(spec: Obj, path: str, volumes: dict[str, Obj]) -> list
                     for k in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
                     if c.get(k) is not None
                 ]
-            if lst == "containers":
-                out += _restart_rules(c, p)
-            elif c.get("restartPolicy") is None and c.get("restartPolicyRules"):
-                out.append(fe.required(f"{p}.restartPolicy", "must specify restartPolicy when restart rules are used"))
+            if lst == "initContainers":
+                out += _init_restart_policy(c, p, allow_rules, allow_restart_all)
+            elif allow_rules:
+                out += _restart_rules(c, p, allow_restart_all)
             elif c.get("restartPolicy") is not None:
-                # With RestartAllContainersOnContainerExits (on in v1.37) a sidecar's rules
-                # are validated like any other container's, not forbidden.
-                out += _restart_rules(c, p)
+                out.append(fe.forbidden(f"{p}.restartPolicy", "may not be set for non-init containers"))
             if lst == "initContainers":
                 out += host_port_conflicts([c], f"{path}.{lst}")
     out += host_port_conflicts(spec.get("containers") or [], f"{path}.containers")

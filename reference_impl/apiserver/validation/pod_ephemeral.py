@@ -30,7 +30,7 @@ def _set(value: Any) -> bool:
     return value is not None
 
 
-def _common(c: Obj, path: str, volumes: dict[str, Obj], host_users: bool) -> list[Cause]:
+def _common(c: Obj, path: str, volumes: dict[str, Obj], host_users: bool, allow_sys_admin: bool) -> list[Cause]:
     """The part of ``validateContainerCommon`` kept here."""
     out: list[Cause] = []
     name = str(c.get("name") or "")
@@ -40,7 +40,7 @@ def _common(c: Obj, path: str, volumes: dict[str, Obj], host_users: bool) -> lis
     if not c.get("image"):
         out.append(fe.required(f"{path}.image"))
     out += common_container_causes(c, path, volumes)
-    return out + container_security_causes(c, path, host_users)
+    return out + container_security_causes(c, path, host_users, allow_sys_admin)
 
 
 def _one(c: Obj, path: str, names: set[str], others: set[str]) -> list[Cause]:
@@ -65,8 +65,9 @@ def _one(c: Obj, path: str, names: set[str], others: set[str]) -> list[Cause]:
     return out
 
 
-def ephemeral_causes(spec: Obj, path: str, volumes: dict[str, Obj]) -> list[Cause]:
-    """The rules above for ``spec.ephemeralContainers``."""
+def ephemeral_causes(spec: Obj, path: str, volumes: dict[str, Obj], allow_sys_admin: bool = False) -> list[Cause]:
+    """The rules above for ``spec.ephemeralContainers`` (``allow_sys_admin``:
+    AllowSysAdminWhenPrivilegeEscalationFalse)."""
     host_users = spec.get("hostUsers") is not False
     others = {str(c.get("name") or "") for lst in ("containers", "initContainers")
               for c in spec.get(lst) or [] if isinstance(c, dict)}
@@ -75,5 +76,5 @@ def ephemeral_causes(spec: Obj, path: str, volumes: dict[str, Obj]) -> list[Caus
     for i, c in enumerate(spec.get("ephemeralContainers") or []):
         if isinstance(c, dict):
             p = f"{path}.ephemeralContainers[{i}]"
-            out += _common(c, p, volumes, host_users) + _one(c, p, names, others)
+            out += _common(c, p, volumes, host_users, allow_sys_admin) + _one(c, p, names, others)
     return out

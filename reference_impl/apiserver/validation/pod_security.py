@@ -14,7 +14,7 @@ from reference_impl.api.meta import dns1123_subdomain_errors
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["container_security_causes", "pod_security_causes"]
+__all__ = ["container_security_causes", "host_sysctl_error", "pod_security_causes"]
 
 Obj = dict[str, Any]
 _MAX_ID: Final = 2**31 - 1
@@ -148,8 +148,20 @@ def _user_name_errors(name: str) -> list[str]:
     return errs
 
 
-def _sysctls(sc: Obj, spec: Obj, path: str) -> list[Cause]:
-    """``validateSysctls`` with ``ValidateHostSysctl``."""
+def host_sysctl_error(name: str, spec: Obj) -> str:
+    """``ValidateHostSysctl``'s detail for a net sysctl of a hostNetwork pod or an IPC one
+    of a hostIPC pod, else ""."""
+    norm = name.replace("/", ".")
+    if spec.get("hostNetwork") and norm.startswith("net."):
+        return "may not be specified when 'hostNetwork' is true"
+    if spec.get("hostIPC") and (norm.startswith(("kernel.shm", "kernel.msg", "fs.mqueue.")) or norm == "kernel.sem"):  # noqa: E501
+        return "may not be specified when 'hostIPC' is true"
+    return ""
+
+
+def _sysctls(sc: Obj, spec: Obj, path: str, allow_host: bool = False) -> list[Cause]:
+    """``validateSysctls`` with ``ValidateHostSysctl`` (``allow_host``:
+    AllowNamespacedSysctlsForHostNetAndHostIPC)."""
     out: list[Cause] = []
     names: set[str] = set()
     for i, s in enumerate(sc.get("sysctls") or []):
@@ -160,11 +172,9 @@ def _sysctls(sc: Obj, spec: Obj, path: str) -> list[Cause]:
             out.append(fe.invalid(p, name, "must have at most 253 characters and match regex"))
         elif name in names:
             out.append(fe.duplicate(p, name))
-        norm = name.replace("/", ".")
-        if spec.get("hostNetwork") and norm.startswith("net."):
-            out.append(fe.invalid(p, name, "may not be specified when 'hostNetwork' is true"))
-        elif spec.get("hostIPC") and (norm.startswith(("kernel.shm", "kernel.msg", "fs.mqueue.")) or norm == "kernel.sem"):
-            out.append(fe.invalid(p, name, "may not be specified when 'hostIPC' is true"))
+        detail = "" if allow_host else host_sysctl_error(name, spec)
+        if detail:
+            out.append(fe.invalid(p, name, detail))
         names.add(name)
     return out
 
@@ -174,26 +184,28 @@ def _enum(sc: Obj, key: str, allowed: tuple[str, ...], path: str) -> list[Cause]
     return [fe.not_supported(f"{path}.{key}", v, allowed)] if v is not None and v not in allowed else []
 
 
-def _pod_context(spec: Obj, path: str) -> list[Cause]:
-    """``validatePodSpecSecurityContext``."""
+def _pod_context(spec: Obj, path: str, allow_host_sysctls: bool = False, only_recursive: bool = False) -> list[Cause]:  # noqa: E501
+    """``validatePodSpecSecurityContext`` (``only_recursive``:
+    AllowOnlyRecursiveSELinuxChangePolicy)."""
     sc = _o(spec.get("securityContext"))
     p = f"{path}.securityContext"
     out = _id(sc, "fsGroup", p) + _id(sc, "runAsUser", p) + _id(sc, "runAsGroup", p)
     for i, g in enumerate(sc.get("supplementalGroups") or []):
         if isinstance(g, int) and not 0 <= g <= _MAX_ID:
             out.append(fe.invalid(f"{p}.supplementalGroups[{i}]", g, _ID_MSG))
-    out += _sysctls(sc, spec, f"{p}.sysctls")
+    out += _sysctls(sc, spec, f"{p}.sysctls", allow_host_sysctls)
     out += _enum(sc, "fsGroupChangePolicy", _FSGROUP_POLICIES, p)
     out += _seccomp(sc.get("seccompProfile"), f"{p}.seccompProfile")
     out += _windows_options(sc.get("windowsOptions"), f"{p}.windowsOptions")
     out += _apparmor(sc.get("appArmorProfile"), f"{p}.appArmorProfile")
     out += _enum(sc, "supplementalGroupsPolicy", _SUPP_POLICIES, p)
-    out += _enum(sc, "seLinuxChangePolicy", _SELINUX_POLICIES, p)
+    out += _enum(sc, "seLinuxChangePolicy", ("Recursive",) if only_recursive else _SELINUX_POLICIES, p)  # noqa: E501
     return out
 
 
-def container_security_causes(c: Obj, path: str, host_users: bool) -> list[Cause]:
-    """``ValidateSecurityContext`` of one container."""
+def container_security_causes(c: Obj, path: str, host_users: bool, allow_sys_admin: bool = False) -> list[Cause]:
+    """``ValidateSecurityContext`` of one container (``allow_sys_admin``:
+    AllowSysAdminWhenPrivilegeEscalationFalse, pod_options)."""
     sc = c.get("securityContext")
     if not isinstance(sc, dict):
         return []
@@ -209,7 +221,7 @@ def container_security_causes(c: Obj, path: str, host_users: bool) -> list[Cause
     if sc.get("allowPrivilegeEscalation") is False:
         if sc.get("privileged") is True:
             out.append(fe.invalid(p, sc, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
-        for cap in _o(sc.get("capabilities")).get("add") or []:
+        for cap in [] if allow_sys_admin else _o(sc.get("capabilities")).get("add") or []:
             if cap == "CAP_SYS_ADMIN":
                 out.append(fe.invalid(p, sc, "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
     out += _windows_options(sc.get("windowsOptions"), f"{p}.windowsOptions")
@@ -269,32 +281,39 @@ def _os(spec: Obj, path: str) -> list[Cause]:
     return out
 
 
-def _host_users(spec: Obj, path: str) -> list[Cause]:
-    """``validateHostUsers``."""
+def _host_users(spec: Obj, path: str, host_network: bool, volume_devices: bool) -> list[Cause]:
+    """``validateHostUsers`` (AllowUserNamespacesHostNetworkSupport and
+    AllowUserNamespacesWithVolumeDevices waive their rules)."""
     if spec.get("hostUsers") is not False:
         return []
     out: list[Cause] = []
-    if spec.get("hostNetwork"):
+    if spec.get("hostNetwork") and not host_network:
         out.append(fe.forbidden(f"{path}.hostNetwork", "when `hostUsers` is false"))
     if spec.get("hostPID"):
         out.append(fe.forbidden(f"{path}.HostPID", "when `hostUsers` is false"))
     if spec.get("hostIPC"):
         out.append(fe.forbidden(f"{path}.HostIPC", "when `hostUsers` is false"))
     # Block devices support neither idmap mounts nor a chown.
-    for lst in ("initContainers", "containers", "ephemeralContainers"):
+    for lst in () if volume_devices else ("initContainers", "containers", "ephemeralContainers"):
         for i, c in enumerate(spec.get(lst) or []):
             if _o(c).get("volumeDevices"):
                 out.append(fe.forbidden(f"{path}.{lst}[{i}].volumeDevices", "when `hostUsers` is false"))
     return out
 
 
-def pod_security_causes(spec: Obj, path: str) -> list[Cause]:
-    """The pod-level rules above, and every container's ``ValidateSecurityContext``."""
+def pod_security_causes(
+    spec: Obj, path: str, allow_sys_admin: bool = False, *,
+    allow_host_network: bool = False, allow_volume_devices: bool = False,
+    allow_host_sysctls: bool = False, only_recursive_selinux: bool = False,
+) -> list[Cause]:
+    """The pod-level rules above, and every container's ``ValidateSecurityContext``; the
+    flags are the PodValidationOptions of the same names."""
     host_users = spec.get("hostUsers") is not False
-    out = _pod_context(spec, path)
+    out = _pod_context(spec, path, allow_host_sysctls, only_recursive_selinux)
     for lst in ("containers", "initContainers"):
         for i, c in enumerate(spec.get(lst) or []):
-            out += container_security_causes(_o(c), f"{path}.{lst}[{i}]", host_users)
+            out += container_security_causes(_o(c), f"{path}.{lst}[{i}]", host_users, allow_sys_admin)
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID"):
         out.append(fe.invalid(f"{path}.shareProcessNamespace", True, "ShareProcessNamespace and HostPID cannot both be enabled"))
-    return out + _host_process(spec, path) + _host_users(spec, path) + _os(spec, path)
+    out += _host_process(spec, path) + _host_users(spec, path, allow_host_network, allow_volume_devices)
+    return out + _os(spec, path)

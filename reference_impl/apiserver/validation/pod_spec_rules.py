@@ -9,7 +9,7 @@ import ipaddress
 import math
 import re
 from decimal import Decimal
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors, parse_quantity
 from reference_impl.api.resource_names import (
@@ -24,6 +24,9 @@ from reference_impl.apiserver.quota.pod_resources import (
 from reference_impl.apiserver.quota.resources import from_wire
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
+
+if TYPE_CHECKING:
+    from reference_impl.apiserver.validation.pod_validation_options import PodValidationOptions
 
 __all__ = ["hugepage_value_causes", "pod_spec_rule_causes"]
 
@@ -123,7 +126,35 @@ def _affinity_terms(spec: Obj, path: str) -> list[Cause]:
     return out
 
 
-def _topology_spread(spec: Obj, path: str) -> list[Cause]:
+def _legacy_match_label_keys(path: str, keys: list[str], sel: Any) -> list[Cause]:
+    """``ValidateMatchLabelKeysInTopologySpread`` (the rule before selector merging)."""
+    if not keys:
+        return []
+    out: list[Cause] = []
+    if not isinstance(sel, dict):
+        out.append(fe.forbidden(path, "must not be specified when labelSelector is not set"))
+    taken = _selector_keys(sel) if isinstance(sel, dict) else set()
+    for i, k in enumerate(keys):
+        out += _label_name(k, f"{path}[{i}]")
+        if k in taken:
+            out.append(fe.invalid(f"{path}[{i}]", k, "exists in both matchLabelKeys and labelSelector"))
+    return out
+
+
+def _preferred_match_label_keys(opts: PodValidationOptions | None) -> bool:
+    """``validateTopologySpreadConstraints``' choice: the merge-era rule
+    (ValidateMatchLabelKeysAndMismatchLabelKeys) or the legacy one, kept by an old pod
+    that violates the other."""
+    if opts is None:
+        return True
+    if not opts.allow_match_label_keys_in_pod_topology_spread:
+        return False
+    if opts.allow_match_label_keys_in_pod_topology_spread_selector_merge:
+        return not opts.old_pod_violates_match_label_keys_validation
+    return opts.old_pod_violates_legacy_match_label_keys_validation
+
+
+def _topology_spread(spec: Obj, path: str, opts: PodValidationOptions | None) -> list[Cause]:
     """The parts of ``validateTopologySpreadConstraints`` beyond maxSkew, key and action."""
     from reference_impl.apiserver.strategies.policy import label_selector_causes
 
@@ -143,8 +174,13 @@ def _topology_spread(spec: Obj, path: str) -> list[Cause]:
         for f in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
             if c.get(f) is not None and c[f] not in _POLICIES:
                 out.append(fe.not_supported(f"{p}.{f}", c[f], _POLICIES))
-        out += _match_label_keys(p, c.get("matchLabelKeys") or [], [], c.get("labelSelector"))
-        out += label_selector_causes(c.get("labelSelector"), f"{p}.labelSelector")
+        keys = [str(k) for k in c.get("matchLabelKeys") or []]
+        if _preferred_match_label_keys(opts):
+            out += _match_label_keys(p, keys, [], c.get("labelSelector"))
+        else:
+            out += _legacy_match_label_keys(f"{p}.matchLabelKeys", keys, c.get("labelSelector"))
+        if opts is None or not opts.allow_invalid_topology_spread_constraint_label_selector:
+            out += label_selector_causes(c.get("labelSelector"), f"{p}.labelSelector")
     return out
 
 
@@ -261,9 +297,10 @@ def _file_key_ref_volumes(spec: Obj, path: str) -> list[Cause]:
     return out
 
 
-def pod_spec_rule_causes(spec: Obj, path: str) -> list[Cause]:
-    """The rules above for a pod spec at ``path``."""
-    out = _dns_config(spec, path) + _affinity_terms(spec, path) + _topology_spread(spec, path)
+def pod_spec_rule_causes(spec: Obj, path: str, opts: PodValidationOptions | None = None) -> list[Cause]:
+    """The rules above for a pod spec at ``path`` (``opts``: the validation options;
+    None: a create's under the default gates)."""
+    out = _dns_config(spec, path) + _affinity_terms(spec, path) + _topology_spread(spec, path, opts)
     for i, h in enumerate(spec.get("hostAliases") or []):
         for j, name in enumerate(_o(h).get("hostnames") or []):
             ap = f"{path}.hostAliases[{i}].hostnames[{j}]"

@@ -18,6 +18,7 @@ from reference_impl.apiserver.validation.pod_status_rules import (
     state_transition_causes,
 )
 from reference_impl.apiserver.validation.pod_update import pod_annotation_update_causes
+from reference_impl.apiserver.validation.pod_validation_options import PodValidationOptions
 from reference_impl.errors import Cause
 
 __all__ = ["pod_status_causes"]
@@ -83,8 +84,12 @@ def _container_statuses(status: Obj, spec: Obj) -> list[Cause]:
     return out
 
 
-def pod_status_causes(pod: Obj, old: Obj) -> list[Cause]:
-    """``ValidatePodStatusUpdate`` (the podIP/podIPs pair is already made consistent)."""
+def pod_status_causes(
+    pod: Obj, old: Obj, opts: PodValidationOptions | None = None, restart_all_gate: bool = True
+) -> list[Cause]:
+    """``ValidatePodStatusUpdate`` (the podIP/podIPs pair is already made consistent)
+    under ``opts`` (None: the default gates'); ``restart_all_gate`` is
+    RestartAllContainersOnContainerExits, which ``ContainerShouldRestart`` reads."""
     status, old_status = _o(pod.get("status")), _o(old.get("status"))
     spec, old_spec = _o(pod.get("spec")), _o(old.get("spec"))
     annotations = _o(_o(pod.get("metadata")).get("annotations"))
@@ -103,7 +108,15 @@ def pod_status_causes(pod: Obj, old: Obj) -> list[Cause]:
     # podStatusStrategy.PrepareForUpdate keeps the old class when the new one is empty.
     if status.get("qosClass") and status.get("qosClass") != old_status.get("qosClass"):
         out.append(fe.invalid("status.qosClass", status.get("qosClass"), "field is immutable"))
-    out += state_transition_causes(status, old_status, old_spec)
+    if opts is None:
+        out += state_transition_causes(status, old_status, old_spec)
+    else:
+        out += state_transition_causes(
+            status, old_status, old_spec,
+            allow_rules=opts.allow_container_restart_policy_rules,
+            allow_restart_all=opts.allow_restart_all_containers,
+            restart_all_gate=restart_all_gate,
+        )
     out += resource_claim_status_causes(_l(status.get("resourceClaimStatuses")), spec)
     out += extended_claim_status_causes(status, spec)
     old_ips = [str(_o(x).get("ip")) for x in _l(old_status.get("podIPs"))]

@@ -127,12 +127,14 @@ def _rule_matches(rule: Obj, code: int) -> bool:
     return (codes.get("operator") == "In" and hit) or (codes.get("operator") == "NotIn" and not hit)
 
 
-def _should_restart(c: Obj, pod_policy: Any, code: int) -> bool:
-    """``ContainerShouldRestart`` (RestartAllContainersOnContainerExits is on in v1.37)."""
+def _should_restart(c: Obj, pod_policy: Any, code: int, restart_all_gate: bool = True) -> bool:
+    """``ContainerShouldRestart`` (a RestartAllContainers rule restarts only with the
+    RestartAllContainersOnContainerExits gate, which it reads itself)."""
     policy = c.get("restartPolicy")
     if policy is not None:
         rule = next((_o(r) for r in _l(c.get("restartPolicyRules")) if _rule_matches(_o(r), code)), None)
-        if rule is not None and rule.get("action") in ("Restart", "RestartAllContainers"):
+        actions = ("Restart", "RestartAllContainers") if restart_all_gate else ("Restart",)
+        if rule is not None and rule.get("action") in actions:
             return True
         if policy in ("Always", "OnFailure", "Never"):
             return policy == "Always" or (policy == "OnFailure" and code != 0)
@@ -144,7 +146,24 @@ def _terminated(cs: Obj) -> Obj | None:
     return t if isinstance(t, dict) else None
 
 
-def _list_transitions(new: list[Obj], old: list[Obj], path: str, containers: list[Any] | None, policy: Any) -> list[Cause]:
+def _legacy_transitions(new: list[Obj], old: list[Obj], path: str, init: list[Any] | None, policy: Any) -> list[Cause]:
+    """Without AllowContainerRestartPolicyRules: the pod's restart policy decides (and a
+    restartable init container, ``init``, may always restart)."""
+    if policy == "Always":
+        return []
+    sidecars = {_o(c).get("name") for c in init or () if _o(c).get("restartPolicy") == "Always"}
+    out: list[Cause] = []
+    for i, o in enumerate(old):
+        term = _terminated(o)
+        if term is None or (term.get("exitCode", 0) != 0 and policy == "OnFailure") or o.get("name") in sidecars:  # noqa: E501
+            continue
+        out += [fe.forbidden(f"{path}[{i}].state", _NOT_BACK) for n in new if n.get("name") == o.get("name") and _terminated(n) is None]  # noqa: E501
+    return out
+
+
+def _list_transitions(
+    new: list[Obj], old: list[Obj], path: str, containers: list[Any] | None, policy: Any, gate: bool = True
+) -> list[Cause]:
     # containers None: ephemeral ones, which never leave the terminated state.
     out: list[Cause] = []
     for i, o in enumerate(old):
@@ -159,7 +178,7 @@ def _list_transitions(new: list[Obj], old: list[Obj], path: str, containers: lis
             continue
         spec_c = next((_o(c) for c in containers if _o(c).get("name") == o.get("name")), None)
         code = term.get("exitCode", 0)
-        if spec_c is None or not _should_restart(spec_c, policy, code if isinstance(code, int) else 0):
+        if spec_c is None or not _should_restart(spec_c, policy, code if isinstance(code, int) else 0, gate):
             out.append(fe.forbidden(f"{path}[{i}].state", _NOT_BACK))
     return out
 
@@ -170,15 +189,24 @@ def _restarts_all(spec: Obj) -> bool:
     return any(_o(r).get("action") == "RestartAllContainers" for c in every for r in _l(_o(c).get("restartPolicyRules")))
 
 
-def state_transition_causes(status: Obj, old_status: Obj, old_spec: Obj) -> list[Cause]:
-    """No terminated container back to another state unless the old spec restarts it
-    (ContainerRestartRules and RestartAllContainersOnContainerExits are on in v1.37)."""
+def state_transition_causes(
+    status: Obj, old_status: Obj, old_spec: Obj, *,
+    allow_rules: bool = True, allow_restart_all: bool = True, restart_all_gate: bool = True,
+) -> list[Cause]:
+    """``Validate[Init]ContainerStateTransition``: no terminated container back to another
+    state unless the old spec restarts it; ``allow_rules`` and ``allow_restart_all`` are
+    AllowContainerRestartPolicyRules and AllowRestartAllContainers."""
     policy = old_spec.get("restartPolicy")
     pairs = (("containerStatuses", "containers"), ("initContainerStatuses", "initContainers"))
     out: list[Cause] = []
-    for lst, key in () if _restarts_all(old_spec) else pairs:
+    skip = allow_rules and allow_restart_all and _restarts_all(old_spec)
+    for lst, key in () if skip else pairs:
         new, old = [_o(x) for x in _l(status.get(lst))], [_o(x) for x in _l(old_status.get(lst))]
-        out += _list_transitions(new, old, f"status.{lst}", _l(old_spec.get(key)), policy)
+        if not allow_rules:
+            init = _l(old_spec.get("initContainers")) if key == "initContainers" else None
+            out += _legacy_transitions(new, old, f"status.{lst}", init, policy)
+            continue
+        out += _list_transitions(new, old, f"status.{lst}", _l(old_spec.get(key)), policy, restart_all_gate)
     lst = "ephemeralContainerStatuses"
     new, old = [_o(x) for x in _l(status.get(lst))], [_o(x) for x in _l(old_status.get(lst))]
     return out + _list_transitions(new, old, f"status.{lst}", None, policy)

@@ -340,8 +340,8 @@ def _claimed_path(p: str, paths: set[str], path: str, value: Any) -> list[Cause]
     return []
 
 
-def _projected(src: Obj, path: str) -> list[Cause]:
-    """``validateProjectionSources``."""
+def _projected(src: Obj, path: str, allow_non_local: bool = False) -> list[Cause]:
+    """``validateProjectionSources`` (``allow_non_local``: AllowNonLocalProjectedTokenPath)."""
     out = _mode(src, "defaultMode", path)
     paths: set[str] = set()
     for i, s in enumerate(src.get("sources") or []):
@@ -362,7 +362,7 @@ def _projected(src: Obj, path: str) -> list[Cause]:
                 if _o(f).get("path"):
                     out += _claimed_path(f["path"], paths, path, f["path"])
         if s.get("serviceAccountToken") is not None:
-            out += _token(_o(s["serviceAccountToken"]), f"{sp}.serviceAccountToken", path)
+            out += _token(_o(s["serviceAccountToken"]), f"{sp}.serviceAccountToken", path, allow_non_local)
         if s.get("clusterTrustBundle") is not None:
             out += _trust_bundle(_o(s["clusterTrustBundle"]), f"{sp}.clusterTrustBundle", paths, path)
         if s.get("podCertificate") is not None:
@@ -377,7 +377,7 @@ def _projected(src: Obj, path: str) -> list[Cause]:
     return out
 
 
-def _token(t: Obj, path: str, projected: str) -> list[Cause]:
+def _token(t: Obj, path: str, projected: str, allow_non_local: bool) -> list[Cause]:
     out: list[Cause] = []
     exp = t.get("expirationSeconds")  # defaulted to 3600 when unset
     if isinstance(exp, int):
@@ -388,7 +388,7 @@ def _token(t: Obj, path: str, projected: str) -> list[Cause]:
     p = str(t.get("path") or "")
     if not p:
         out.append(fe.required(f"{projected}.path"))
-    else:
+    elif not allow_non_local:
         out += local_path_causes(p, f"{projected}.path")
     return out
 
@@ -470,8 +470,9 @@ def _ephemeral(src: Obj, path: str) -> list[Cause]:
     return out
 
 
-def _image(src: Obj, path: str) -> list[Cause]:
-    out = _required("reference")(src, path)
+def _image(src: Obj, path: str, allow_empty: bool = False) -> list[Cause]:
+    """``validateImageVolumeSource`` (``allow_empty``: AllowEmptyImageVolumeReference)."""
+    out = [] if allow_empty else _required("reference")(src, path)
     policy = src.get("pullPolicy")
     if policy is not None and policy not in _PULL:
         out.append(fe.not_supported(f"{path}.pullPolicy", policy, _PULL))
@@ -524,8 +525,9 @@ _RULE_PATHS: Final = {"gcePersistentDisk": "persistentDisk"}
 _EXTRA_PATHS: Final = {"cephfs": "cephFS", "downwardAPI": "downwarAPI"}
 
 
-def _source(vol: Obj, path: str) -> list[Cause]:
-    """``validateVolumeSource``."""
+def _source(vol: Obj, path: str, lenient: tuple[bool, bool] = (False, False)) -> list[Cause]:
+    """``validateVolumeSource``; ``lenient``: (AllowNonLocalProjectedTokenPath,
+    AllowEmptyImageVolumeReference)."""
     out: list[Cause] = []
     seen = 0
     for key, check in _SOURCES:
@@ -536,14 +538,21 @@ def _source(vol: Obj, path: str) -> list[Cause]:
             out.append(fe.forbidden(f"{path}.{extra}", "may not specify more than 1 volume type"))
             continue
         seen += 1
-        out += check(_o(vol[key]), f"{path}.{_RULE_PATHS.get(key, key)}")
+        src, sp = _o(vol[key]), f"{path}.{_RULE_PATHS.get(key, key)}"
+        if key == "projected":
+            out += _projected(src, sp, lenient[0])
+        elif key == "image":
+            out += _image(src, sp, lenient[1])
+        else:
+            out += check(src, sp)
     if not seen:
         out.append(fe.required(path, "must specify a volume type"))
     return out
 
 
 def volume_causes(
-    volumes: list[Any], path: str, pod_name: str = ""
+    volumes: list[Any], path: str, pod_name: str = "", *,
+    allow_non_local_token_path: bool = False, allow_empty_image_reference: bool = False,
 ) -> tuple[list[Cause], dict[str, Obj]]:
     """``ValidateVolumes``: the causes, and the valid volumes by name. With the pod's name,
     a PVC volume may not name a claim one of its ephemeral volumes creates."""
@@ -562,7 +571,7 @@ def volume_causes(
         if isinstance(pvc, dict) and str(pvc.get("claimName") or "") in created:
             msg = "must not reference a PVC that gets created for an ephemeral volume"
             out.append(fe.invalid(f"{vp}.persistentVolumeClaim.claimName", pvc.get("claimName"), msg))
-        errs = _source(vol, vp)
+        errs = _source(vol, vp, (allow_non_local_token_path, allow_empty_image_reference))
         if not name:
             errs.append(fe.required(f"{vp}.name"))
         else:
