@@ -252,10 +252,11 @@ class DeploymentController:
         if ann.get(REVISION) == rev:
             return
         d["metadata"]["annotations"] = {**ann, REVISION: rev}
-        # Upstream writes the annotation and the in-memory conditions in one UpdateStatus;
-        # keep the in-memory status so the sync's status write still carries them.
+        # Upstream writes the annotation and the in-memory conditions in one UpdateStatus:
+        # a Deployment's status write keeps the body's annotations and, unlike a spec
+        # write with a changed annotation, bumps no generation.
         status = d.get("status")
-        _replace(d, self.server.update(d))
+        _replace(d, self.server.update_status(d))
         if status is not None:
             d["status"] = status
 

@@ -90,3 +90,27 @@ def test_deleting_a_deployment_removes_its_replicasets_and_pods(
         ) and not target.list("v1", "Pod", namespace, label_selector="app=tmp")
 
     target.wait_until(all_gone, timeout=180, what="replicasets and pods collected")
+
+
+def test_revision_annotation_leaves_the_generation_alone(target: Target, namespace: str) -> None:
+    """Deployment revision.
+
+    The controller MUST record the new ReplicaSet's revision in the Deployment's
+    ``deployment.kubernetes.io/revision`` annotation through the status subresource, so a
+    new Deployment MUST stay at generation 1 and report observedGeneration 1.
+    """
+    target.apply(make_deployment("rev", namespace, replicas=1).build())
+
+    def settled() -> dict[str, Any] | None:
+        dep = target.get("apps/v1", "Deployment", "rev", namespace)
+        annotations = dep["metadata"].get("annotations") or {}
+        done = annotations.get("deployment.kubernetes.io/revision") == "1" and (
+            dep.get("status") or {}
+        ).get("observedGeneration")
+        return dep if done else None
+
+    target.wait_until(lambda: settled() is not None, timeout=60, what="the revision annotation")
+    dep = settled()
+    assert dep is not None
+    assert dep["metadata"]["generation"] == 1
+    assert dep["status"]["observedGeneration"] == 1
