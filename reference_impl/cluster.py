@@ -31,6 +31,7 @@ from reference_impl.apiserver.admission import (
     service_account,
     storage_object_in_use_protection,
     taint_nodes_by_condition,
+    validating_admission_policy,
 )
 from reference_impl.apiserver.component import ComponentContext, Trace
 from reference_impl.apiserver.crd_status import start_crd_controllers
@@ -104,6 +105,7 @@ _ADMISSION: Final[tuple[tuple[str, Callable[[APIServer], None]], ...]] = (
     ("PodGroupProtection", podgroup_protection.install),
     ("RuntimeClass", runtime_class.install),
     ("PodTopologyLabels", pod_topology_labels.install),
+    ("ValidatingAdmissionPolicy", validating_admission_policy.install),
     ("ResourceQuota", resource_quota.install),
 )
 

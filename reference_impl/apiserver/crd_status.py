@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import set_condition
 from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.customresource.cleanup import start_cleanup
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.apiserver.strategies.apiextensions_spec import ca_bundle_errors
@@ -226,4 +227,5 @@ def start_crd_controllers(ctx: ComponentContext) -> list[_StatusWriter]:
     out: list[_StatusWriter] = [NamingConditionController(ctx), EstablishingController(ctx)]
     for c in out:
         c.start()
+    start_cleanup(ctx.server)
     return out

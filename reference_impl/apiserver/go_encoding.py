@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from reference_impl.apiserver.wire import root_definition
 
-__all__ = ["go_encoded"]
+__all__ = ["field_table", "go_encoded", "root_definition_of"]
 
 Obj = dict[str, Any]
 _ABSENT: Final = object()
@@ -37,6 +37,18 @@ def _table() -> dict[str, dict[str, Field]]:
 
 # The definition a kind's root schema copies, once per kind.
 _root: Final = cache(root_definition)
+
+
+def field_table() -> dict[str, dict[str, Field]]:
+    """Per Go struct (by schema definition), each field's (shape, omitempty, omitzero)."""
+    return _table()
+
+
+@cache
+def root_definition_of(api_version: str, kind: str) -> str:
+    """The Go struct a kind's objects decode into ("" for one without, a custom resource)."""
+    definition = _root(api_version, kind)
+    return definition if definition in _table() else ""
 
 
 def _zero(shape: str) -> Any:

@@ -58,6 +58,9 @@ class Context:
     # The apiserver's clock (upstream hands some validators a PassiveClock); None where no
     # apiserver is behind the context, and the rules that need it are skipped.
     now: Instant | None = None
+    # ``warning.AddWarning`` for admission plugins: the request's warning sink, None
+    # where no request is behind the context (warnings are then dropped).
+    warn: Callable[[str], None] | None = None
 
     def lister_get(self, api_version: str, kind: str, name: str, ns: str | None) -> Obj | None:
         """The object from the lister (read-only), or None."""

@@ -23,6 +23,7 @@ from reference_impl.api.watch import WatchEvent
 from reference_impl.apiserver import (
     access_reviews,
     conversion,
+    customresource,
     deletion,
     keys,
     list_options,
@@ -35,6 +36,8 @@ from reference_impl.apiserver import (
     warnings,
 )
 from reference_impl.apiserver import eviction as eviction_subresource
+from reference_impl.apiserver.customresource import handler as cr_handler
+from reference_impl.apiserver.customresource import schema as cr_schema
 from reference_impl.apiserver.decode import (
     SERVER_META,
     Decoded,
@@ -48,6 +51,7 @@ from reference_impl.apiserver.decode import (
 from reference_impl.apiserver.generation import bumps_generation, sets_generation
 from reference_impl.apiserver.registry import AdmissionPlugin, Context, Operation, strategy_for
 from reference_impl.apiserver.status_meta import metadata_changed, status_metadata
+from reference_impl.apiserver.stored_shape import drop_empty_collections
 from reference_impl.apiserver.strategies.meta import generic_meta_only, meta_causes
 from reference_impl.apiserver.warnings.deprecation import deprecation_warnings
 from reference_impl.apiserver.warnings.recorder import header_texts
@@ -64,6 +68,7 @@ from reference_impl.errors import (
 )
 from reference_impl.features import FeatureGates
 from reference_impl.rng import Rng
+from reference_impl.storage import codec
 from reference_impl.storage.mvcc import KeyValue, MVCCStore, StoreEvent
 
 __all__ = ["APIServer", "ObjectEvent"]
@@ -106,10 +111,16 @@ class APIServer:
         self.admission: list[AdmissionPlugin] = []
         self._handlers: list[Callable[[ObjectEvent], None]] = []
         self._by_group_resource: dict[str, ResourceInfo] = {}
+        # (apiVersion, kind) -> schema of each custom resource version read or written:
+        # reads default stored objects, as the CR storage codec does (empty: no CRs).
+        self._cr_schemas: dict[tuple[str, str], Obj] = {}
         self.writes = 0
         # The "Warning:" texts of the last create, update, apply or status update (upstream
         # sends them as 299 headers with the reply, failed or not); [] when there were none.
         self.warnings: builtins.list[str] = []
+        # Validating admission's warning.AddWarning texts of the write under way; they
+        # follow the strategy's (store.Create/Update validate after BeforeCreate/Update).
+        self._admission_warned: builtins.list[str] = []
         # key -> the object of the last event delivered for it (read-only, shared with
         # handlers and informer caches), reused as the next event's ``old``.
         self._delivered: dict[str, Obj] = {}
@@ -123,7 +134,15 @@ class APIServer:
 
     def resource(self, api_version: str, kind: str) -> ResourceInfo:
         """The served resource, or NotFound naming why (unknown, or gated off)."""
-        info = lookups.resolve(api_version, kind, self.gates)
+        try:
+            info = lookups.resolve(api_version, kind, self.gates)
+        except NotFound:  # only when the static tables miss: a CRD's resource, if any
+            cr = customresource.lookup(self.store, api_version, kind)
+            if cr is None:
+                raise
+            self._by_group_resource[cr.group_resource] = cr.storage_info()
+            self._cr_schemas[(cr.api_version, cr.kind)] = cr.schema
+            return cr
         if info.group_resource not in self._by_group_resource:
             # Commit events name the resource at its storage version, whichever version asked.
             self._by_group_resource[info.group_resource] = conversion.storage_info(info)
@@ -214,6 +233,8 @@ class APIServer:
     def _out(self, kv: KeyValue, api_version: str) -> Obj:
         # A fresh decode, so converting it in place aliases nothing.
         obj = conversion.convert(kv.decode(), api_version)
+        if self._cr_schemas and (s := self._cr_schemas.get((api_version, obj.get("kind", "")))):
+            cr_schema.apply_defaults(obj, s)
         obj["metadata"]["resourceVersion"] = str(kv.mod_revision)
         return obj
 
@@ -257,6 +278,8 @@ class APIServer:
         self.warnings = []
         if access_reviews.is_review(manifest):  # answered, never stored
             return access_reviews.review(manifest, self.resource, self._shared_get, self._shared_list)
+        if isinstance(manifest, dict) and customresource.is_custom(manifest.get("apiVersion"), manifest.get("kind")):
+            return cr_handler.create(self, manifest)
         d = self._decode(manifest)
         info, obj = d.info, d.obj
         meta = obj["metadata"]
@@ -303,6 +326,8 @@ class APIServer:
     def update(self, manifest: Obj) -> Obj:
         """Replace the object (status kept for kinds with a status subresource)."""
         self.warnings = []
+        if isinstance(manifest, dict) and customresource.is_custom(manifest.get("apiVersion"), manifest.get("kind")):
+            return cr_handler.update(self, manifest)
         peek = lookups.StoredPeek(self.store)
         d = decode(manifest, self.resource, peek)
         info, obj = d.info, d.obj
@@ -345,6 +370,8 @@ class APIServer:
     def update_status(self, manifest: Obj) -> Obj:
         """Replace only ``status`` through the /status subresource."""
         self.warnings = []
+        if isinstance(manifest, dict) and customresource.is_custom(manifest.get("apiVersion"), manifest.get("kind")):
+            return cr_handler.update_status(self, manifest)
         peek = lookups.StoredPeek(self.store)
         d = decode(manifest, self.resource, peek)
         info, obj = d.info, d.obj
@@ -495,7 +522,9 @@ class APIServer:
 
     def _prepare(self, d: Decoded, old: Obj | None) -> None:
         info, obj = d.info, d.obj
-        ctx = self._context()
+        self._admission_warned.clear()
+        ctx = Context(self.gates, self.try_get, self._list_any, "", self._shared_get,
+                      self._shared_list, self.clock.now(), self._admission_warned.append)  # fmt: skip
         strat = strategy_for(info.kind)
         for defaulter in strat.defaulters:
             defaulter(obj, ctx)
@@ -531,6 +560,9 @@ class APIServer:
         if warners:
             ctx = self._context("status" if status else "")
             texts += [t for w in warners for t in w(d.obj, old, ctx)]
+        if self._admission_warned and not status:
+            texts += self._admission_warned
+            self._admission_warned.clear()
         if texts:
             self.warnings = header_texts(texts)
         return self.warnings
@@ -552,7 +584,10 @@ class APIServer:
             out = conversion.convert(copy.deepcopy(obj), d.api_version)
             out["metadata"].pop("resourceVersion", None)
             return out
-        if content(obj) == content(old):
+        # Compared as stored: protobuf reads an empty omitempty list or map back absent.
+        if content(obj) == content(old) or (
+            drop_empty_collections(obj, codec.dumps(obj)) and content(obj) == content(old)
+        ):
             kv = self.store.get(key)
             assert kv is not None
             return self._out(kv, d.api_version)  # a no-op write does not bump the revision
@@ -565,7 +600,10 @@ class APIServer:
     def _put(self, key: str, obj: Obj) -> KeyValue:
         """Store ``obj`` (in its storage version), for a write whose reply is not the object."""
         obj["metadata"].pop("resourceVersion", None)
-        kv = self.store.put(key, obj)
+        data = codec.dumps(obj, sort_keys=True)
+        if drop_empty_collections(obj, data):  # as protobuf storage gives it back
+            data = codec.dumps(obj, sort_keys=True)
+        kv = self.store.put(key, data)
         self.writes += 1
         return kv
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime
+import json
 import math
 import re
 import uuid
@@ -37,7 +38,8 @@ Obj = dict[str, Any]
 
 
 def _type_invalid(path: str, value: Any, detail: str) -> Cause:
-    return Cause(path, "FieldValueTypeInvalid", f"Invalid value: {value!r}: {detail}")
+    shown = json.dumps(value) if isinstance(value, str) or value is None else repr(value)
+    return Cause(path, "FieldValueTypeInvalid", f"Invalid value: {shown}: {detail}")
 
 
 def _kind(v: Any) -> str:
@@ -133,7 +135,7 @@ def value_causes(v: Any, s: Obj, path: str, name: str = "") -> list[Cause]:
     if k == "string":
         out += _string(v, s, here, fmt)
     elif k in ("integer", "number"):
-        out += _range(v, typ, fmt, path) + _number(float(v), s, here)
+        out += _range(v, typ, fmt, path) + _number(float(v), s, here, v)
     elif k == "array":
         out += _array(v, s, path, name, here)
     out += _enum(v, s, here)
@@ -174,20 +176,22 @@ def _range(v: float, typ: str, fmt: str, path: str) -> list[Cause]:
     return [] if ok else [fe.invalid(path, "", f"Checked value must be of type integer with format {fmt or 'default'}")]
 
 
-def _number(x: float, s: Obj, here: str) -> list[Cause]:
+def _number(x: float, s: Obj, here: str, shown: Any = None) -> list[Cause]:
+    """``shown``: the value as sent (kube-openapi reports it, not its float)."""
     out: list[Cause] = []
+    shown = x if shown is None else shown
     m = s.get("multipleOf")
     if isinstance(m, int | float) and not isinstance(m, bool) and m > 0:
         q = x / m
         if not math.isfinite(q) or q != math.floor(q):
-            out.append(fe.invalid(here, x, f"should be a multiple of {m}"))
+            out.append(fe.invalid(here, shown, f"should be a multiple of {m}"))
     lo, hi = s.get("minimum"), s.get("maximum")
     if isinstance(lo, int | float) and not isinstance(lo, bool):
         if x < lo or (s.get("exclusiveMinimum") and x == lo):
-            out.append(fe.invalid(here, x, f"should be greater than or equal to {lo}"))
+            out.append(fe.invalid(here, shown, f"should be greater than or equal to {lo}"))
     if isinstance(hi, int | float) and not isinstance(hi, bool):
         if x > hi or (s.get("exclusiveMaximum") and x == hi):
-            out.append(fe.invalid(here, x, f"should be less than or equal to {hi}"))
+            out.append(fe.invalid(here, shown, f"should be less than or equal to {hi}"))
     return out
 
 

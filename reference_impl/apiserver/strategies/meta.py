@@ -12,6 +12,7 @@ from reference_impl.api.formats import (
     label_value_errors,
 )
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver.customresource.info import CustomResourceInfo
 from reference_impl.apiserver.strategies.configmap import config_key_errors
 from reference_impl.apiserver.strategies.storage_version import storage_version_name_errors
 from reference_impl.apiserver.validation import fielderr as fe
@@ -81,8 +82,10 @@ def meta_causes(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | N
         causes.append(fe.invalid("metadata.generation", generation, "must be greater than or equal to 0"))
     causes += labels_causes(meta.get("labels") or {}, "metadata.labels")
     causes += annotations_causes(meta.get("annotations") or {}, "metadata.annotations")
-    # Core's ValidateObjectMeta adds validateKubeFinalizerName; the generic check does not.
+    # Core's ValidateObjectMeta adds validateKubeFinalizerName; the generic check (custom
+    # resources' too) does not.
     kube = not generic_meta_only(info) and info.kind not in _GENERIC_FINALIZERS
+    kube = kube and not isinstance(info, CustomResourceInfo)
     causes += _finalizer_causes(meta.get("finalizers") or [], kube)
     for i, ref in enumerate(meta.get("ownerReferences") or []):
         for f in ("apiVersion", "kind", "name", "uid"):

@@ -14,8 +14,10 @@ What is modelled (validating only, create and update):
   "restricted:latest": <reason> (<detail>), ...``. Subresources exec, attach, binding,
   eviction, log, portforward, proxy and status are never checked.
 
-Audit annotations and warnings (audit and warn modes, pod controllers, namespace label
-changes against existing pods) are not modelled: they never refuse a request.
+Warnings (``warning.AddWarning``, through ``Context.warn``; see ``warnings``): the warn
+mode on allowed pods and on pod controllers' templates (never enforced), the exempt
+namespace warning, and existing pods checked against a namespace's tightened enforce
+level. Audit annotations are not modelled, nor exempt usernames (no users here).
 """
 
 from __future__ import annotations
@@ -35,7 +37,15 @@ from reference_impl.apiserver.admission.pod_security.levels import (
     Level,
     LevelVersion,
     Policy,
+    compare_levels,
     policy_to_evaluate,
+)
+from reference_impl.apiserver.admission.pod_security.warnings import (
+    DEFAULT_NAMESPACE_MAX_PODS_TO_CHECK,
+    POD_SPEC_RESOURCES,
+    evaluate_pods_in_namespace,
+    exempt_namespace_warning,
+    extract_pod_spec,
 )
 from reference_impl.apiserver.registry import Context, Operation
 from reference_impl.errors import ApiError, Cause, Forbidden
@@ -94,11 +104,13 @@ class PodSecurity:
         exempt_namespaces: Iterable[str] = (),
         exempt_runtime_classes: Iterable[str] = (),
         evaluator: Evaluator | None = None,
+        namespace_max_pods_to_check: int = DEFAULT_NAMESPACE_MAX_PODS_TO_CHECK,
     ) -> None:
         self.defaults = defaults
         self.exempt_namespaces = frozenset(exempt_namespaces)
         self.exempt_runtime_classes = frozenset(exempt_runtime_classes)
         self.evaluator = evaluator or default_evaluator()
+        self.namespace_max_pods_to_check = namespace_max_pods_to_check
 
     def admit(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
@@ -108,13 +120,16 @@ class PodSecurity:
     def validate(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
     ) -> list[Cause]:
-        """``Plugin.Validate``: namespaces and pods, on create and update."""
+        """``Plugin.Validate``: namespaces, pods and pod controllers, on create and update."""
         if op not in (Operation.CREATE, Operation.UPDATE):
             return []
-        if info.group_resource == "namespaces":
+        gr = info.group_resource
+        if gr == "namespaces":
             return self._namespace(op, obj, old, ctx)
-        if info.group_resource == "pods":
+        if gr == "pods":
             self._pod(op, obj, old, ctx)
+        elif gr in POD_SPEC_RESOURCES:
+            self._pod_controller(gr, obj, ctx)
         return []
 
     def _labels(self, obj: Obj | None) -> dict[str, str]:
@@ -125,11 +140,33 @@ class PodSecurity:
         introduces or changes them (label errors already there are let be)."""
         if ctx.subresource:
             return []
-        _, errs = policy_to_evaluate(self._labels(obj), self.defaults)
-        if not errs or op is Operation.CREATE:
+        labels = self._labels(obj)
+        policy, errs = policy_to_evaluate(labels, self.defaults)
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        if op is Operation.CREATE:
+            if not errs and name in self.exempt_namespaces:
+                _warn(ctx, exempt_namespace_warning(name, policy, self.defaults, labels))
             return errs
-        _, old_errs = policy_to_evaluate(self._labels(old), self.defaults)
-        return errs if not old_errs or errs != old_errs else []
+        old_policy, old_errs = policy_to_evaluate(self._labels(old), self.defaults)
+        if errs and (not old_errs or errs != old_errs):
+            return errs
+        new, prior = policy.enforce, old_policy.enforce
+        if new == prior or new.level is Level.PRIVILEGED:
+            return []
+        if new.version == prior.version and compare_levels(new.level, prior.level) < 1:
+            return []
+        if name in self.exempt_namespaces:
+            _warn(ctx, exempt_namespace_warning(name, policy, self.defaults, labels))
+            return []
+        if ctx.warn is not None:
+            pods = ctx.lister_list("v1", "Pod", name)
+            for text in evaluate_pods_in_namespace(
+                self.evaluator.evaluate_pod, pods, name, new,
+                exempt_runtime_classes=self.exempt_runtime_classes,
+                max_pods=self.namespace_max_pods_to_check,
+            ):  # fmt: skip
+                ctx.warn(text)
+        return []
 
     def _pod(self, op: Operation, pod: Obj, old: Obj | None, ctx: Context) -> None:
         """``ValidatePod`` and ``EvaluatePod`` in enforce mode."""
@@ -159,6 +196,49 @@ class PodSecurity:
                 f"{what} is forbidden: violates PodSecurity {go_quote(str(policy.enforce))}: "
                 f"{result.forbidden_detail()}"
             )
+        if policy.warn == policy.enforce:
+            return  # the cached enforce result allowed it
+        self._warn_mode(policy, meta, spec, ctx)
+
+    def _pod_controller(self, gr: str, obj: Obj, ctx: Context) -> None:
+        """``ValidatePodController``: the template's warn mode (audit is not modelled),
+        never enforced; any update (no significance check), no subresource."""
+        if ctx.subresource or ctx.warn is None:
+            return
+        ns = str((obj.get("metadata") or {}).get("namespace") or "")
+        if ns and ns in self.exempt_namespaces:
+            return
+        namespace = ctx.lister_get("v1", "Namespace", ns, None)
+        if namespace is None:
+            return  # upstream: allowed, with an "error" audit annotation
+        policy, errs = policy_to_evaluate(self._labels(namespace), self.defaults)
+        if not errs and policy.warn.level is Level.PRIVILEGED:
+            return  # privileged warn and audit: nothing to say (audit is not modelled)
+        extracted = extract_pod_spec(gr, obj)
+        if extracted is None:
+            return
+        meta, spec = extracted
+        runtime_class = spec.get("runtimeClassName")
+        if runtime_class and runtime_class in self.exempt_runtime_classes:
+            return
+        self._warn_mode(policy, meta, spec, ctx)
+
+    def _warn_mode(self, policy: Policy, meta: Obj, spec: Obj, ctx: Context) -> None:
+        """``EvaluatePod``'s warn mode: "would violate PodSecurity" when refused."""
+        if ctx.warn is None or policy.warn.level is Level.PRIVILEGED:
+            return  # privileged allows everything
+        result = aggregate(self.evaluator.evaluate_pod(policy.warn, meta, spec))
+        if not result.allowed:
+            ctx.warn(
+                f"would violate PodSecurity {go_quote(str(policy.warn))}: "
+                f"{result.forbidden_detail()}"
+            )
+
+
+def _warn(ctx: Context, text: str) -> None:
+    """``warning.AddWarning`` of a non-empty text."""
+    if text and ctx.warn is not None:
+        ctx.warn(text)
 
 
 def install(server: APIServer) -> None:

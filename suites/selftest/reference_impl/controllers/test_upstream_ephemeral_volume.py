@@ -130,7 +130,7 @@ def test_sync_handler(
         ]
     expected = [_summary(c) for c in before]
     if pod is not None and not pod["metadata"].get("deletionTimestamp") and error is None:
-        vols = pod["spec"]["volumes"]
+        vols = pod["spec"].get("volumes") or []  # an empty list is not stored
         if vols:  # testPodEphemeralClaim, with the template's (defaulted) spec
             want = make_pvc(owner=owner_ref(pod))
             want["spec"] = vols[0]["ephemeral"]["volumeClaimTemplate"]["spec"]

@@ -1,0 +1,176 @@
+"""Admission CEL evaluation with cel-python: apiserver pkg/admission/plugin/cel (activation.go,
+condition.go's ``CreateAdmissionRequest``/``CreateNamespaceObject``, composition.go's
+variables) as the ValidatingAdmissionPolicy plugin uses it.
+
+Variables are evaluated in order before the expressions; one that fails holds its error,
+which surfaces only where an expression reads it (upstream's lazy composition). The
+``authorizer`` variable is not modelled: an expression reading it fails at evaluation."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+import celpy
+from celpy import celtypes
+from celpy.adapter import json_to_cel
+from celpy.evaluation import CELEvalError
+
+__all__ = ["Activation", "EvalResult", "compile_error", "evaluate", "request_of", "type_name"]
+
+Obj = dict[str, Any]
+_ENV: Final = celpy.Environment()
+_NO_KEY: Final = re.compile(r"no such member in mapping: '([^']*)'")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalResult:
+    """One expression's outcome: ``value`` (a Python value) or ``error`` (upstream's detail)."""
+
+    value: Any = None
+    error: str = ""
+
+
+@lru_cache(maxsize=1024)
+def _program(expression: str) -> Any:
+    return _ENV.program(_ENV.compile(expression))
+
+
+def compile_error(expression: str) -> str:
+    """``compilation error: ...`` when ``expression`` does not parse, else ""."""
+    try:
+        _program(expression)
+    except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
+        text = str(e.args[0]) if e.args else type(e).__name__
+        first = text.strip().splitlines()[0]
+        return f"compilation error: compilation failed: ERROR: <input>: Syntax error: {first}"
+    return ""
+
+
+def _detail(err: BaseException) -> str:
+    """cel-go's wording for the errors cel-python names otherwise (``no such key: x``)."""
+    text = str(err.args[0]) if err.args else str(err)
+    m = _NO_KEY.search(text)
+    return f"no such key: {m.group(1)}" if m else text
+
+
+_TYPE_NAMES: Final = (
+    (celtypes.BoolType, "bool"),
+    (celtypes.IntType, "int"),
+    (celtypes.UintType, "uint"),
+    (celtypes.DoubleType, "double"),
+    (celtypes.StringType, "string"),
+    (celtypes.BytesType, "bytes"),
+    (celtypes.ListType, "list(dyn)"),
+    (celtypes.MapType, "map(string, dyn)"),
+)
+
+
+def type_name(v: Any) -> str:
+    """cel-go's name for the type of a value (what compile.go's return-type check reports)."""
+    if v is None:
+        return "null_type"
+    return next((name for t, name in _TYPE_NAMES if isinstance(v, t)), "dyn")
+
+
+def _to_py(v: Any) -> Any:
+    if isinstance(v, celtypes.BoolType):
+        return bool(v)
+    if isinstance(v, celtypes.StringType):
+        return str(v)
+    return v
+
+
+class Activation:
+    """The bindings of one evaluation: object, oldObject, request, params, namespaceObject
+    and the composition's variables (activation.go ``evaluationActivation``)."""
+
+    def __init__(
+        self,
+        obj: Obj | None,
+        old: Obj | None,
+        request: Obj,
+        params: Obj | None,
+        namespace: Obj | None,
+    ) -> None:
+        self.bindings: dict[str, Any] = {
+            "object": json_to_cel(obj),
+            "oldObject": json_to_cel(old),
+            "request": json_to_cel(request),
+            "params": json_to_cel(params),
+            "namespaceObject": json_to_cel(_namespace_object(namespace)),
+        }
+
+    def with_variables(self, variables: list[tuple[str, str]]) -> None:
+        """Bind ``variables`` (name, expression) in order; a failing one holds its error."""
+        values = celtypes.MapType()
+        self.bindings["variables"] = values
+        for name, expression in variables:
+            try:
+                value = _program(expression).evaluate(self.bindings)
+            except CELEvalError as e:
+                value = e
+            except Exception as e:  # noqa: BLE001 - a parse error, found at policy compile
+                value = CELEvalError(str(e), type(e), None)
+            values[celtypes.StringType(name)] = value
+
+
+def evaluate(expression: str, act: Activation) -> EvalResult:
+    """Evaluate ``expression``; an error is activation.go's ``expression '<e>' resulted in
+    error: <err>``."""
+    try:
+        out = _program(expression).evaluate(act.bindings)
+    except Exception as e:  # noqa: BLE001 - CELEvalError and celpy's internal errors alike
+        return EvalResult(error=f"expression '{expression}' resulted in error: {_detail(e)}")
+    return EvalResult(value=_to_py(out))
+
+
+def _namespace_object(ns: Obj | None) -> Obj | None:
+    """``CreateNamespaceObject``: the namespace's metadata subset, spec and status."""
+    if ns is None:
+        return None
+    meta = ns.get("metadata") or {}
+    keep = ("name generateName namespace uid resourceVersion generation creationTimestamp "
+            "deletionTimestamp deletionGracePeriodSeconds labels annotations finalizers").split()  # fmt: skip
+    out: Obj = {"metadata": {k: meta[k] for k in keep if k in meta}}
+    for part in ("spec", "status"):
+        if part in ns:
+            out[part] = ns[part]
+    return out
+
+
+def request_of(
+    *,
+    op: str,
+    kind: tuple[str, str, str],
+    resource: tuple[str, str, str],
+    request_kind: tuple[str, str, str],
+    request_resource: tuple[str, str, str],
+    subresource: str,
+    name: str,
+    namespace: str,
+) -> Obj:
+    """``CreateAdmissionRequest``: the matched (equivalent) kind/resource and the request's
+    own; the reference has no authenticated user, so userInfo is empty."""
+
+    def gvk(t: tuple[str, str, str]) -> Obj:
+        return {"group": t[0], "version": t[1], "kind": t[2]}
+
+    def gvr(t: tuple[str, str, str]) -> Obj:
+        return {"group": t[0], "version": t[1], "resource": t[2]}
+
+    return {
+        "kind": gvk(kind),
+        "resource": gvr(resource),
+        "subResource": subresource,
+        "requestKind": gvk(request_kind),
+        "requestResource": gvr(request_resource),
+        "requestSubResource": subresource,
+        "name": name,
+        "namespace": namespace,
+        "operation": op,
+        "userInfo": {},
+        "dryRun": False,
+    }
