@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -32,6 +31,7 @@ import celpy
 from celpy import celtypes
 
 from reference_impl.api.meta import parse_quantity
+from reference_impl.apiserver.cel_quantity import QUANTITY_FUNCTIONS, Quantity
 from reference_impl.dra.cel_bind import BIND_FUNCTION, bind_result, expand_binds
 from reference_impl.dra.cel_cache import (
     ACTIVATION_CACHE_SIZE,
@@ -57,36 +57,6 @@ class CELError(Exception):
     """A CEL expression failed to compile, or failed or returned a non-bool at runtime."""
 
 
-class Quantity(celtypes.DoubleType):
-    """A Kubernetes ``resource.Quantity`` in CEL; only the helper methods compare it."""
-
-    exact: Decimal
-
-    def __new__(cls, value: Decimal) -> Quantity:
-        q = super().__new__(cls, float(value))
-        assert isinstance(q, Quantity)
-        q.exact = value
-        return q
-
-
-def _q(v: Any) -> Decimal:
-    if isinstance(v, Quantity):
-        return v.exact
-    raise TypeError(f"expected a Quantity, got {type(v).__name__}")
-
-
-def _quantity(s: Any) -> Quantity:
-    try:
-        return Quantity(parse_quantity(str(s)))
-    except ValueError as e:
-        raise ValueError(f"invalid quantity {s!r}: {e}") from None
-
-
-def _compare(a: Any, b: Any) -> celtypes.IntType:
-    x, y = _q(a), _q(b)
-    return celtypes.IntType((x > y) - (x < y))
-
-
 def _cel_equal(a: Any, b: Any) -> bool:
     # CEL equality never mixes bool with numbers (Python's True == 1 would).
     if isinstance(a, celtypes.BoolType) != isinstance(b, celtypes.BoolType):
@@ -105,15 +75,12 @@ def _includes(target: Any, arg: Any) -> celtypes.BoolType:
 
 
 _GATED_FUNCTIONS: dict[str, Any] = {"includes": _includes}
+# The quantity members the DRA environment has used (``apiserver.cel_quantity``).
+_DRA_QUANTITY = (
+    "quantity", "compareTo", "isGreaterThan", "isLessThan", "asInteger", "asApproximateFloat", "add", "sub",
+)  # fmt: skip
 _FUNCTIONS: dict[str, Any] = {
-    "quantity": _quantity,
-    "compareTo": _compare,
-    "isGreaterThan": lambda a, b: celtypes.BoolType(_q(a) > _q(b)),
-    "isLessThan": lambda a, b: celtypes.BoolType(_q(a) < _q(b)),
-    "asInteger": lambda a: celtypes.IntType(int(_q(a))),
-    "asApproximateFloat": lambda a: celtypes.DoubleType(float(_q(a))),
-    "add": lambda a, b: Quantity(_q(a) + _q(b)),
-    "sub": lambda a, b: Quantity(_q(a) - _q(b)),
+    **{k: QUANTITY_FUNCTIONS[k] for k in _DRA_QUANTITY},
     # cel.bind (ext.Bindings, DRA environment since 1.31), after expand_binds' rewrite.
     BIND_FUNCTION: bind_result,
 }
