@@ -23,6 +23,7 @@ from reference_impl.apiserver.admission import (
     default_toleration_seconds,
     install_priority,
     limit_ranger,
+    mutating_admission_policy,
     pod_security,
     pod_topology_labels,
     podgroup_protection,
@@ -105,6 +106,7 @@ _ADMISSION: Final[tuple[tuple[str, Callable[[APIServer], None]], ...]] = (
     ("PodGroupProtection", podgroup_protection.install),
     ("RuntimeClass", runtime_class.install),
     ("PodTopologyLabels", pod_topology_labels.install),
+    ("MutatingAdmissionPolicy", mutating_admission_policy.install),
     ("ValidatingAdmissionPolicy", validating_admission_policy.install),
     ("ResourceQuota", resource_quota.install),
 )

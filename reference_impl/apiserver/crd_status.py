@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import set_condition
 from reference_impl.apiserver.component import ComponentContext
-from reference_impl.apiserver.customresource.cleanup import start_cleanup
+from reference_impl.apiserver.customresource.crd_finalizer import CRDFinalizer
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.apiserver.strategies.apiextensions_spec import ca_bundle_errors
@@ -222,10 +222,11 @@ class EstablishingController(_StatusWriter):
         self._write(crd, [cond])
 
 
-def start_crd_controllers(ctx: ComponentContext) -> list[_StatusWriter]:
-    """Start both, as the apiextensions apiserver does beside kube-apiserver."""
-    out: list[_StatusWriter] = [NamingConditionController(ctx), EstablishingController(ctx)]
+def start_crd_controllers(ctx: ComponentContext) -> list[_StatusWriter | CRDFinalizer]:
+    """Start them, as the apiextensions apiserver does beside kube-apiserver."""
+    out: list[_StatusWriter | CRDFinalizer] = [
+        NamingConditionController(ctx), EstablishingController(ctx), CRDFinalizer(ctx)
+    ]
     for c in out:
         c.start()
-    start_cleanup(ctx.server)
     return out

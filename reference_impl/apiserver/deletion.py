@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import keys
+from reference_impl.apiserver.admission.delete_validation import validate_delete
+from reference_impl.apiserver.customresource import crd_etcd
 from reference_impl.clock import rfc3339
 from reference_impl.errors import Conflict, MethodNotAllowed, NotFound
 
@@ -122,6 +124,10 @@ def delete(
         raise Conflict(
             f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}"
         )
+    validate_delete(srv, info, obj)
+    if crd_etcd.is_crd(info.group, info.kind) and not meta.get("deletionTimestamp"):
+        crd_etcd.mark_for_deletion(obj, rfc3339(srv.clock.now()))
+        return srv._commit(key, obj, api_version)
     finalizers: list[str] = list(meta.get("finalizers") or [])
     default = default_garbage_collection_policy(api_version, info.kind)
     if default == "Unsupported":

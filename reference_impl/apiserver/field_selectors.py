@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver.customresource import selectable_fields
+from reference_impl.apiserver.customresource.info import CustomResourceInfo
 from reference_impl.apiserver.field_labels import SELECTABLE, conversion_for, meta_fields
 from reference_impl.errors import BadRequest
 
@@ -201,6 +203,8 @@ def field_filter(info: ResourceInfo, selector: str | None) -> Callable[[Obj], bo
     """``field_predicate`` for a served resource (its version, kind and scope)."""
     if not selector:
         return None
+    if isinstance(info, CustomResourceInfo):  # its version's selectableFields
+        return selectable_fields.field_predicate(info, selector)
     return field_predicate(
         info.kind, selector, api_version=info.api_version, namespaced=info.namespaced
     )

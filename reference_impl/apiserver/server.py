@@ -238,9 +238,11 @@ class APIServer:
         obj["metadata"]["resourceVersion"] = str(kv.mod_revision)
         return obj
 
-    def _context(self, subresource: str = "") -> Context:
+    def _context(
+        self, subresource: str = "", warn: Callable[[str], None] | None = None
+    ) -> Context:
         return Context(self.gates, self.try_get, self._list_any, subresource,
-                       self._shared_get, self._shared_list, self.clock.now())  # fmt: skip
+                       self._shared_get, self._shared_list, self.clock.now(), warn)  # fmt: skip
 
     # -- listers: decoded once per stored revision, shared with admission read-only -----
 
@@ -523,8 +525,7 @@ class APIServer:
     def _prepare(self, d: Decoded, old: Obj | None) -> None:
         info, obj = d.info, d.obj
         self._admission_warned.clear()
-        ctx = Context(self.gates, self.try_get, self._list_any, "", self._shared_get,
-                      self._shared_list, self.clock.now(), self._admission_warned.append)  # fmt: skip
+        ctx = self._context(warn=self._admission_warned.append)
         strat = strategy_for(info.kind)
         for defaulter in strat.defaulters:
             defaulter(obj, ctx)

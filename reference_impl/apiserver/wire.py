@@ -32,7 +32,7 @@ from reference_impl.api.quantity_wire import wire_quantity
 from reference_impl.apiserver import schema
 from reference_impl.errors import Cause
 
-__all__ = ["WireErrors", "root_definition", "wire_errors"]
+__all__ = ["WireErrors", "definition_errors", "root_definition", "wire_errors"]
 
 _REF: Final = "#/$defs/"
 _INT_RANGE: Final = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -505,6 +505,26 @@ def wire_errors(obj: dict[str, Any], api_version: str, kind: str) -> WireErrors 
     w = _Walker()
     try:
         w.obj(obj, root, root_definition(api_version, kind), "", "", kind)
+    except _Abort as e:
+        return WireErrors(fatal="" if e.cause else e.message, type_error=e.cause)
+    out = w.out
+    if out.type_error is not None:
+        out.fatal, out.unknown = "", []
+    elif out.fatal:
+        out.unknown = []
+    return out if (out.fatal or out.type_error or out.unknown) else None
+
+
+def definition_errors(v: dict[str, Any], definition: str) -> WireErrors | None:
+    """``wire_errors`` for ``v`` decoded into the named ``definition`` itself, as
+    ``utiljson.Unmarshal`` of a custom resource's metadata into ObjectMeta (the first
+    struct is the definition's Go type)."""
+    d = schema.definitions().get(definition)
+    if d is None:
+        return None
+    w = _Walker()
+    try:
+        w.obj(v, d, definition, "", "", definition.rpartition(".")[2])
     except _Abort as e:
         return WireErrors(fatal="" if e.cause else e.message, type_error=e.cause)
     out = w.out

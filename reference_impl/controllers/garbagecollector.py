@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.customresource.discovery import served_custom_resources
 from reference_impl.apiserver.informers import WorkQueue
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
@@ -108,7 +109,8 @@ class GarbageCollector:
 
     def start(self) -> None:
         """List every stored kind into the graph, then follow the commit stream."""
-        for info in served_kinds(self._ctx.gates):
+        custom = served_custom_resources(self._server.store)
+        for info in [*served_kinds(self._ctx.gates), *custom]:
             for obj in self._server.list(info.api_version, info.kind):
                 self._upsert(_node(info, obj))
         for uid in sorted(self._nodes, key=lambda u: self._nodes[u].key):

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.component import ComponentContext
+from reference_impl.apiserver.customresource.discovery import served_custom_resources
 from reference_impl.apiserver.informers import WorkQueue
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.apiserver.workqueue_rate import (
@@ -117,7 +118,9 @@ class NamespaceController:
         self.discover: Callable[[], tuple[list[ResourceInfo], str | None]] = self._discover
 
     def _discover(self) -> tuple[list[ResourceInfo], str | None]:
-        return served_kinds(self._ctx.gates, namespaced=True), None
+        custom = served_custom_resources(self._server.store, namespaced=True)
+        kinds = served_kinds(self._ctx.gates, namespaced=True) + list(custom)
+        return sorted(kinds, key=lambda i: i.group_resource), None
 
     def start(self) -> None:
         """Watch namespaces, and deletions inside Terminating ones."""

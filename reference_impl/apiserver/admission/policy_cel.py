@@ -8,6 +8,7 @@ which surfaces only where an expression reads it (upstream's lazy composition). 
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,7 +19,17 @@ from celpy import celtypes
 from celpy.adapter import json_to_cel
 from celpy.evaluation import CELEvalError
 
-__all__ = ["Activation", "EvalResult", "compile_error", "evaluate", "request_of", "type_name"]
+from reference_impl.apiserver import conversion
+
+__all__ = [
+    "Activation",
+    "EvalResult",
+    "compile_error",
+    "evaluate",
+    "request_of",
+    "type_name",
+    "versioned",
+]
 
 Obj = dict[str, Any]
 _ENV: Final = celpy.Environment()
@@ -174,3 +185,14 @@ def request_of(
         "userInfo": {},
         "dryRun": False,
     }
+
+
+def versioned(obj: Obj | None, gvk: tuple[str, str, str]) -> Obj | None:
+    """``VersionedAttributes``: the (storage-version) object converted to the matched
+    group/version, as policies see it; a copy only where the versions differ."""
+    if obj is None:
+        return None
+    api_version = f"{gvk[0]}/{gvk[1]}" if gvk[0] else gvk[1]
+    if obj.get("apiVersion") == api_version:
+        return obj
+    return conversion.convert(copy.deepcopy(obj), api_version)

@@ -21,6 +21,7 @@ from reference_impl.apiserver.admission.policy_cel import (
     evaluate,
     request_of,
     type_name,
+    versioned,
 )
 from reference_impl.apiserver.registry import Context, Operation
 from reference_impl.errors import ApiError, Cause, Forbidden, Invalid
@@ -319,7 +320,7 @@ def _dispatch_policy(
             subresource=a.subresource, name=a.name, namespace=a.namespace,
         )  # fmt: skip
         for param in params:
-            act = Activation(a.obj, a.old, request, param, namespace)
+            act = Activation(versioned(a.obj, gvk), versioned(a.old, gvk), request, param, namespace)
             for d in validate_policy(policy, act):
                 if not d.deny:
                     continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from reference_impl.apiserver import keys
-from reference_impl.apiserver.customresource import schema, strategy
+from reference_impl.apiserver.customresource import objectmeta, schema, strategy
 from reference_impl.apiserver.customresource.info import CustomResourceInfo
 from reference_impl.apiserver.decode import SERVER_META, Decoded, carry_meta
 from reference_impl.apiserver.strategies.meta import meta_causes
@@ -18,6 +18,7 @@ from reference_impl.clock import rfc3339
 from reference_impl.errors import (
     AlreadyExists,
     BadRequest,
+    Forbidden,
     Invalid,
     MethodNotAllowed,
     NotFound,
@@ -38,16 +39,22 @@ def _decode(srv: APIServer, manifest: Obj) -> tuple[CustomResourceInfo, Obj, str
     if not isinstance(info, CustomResourceInfo):
         raise NotFound(f'no matches for kind "{kind}" in version "{api_version}"')
     obj = codec.loads(codec.dumps(manifest))
-    if not isinstance(obj.get("metadata"), dict):
-        obj["metadata"] = {}
-    unknown = schema.prune(obj, info.schema)
+    cannot = f'{kind} in version "{info.version}" cannot be handled as a {kind}: '
+    # unstructuredSchemaCoercer.apply: the root metadata decoded as ObjectMeta (and
+    # written back as one), pruning, then the embedded resources coerced.
+    meta = objectmeta.get_object_meta(obj, drop_malformed=False)
+    if meta.error:
+        raise BadRequest(cannot + meta.error)
+    obj["metadata"] = meta.meta or {}
+    unknown = meta.unknown + schema.prune(obj, info.schema)
+    schema.prune_nulls(obj, info.schema)
+    err, embedded_unknown = objectmeta.coerce(obj, info.schema)
+    if err is not None:
+        raise BadRequest(f"{cannot}{err.field}: {err.message}")
+    unknown += embedded_unknown
     if unknown:  # the reference writes with fieldValidation=Strict, as its clients ask
         fields = ", ".join(f'unknown field "{p}"' for p in unknown)
-        raise BadRequest(
-            f'{kind} in version "{info.version}" cannot be handled as a {kind}: '
-            f"strict decoding error: {fields}"
-        )
-    schema.prune_nulls(obj, info.schema)
+        raise BadRequest(f"{cannot}strict decoding error: {fields}")
     schema.apply_defaults(obj, info.schema)
     obj["apiVersion"] = f"{info.group}/{info.storage_version}"  # conversion strategy None
     return info, obj, api_version
@@ -57,6 +64,12 @@ def create(srv: APIServer, manifest: Obj) -> Obj:
     """POST: store a new custom resource."""
     srv.warnings = []
     info, obj, api_version = _decode(srv, manifest)
+    if info.terminating:  # serveResource's forbidCreateAdmission, before all other admission
+        name = (obj["metadata"].get("name") or "")
+        who = f'{info.group_resource} "{name}"' if name else info.group_resource
+        raise Forbidden(
+            f"{who} is forbidden: create not allowed while custom resource definition is terminating"
+        )
     meta = obj["metadata"]
     if meta.get("resourceVersion"):
         raise BadRequest("resourceVersion should not be set on objects to be created")

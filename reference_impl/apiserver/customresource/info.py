@@ -27,6 +27,11 @@ class CustomResourceInfo(ResourceInfo):
     list_kind: str = ""
     schema: Obj = field(default_factory=dict, compare=False, hash=False)
     scale: Obj | None = field(default=None, compare=False, hash=False)
+    # Terminating condition True: creates are refused (``serveResource``), reads and
+    # deletes still served, for the CRD finalizer among others.
+    terminating: bool = field(default=False, compare=False, hash=False)
+    # The version's selectableFields, as field selectors name them (no leading dot).
+    selectable_fields: tuple[str, ...] = field(default=(), compare=False, hash=False)
 
     def storage_info(self) -> CustomResourceInfo:
         """This resource at its CRD's storage version (what commit events name)."""
@@ -35,6 +40,7 @@ class CustomResourceInfo(ResourceInfo):
             f"{group}/{self.storage_version}", self.kind, self.plural, self.namespaced,
             self.status, crd_name=self.crd_name, storage_version=self.storage_version,
             list_kind=self.list_kind, schema=self.schema, scale=self.scale,
+            terminating=self.terminating, selectable_fields=self.selectable_fields,
         )  # fmt: skip
 
 
@@ -47,19 +53,18 @@ def is_custom(api_version: object, kind: object) -> bool:
     return resources.lookup(api_version, kind) is None
 
 
-def _established(crd: Obj) -> bool:
+def _condition_true(crd: Obj, kind: str) -> bool:
     conds = (crd.get("status") or {}).get("conditions") or ()
     return any(
-        c.get("type") == "Established" and c.get("status") == "True"
-        for c in conds
-        if isinstance(c, dict)
+        c.get("type") == kind and c.get("status") == "True" for c in conds if isinstance(c, dict)
     )
 
 
 def from_crd(crd: Obj, version: str) -> CustomResourceInfo | None:
-    """The served ``version`` of ``crd``; None unless Established and served."""
+    """The served ``version`` of ``crd``; None unless Established and served (a deleting
+    CRD is still served until it is gone)."""
     spec = crd.get("spec") or {}
-    if not _established(crd) or crd.get("metadata", {}).get("deletionTimestamp"):
+    if not _condition_true(crd, "Established"):
         return None
     names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
     versions = [v for v in spec.get("versions") or () if isinstance(v, dict)]
@@ -76,6 +81,13 @@ def from_crd(crd: Obj, version: str) -> CustomResourceInfo | None:
             crd_name=str(crd["metadata"]["name"]), storage_version=str(storage),
             list_kind=str(names.get("listKind") or f"{kind}List"), schema=schema,
             scale=subs.get("scale"),
+            terminating=bool(crd["metadata"].get("deletionTimestamp"))
+            or _condition_true(crd, "Terminating"),
+            selectable_fields=tuple(
+                str(sf["jsonPath"]).removeprefix(".")
+                for sf in v.get("selectableFields") or ()
+                if isinstance(sf, dict) and isinstance(sf.get("jsonPath"), str)
+            ),
         )  # fmt: skip
     return None
 

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from reference_impl.api.formats import label_key_errors
-from reference_impl.apiserver.customresource import cel, schema
+from reference_impl.apiserver.customresource import cel, objectmeta, schema
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 from reference_impl.storage import codec
@@ -118,6 +118,7 @@ def _rules(
 def validate(s: Obj, scale: Obj | None, obj: Obj, meta: list[Cause] | None = None) -> list[Cause]:
     """``customResourceStrategy.Validate``; ``meta``: the ObjectMeta errors, found first."""
     causes = list(meta or ()) + schema.schema_causes(obj, s) + scale_causes(obj, scale)
+    causes += objectmeta.validate(obj, s)  # the embedded resources
     causes += schema.list_causes(obj, s)
     return _rules(s, obj, None, causes)
 
@@ -132,6 +133,7 @@ def validate_update(
         list(meta or ())
         + schema.schema_causes(obj, s, old, has_old=True)
         + scale_causes(obj, scale)
+        + objectmeta.validate(obj, s)
     )
     if not schema.list_causes(old, s):
         causes += schema.list_causes(obj, s)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fixtures import Target
-from reference_impl.errors import BadRequest, Invalid, NotFound
+from reference_impl.errors import BadRequest, Forbidden, Invalid, NotFound
 
 pytestmark = pytest.mark.conformance
 
@@ -103,6 +103,105 @@ def test_custom_resources_are_served_validated_pruned_and_defaulted(
         target.wait_until(lambda: not target.list(av, "Widget", namespace), timeout=30,
                           what="the widget gone")  # fmt: skip
     finally:
+        try:
+            target.delete(*CRD, name)
+        except Exception:  # noqa: BLE001, S110 - already gone
+            pass
+
+
+def test_crd_deletion_finalizes_instances_and_field_selectors(
+    target: Target, namespace: str
+) -> None:
+    """CRD deletion and selectable fields.
+
+    A version's selectableFields MUST be usable as field selectors (with metadata.name and
+    metadata.namespace), any other field label refused as BadRequest. Deleting a CRD MUST
+    first mark it (deletionTimestamp, the customresourcecleanup.apiextensions.k8s.io
+    finalizer, Terminating True) and delete its instances; while an instance remains, a
+    create MUST be Forbidden; once none remains the CRD MUST go.
+    """
+    group = f"{namespace}.crdel.garhwal.dev"
+    name, av = f"gadgets.{group}", f"{group}/v1"
+    spec = {"type": "object", "properties": {"color": {"type": "string"}}}
+    hold = "crdel.garhwal.dev/hold"
+
+    def gadget(gname: str, color: str) -> Obj:
+        return {"apiVersion": av, "kind": "Gadget",
+                "metadata": {"name": gname, "namespace": namespace},
+                "spec": {"color": color}}  # fmt: skip
+
+    try:
+        target.apply({"apiVersion": CRD[0], "kind": CRD[1], "metadata": {"name": name},
+                      "spec": {"group": group, "scope": "Namespaced",
+                               "names": {"plural": "gadgets", "kind": "Gadget"},
+                               "versions": [{"name": "v1", "served": True, "storage": True,
+                                             "schema": {"openAPIV3Schema": {
+                                                 "type": "object",
+                                                 "properties": {"spec": spec}}},
+                                             "selectableFields": [{"jsonPath": ".spec.color"}]}]}})  # fmt: skip
+        target.wait_until(
+            lambda: _established(target, name), timeout=30, what=f"{name} Established"
+        )
+
+        def served() -> bool:
+            try:
+                target.list(av, "Gadget", namespace)
+            except NotFound:
+                return False
+            return True
+
+        target.wait_until(served, timeout=30, what=f"{av} Gadget served")
+        target.apply(gadget("blue", "blue"))
+        held = gadget("green", "green")
+        held["metadata"]["finalizers"] = [hold]
+        target.apply(held)
+        picked = target.list(av, "Gadget", namespace, field_selector="spec.color=blue")
+        assert [x["metadata"]["name"] for x in picked] == ["blue"]
+        picked = target.list(av, "Gadget", namespace, field_selector="metadata.name!=blue")
+        assert [x["metadata"]["name"] for x in picked] == ["green"]
+        with pytest.raises(BadRequest) as bad:
+            target.list(av, "Gadget", namespace, field_selector="spec.size=M")
+        assert bad.value.message == "field label not supported: spec.size"
+
+        target.delete(*CRD, name)
+        crd = target.get(*CRD, name)
+        assert crd["metadata"].get("deletionTimestamp")
+        assert "customresourcecleanup.apiextensions.k8s.io" in crd["metadata"]["finalizers"]
+        conds = {c["type"]: c for c in crd["status"]["conditions"]}
+        assert conds["Terminating"]["status"] == "True"
+
+        def instances_deleting() -> bool:
+            left = target.list(av, "Gadget", namespace)
+            return [x["metadata"]["name"] for x in left] == ["green"] and bool(
+                left[0]["metadata"].get("deletionTimestamp")
+            )
+
+        target.wait_until(instances_deleting, timeout=30, what="the instances deleted")
+        with pytest.raises(Forbidden) as forbidden:
+            target.apply(gadget("new", "red"))
+        assert forbidden.value.message == (
+            f'gadgets.{group} "new" is forbidden: create not allowed while custom resource '
+            "definition is terminating"
+        )
+        left = target.get(av, "Gadget", "green", namespace)
+        left["metadata"]["finalizers"] = []
+        target.apply(left)
+
+        def crd_gone() -> bool:
+            try:
+                target.get(*CRD, name)
+            except NotFound:
+                return True
+            return False
+
+        target.wait_until(crd_gone, timeout=90, what=f"{name} gone")
+    finally:
+        try:
+            left = target.get(av, "Gadget", "green", namespace)
+            left["metadata"]["finalizers"] = []
+            target.apply(left)
+        except Exception:  # noqa: BLE001, S110 - already gone
+            pass
         try:
             target.delete(*CRD, name)
         except Exception:  # noqa: BLE001, S110 - already gone

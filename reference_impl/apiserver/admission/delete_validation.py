@@ -1,0 +1,32 @@
+"""Validating admission of DELETE: apiserver endpoints/handlers/delete.go passes
+``rest.AdmissionToValidateObjectDeleteFunc`` to the registry, which runs it on the stored
+object before deleting or marking it (registry/generic/registry/store.go ``Delete``).
+
+Only the plugins listed run on DELETE here: the reference's other validating plugins
+ignore DELETE upstream or are not written for it. The attributes carry no new object and
+the stored one as the old object."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver.registry import Operation
+
+if TYPE_CHECKING:
+    from reference_impl.apiserver.server import APIServer
+
+__all__ = ["validate_delete"]
+
+_ON_DELETE: Final = frozenset({"ValidatingAdmissionPolicy"})
+
+
+def validate_delete(srv: APIServer, info: ResourceInfo, obj: dict[str, Any]) -> None:
+    """Run the DELETE-aware validating plugins on ``obj`` (the stored object); a denial
+    raises."""
+    plugins = [p for p in srv.admission if getattr(p, "name", "") in _ON_DELETE]
+    if not plugins:
+        return
+    ctx = srv._context("")
+    for plugin in plugins:
+        plugin.validate(Operation.DELETE, info, obj, obj, ctx)
