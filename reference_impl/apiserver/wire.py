@@ -32,7 +32,7 @@ from reference_impl.api.quantity_wire import wire_quantity
 from reference_impl.apiserver import schema
 from reference_impl.errors import Cause
 
-__all__ = ["WireErrors", "definition_errors", "root_definition", "wire_errors"]
+__all__ = ["WireErrors", "definition_errors", "go_kind", "root_definition", "wire_errors"]
 
 _REF: Final = "#/$defs/"
 _INT_RANGE: Final = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -124,7 +124,8 @@ class _Abort(Exception):
         self.cause = cause
 
 
-def _go_kind(v: Any) -> str:
+def go_kind(v: Any) -> str:
+    """The JSON kind Go's decoder names in a type error (bool, number, string, array, object)."""
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, int | float):
@@ -226,7 +227,7 @@ class _Walker:
     def type_error(self, go_path: str, value: Any, want: str, struct: str) -> None:
         self.save(
             go_path,
-            f"json: cannot unmarshal {_go_kind(value)} into Go struct field {struct}.{go_path} of type {want}",
+            f"json: cannot unmarshal {go_kind(value)} into Go struct field {struct}.{go_path} of type {want}",
         )
 
     def range_error(self, go_path: str, value: float, want: str, struct: str) -> None:
@@ -446,13 +447,13 @@ class _Walker:
         lo, hi = _INT_RANGE["int32"]
         if isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi:
             return
-        what = f"number {json.dumps(v)}" if isinstance(v, int | float) and not isinstance(v, bool) else _go_kind(v)
+        what = f"number {json.dumps(v)}" if isinstance(v, int | float) and not isinstance(v, bool) else go_kind(v)
         msg = f"json: cannot unmarshal {what} into Go struct field {struct}.{go_path} of type int32"
         raise _Abort(msg, Cause(go_path, "FieldValueTypeInvalid", msg))
 
     def time(self, v: Any, go_path: str, struct: str, *, micro: bool) -> None:
         if not isinstance(v, str):
-            msg = f"json: cannot unmarshal {_go_kind(v)} into Go struct field {struct}.{go_path} of type string"
+            msg = f"json: cannot unmarshal {go_kind(v)} into Go struct field {struct}.{go_path} of type string"
             raise _Abort(msg, Cause(go_path, "FieldValueTypeInvalid", msg))
         pattern = _RFC3339_MICRO if micro else _RFC3339
         ok = bool(pattern.match(v))
@@ -502,17 +503,7 @@ def wire_errors(obj: dict[str, Any], api_version: str, kind: str) -> WireErrors 
     root = schema.kind_schema(api_version, kind)
     if root is None:
         return None
-    w = _Walker()
-    try:
-        w.obj(obj, root, root_definition(api_version, kind), "", "", kind)
-    except _Abort as e:
-        return WireErrors(fatal="" if e.cause else e.message, type_error=e.cause)
-    out = w.out
-    if out.type_error is not None:
-        out.fatal, out.unknown = "", []
-    elif out.fatal:
-        out.unknown = []
-    return out if (out.fatal or out.type_error or out.unknown) else None
+    return _walk(obj, root, root_definition(api_version, kind), kind)
 
 
 def definition_errors(v: dict[str, Any], definition: str) -> WireErrors | None:
@@ -522,9 +513,15 @@ def definition_errors(v: dict[str, Any], definition: str) -> WireErrors | None:
     d = schema.definitions().get(definition)
     if d is None:
         return None
+    return _walk(v, d, definition, definition.rpartition(".")[2])
+
+
+def _walk(v: dict[str, Any], node: dict[str, Any], definition: str, kind: str) -> WireErrors | None:
+    """What decoding ``v`` against schema ``node`` (of Go type ``definition``) reports: the
+    first type error wins over everything, a fatal error over unknown fields."""
     w = _Walker()
     try:
-        w.obj(v, d, definition, "", "", definition.rpartition(".")[2])
+        w.obj(v, node, definition, "", "", kind)
     except _Abort as e:
         return WireErrors(fatal="" if e.cause else e.message, type_error=e.cause)
     out = w.out

@@ -18,7 +18,7 @@ from reference_impl.apiserver.strategies.apiextensions_structural import items_s
 from reference_impl.apiserver.strategies.meta import meta_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.resource.lists import as_dict
-from reference_impl.apiserver.wire import definition_errors
+from reference_impl.apiserver.wire import definition_errors, go_kind
 from reference_impl.errors import Cause
 
 __all__ = ["ObjectMetaResult", "coerce", "get_object_meta", "set_object_meta", "validate"]
@@ -34,16 +34,6 @@ _MANAGED_STRINGS: Final = ("manager", "operation", "apiVersion", "fieldsType", "
 _GENERIC: Final = ResourceInfo(
     "policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", True, True
 )
-
-
-def _go_kind(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int | float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    return "array" if isinstance(v, list) else "object"
 
 
 def _sorted(v: Any) -> Any:
@@ -92,10 +82,10 @@ def get_object_meta(
         return ObjectMetaResult({}, True)
     if not isinstance(raw, dict):
         if not drop_malformed:
-            msg = f"json: cannot unmarshal {_go_kind(raw)} into Go value of type v1.ObjectMeta"
+            msg = f"json: cannot unmarshal {go_kind(raw)} into Go value of type v1.ObjectMeta"
             return ObjectMetaResult(None, True, error=msg)
         go = {"string": "string", "number": "int64", "bool": "bool", "array": "[]interface {}"}
-        got = "float64" if isinstance(raw, float) else go[_go_kind(raw)]
+        got = "float64" if isinstance(raw, float) else go[go_kind(raw)]
         return ObjectMetaResult(error=f"invalid metadata: expected object, got {got}")
     err, unknown = _decode_error(raw)
     if not err:

@@ -42,6 +42,7 @@ from reference_impl.scheduler.framework.pod_group_member_pods import PodGroupMem
 from reference_impl.scheduler.framework.queue_index import QueueIndex, UnschedulablePool
 from reference_impl.scheduler.framework.types import PodInfo, QueuedPodInfo, pod_key
 from reference_impl.scheduler.framework.workload_forest import (
+    EntityKey,
     QueuedPodGroupInfo,
     WorkloadForest,
     pod_group_key_for_pod,
@@ -110,6 +111,9 @@ class SchedulingQueue:
         self._pending = PodGroupMemberPods()
         # ``lastPoppedEntityKey`` when the last pop was a pod-group member: its root.
         self._last_popped: QueuedPodGroupInfo | None = None
+        # PodGroup key -> its members that may be queued (a superset: each is looked up
+        # where it is), so a group's queued pods are found without scanning the queue.
+        self._queued_members: dict[EntityKey, set[str]] = {}
         # Whether plugins' pool indexes (upstream's PreQueueingHintFns) may narrow events.
         self._pre_queueing_hints = pre_queueing_hints
         # OpportunisticBatching's PodSigner (signPod); None: no pod gets a signature.
@@ -220,18 +224,17 @@ class SchedulingQueue:
         is: activeQ (through PreEnqueue), backoffQ (with the group's backoff) or the pool
         (as the group was left there: no PreEnqueue, the group's rejectors). False: no
         other pod of the root is queued."""
-        same = self._same_root(pinfo)
-        if any(same(p) for k in self._active.keys() if (p := self._active.get(k)) is not None):
+        queued = self._queued_siblings(pinfo)
+        if any(self._active.get(p.key) is p for p in queued):
             self._move_to_active(pinfo)
             return True
-        for heap in (self._backoff, self._error_backoff):
-            for key in heap.keys():
-                if (sib := heap.get(key)) is not None and same(sib):
-                    pinfo.timestamp, pinfo.unschedulable_count = sib.timestamp, sib.unschedulable_count
-                    pinfo.consecutive_errors = sib.consecutive_errors
-                    self._requeue(pinfo, immediate=False)
-                    return True
-        pooled = [p for p in self._unschedulable.values() if same(p)]
+        for sib in queued:
+            if self._backoff_get(sib.key) is sib:
+                pinfo.timestamp, pinfo.unschedulable_count = sib.timestamp, sib.unschedulable_count
+                pinfo.consecutive_errors = sib.consecutive_errors
+                self._requeue(pinfo, immediate=False)
+                return True
+        pooled = [p for p in queued if self._unschedulable.get(p.key) is p]
         if not pooled:
             return False
         if any(p.gated for p in pooled):  # a gated group: the newcomer's own gate counts too
@@ -243,6 +246,7 @@ class SchedulingQueue:
         pinfo.unschedulable_plugins = set(sib.unschedulable_plugins)
         pinfo.pending_plugins = set(sib.pending_plugins)
         self._unschedulable[pinfo.key] = pinfo
+        self._index_member(pinfo)
         self._arm_leftover_timer(_pooled_since(pinfo))
         return True
 
@@ -272,8 +276,8 @@ class SchedulingQueue:
         for held in released:
             # The group, new pods and all, is retried: its pooled pods go back to backoffQ or
             # activeQ (upstream requeues the whole attempted entity with its pending pods).
-            same = self._same_root(held)
-            for member in [p for p in self._unschedulable.values() if not p.gated and same(p)]:
+            pooled = [p for p in self._queued_siblings(held) if self._unschedulable.get(p.key) is p]
+            for member in [p for p in pooled if not p.gated]:
                 if member.key not in requeued:
                     requeued.add(member.key)
                     self._requeue(member, immediate=False)
@@ -560,6 +564,7 @@ class SchedulingQueue:
             self._requeue(pinfo, immediate=strategy)
             return
         self._unschedulable[pinfo.key] = pinfo
+        self._index_member(pinfo)
         self._arm_leftover_timer()
 
     def _in_flight_hint(
@@ -603,6 +608,7 @@ class SchedulingQueue:
             pinfo.gating_message = status.message()
             pinfo.unschedulable_plugins = {pinfo.gating_plugin}
             self._unschedulable[pinfo.key] = pinfo
+            self._index_member(pinfo)
             self._arm_leftover_timer(_pooled_since(pinfo))
             return False
         pinfo.gating_plugin = pinfo.gating_message = ""
@@ -620,32 +626,40 @@ class SchedulingQueue:
             return False
         return True
 
-    def _same_root(self, pinfo: QueuedPodInfo) -> Callable[[QueuedPodInfo], bool]:
-        root = self._root_of(pinfo.pod)
-        key = None if root is None else root.key
+    def _index_member(self, pinfo: QueuedPodInfo) -> None:
+        if self._is_pod_group_member(pinfo.pod) and (pg := pod_group_key_for_pod(pinfo.pod)) is not None:
+            self._queued_members.setdefault(pg, set()).add(pinfo.key)
 
-        def same(other: QueuedPodInfo) -> bool:
-            r = self._root_of(other.pod) if key is not None and other.key != pinfo.key else None
-            return r is not None and r.key == key
-        return same
+    def _queued_siblings(self, pinfo: QueuedPodInfo) -> list[QueuedPodInfo]:
+        """The other queued pods (activeQ, backoffQ or the pool) of the pod's root group,
+        by key: every member of the root's leaf PodGroups, where it is queued."""
+        root = self._root_of(pinfo.pod)
+        if root is None:
+            return []
+        out = []
+        for pg in self.workload_forest.get_leaf_pod_groups(root):
+            keys = self._queued_members.get(pod_group_key_of(pg))
+            if not keys:
+                continue
+            for key in sorted(keys):
+                found = self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
+                if found is None:
+                    keys.discard(key)  # no longer queued
+                elif key != pinfo.key:
+                    out.append(found)
+        return out
 
     def _gate_group(self, pinfo: QueuedPodInfo) -> None:
         """The gated member's group waits in the pool: its pods in activeQ or backoffQ go there."""
-        if self._root_of(pinfo.pod) is None:
-            return
-        same = self._same_root(pinfo)
-        for heap in (self._active, self._backoff, self._error_backoff):
-            for key in list(heap.keys()):
-                if (other := heap.get(key)) is not None and same(other):
-                    self._park(other)
+        for other in self._queued_siblings(pinfo):
+            if self._unschedulable.get(other.key) is not other:
+                self._park(other)
 
     def _held_by_group_gate(self, pinfo: QueuedPodInfo) -> bool:
         """Whether another member of the pod's root is still gated; PreEnqueue runs again for
         each gated member, and when all pass they join activeQ (the group is ungated)."""
-        if self._root_of(pinfo.pod) is None:
-            return False
-        same = self._same_root(pinfo)
-        gated = [m for m in self._unschedulable.values() if m.gated and same(m)]
+        gated = [m for m in self._queued_siblings(pinfo)
+                 if m.gated and self._unschedulable.get(m.key) is m]  # fmt: skip
         if not gated:
             return False
         passed = []
@@ -669,6 +683,7 @@ class SchedulingQueue:
         self._active.delete(pinfo.key)
         self._backoff_delete(pinfo.key)
         self._unschedulable[pinfo.key] = pinfo
+        self._index_member(pinfo)
         self._arm_leftover_timer(_pooled_since(pinfo))
 
     def _move_to_active(self, pinfo: QueuedPodInfo, *, from_backoff: bool = False) -> None:
@@ -678,6 +693,7 @@ class SchedulingQueue:
         self._backoff_delete(pinfo.key)
         self._unschedulable.pop(pinfo.key, None)
         self._active.push(pinfo.key, pinfo)
+        self._index_member(pinfo)
         self._on_ready()
 
     def _requeue(self, pinfo: QueuedPodInfo, *, immediate: bool) -> None:
@@ -773,6 +789,7 @@ class SchedulingQueue:
         errored = pinfo.key in self._errored
         (self._backoff if errored else self._error_backoff).delete(pinfo.key)
         (self._error_backoff if errored else self._backoff).push(pinfo.key, pinfo)
+        self._index_member(pinfo)
         self._arm_backoff_timer()
         if not self._active and not errored:
             self._on_ready()
