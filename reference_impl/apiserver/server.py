@@ -564,8 +564,8 @@ class APIServer:
         if self._admission_warned and not status:
             texts += self._admission_warned
             self._admission_warned.clear()
-        if texts:
-            self.warnings = header_texts(texts)
+        # This write's own: a nested write (an event handler's) may have set another's.
+        self.warnings = header_texts(texts) if texts else []
         return self.warnings
 
     def _check_namespace(self, ns: str, info: ResourceInfo) -> None:
@@ -585,28 +585,32 @@ class APIServer:
             out = conversion.convert(copy.deepcopy(obj), d.api_version)
             out["metadata"].pop("resourceVersion", None)
             return out
-        # Compared as stored: protobuf reads an empty omitempty list or map back absent.
-        if content(obj) == content(old) or (
-            drop_empty_collections(obj, codec.dumps(obj)) and content(obj) == content(old)
-        ):
+        obj["metadata"].pop("resourceVersion", None)
+        data = self._stored_bytes(obj)  # compared as stored, then stored as they are
+        if content(obj) == content(old):
             kv = self.store.get(key)
             assert kv is not None
             return self._out(kv, d.api_version)  # a no-op write does not bump the revision
-        return self._commit(key, obj, d.api_version)
+        return self._out(self._put(key, obj, data), d.api_version)
 
     def _commit(self, key: str, obj: Obj, api_version: str) -> Obj:
         """Store ``obj`` (in its storage version); the reply is in ``api_version``."""
         return self._out(self._put(key, obj), api_version)
 
-    def _put(self, key: str, obj: Obj) -> KeyValue:
-        """Store ``obj`` (in its storage version), for a write whose reply is not the object."""
+    def _put(self, key: str, obj: Obj, data: bytes | None = None) -> KeyValue:
+        """Store ``obj`` (in its storage version), for a write whose reply is not the object;
+        ``data``: its stored bytes when already made (``_stored_bytes``)."""
         obj["metadata"].pop("resourceVersion", None)
-        data = codec.dumps(obj, sort_keys=True)
-        if drop_empty_collections(obj, data):  # as protobuf storage gives it back
-            data = codec.dumps(obj, sort_keys=True)
-        kv = self.store.put(key, data)
+        kv = self.store.put(key, self._stored_bytes(obj) if data is None else data)
         self.writes += 1
         return kv
+
+    @staticmethod
+    def _stored_bytes(obj: Obj) -> bytes:
+        """``obj`` as stored, its empty omitempty lists and maps dropped first (in place), as
+        protobuf storage gives them back."""
+        data = codec.dumps(obj, sort_keys=True)
+        return codec.dumps(obj, sort_keys=True) if drop_empty_collections(obj, data) else data
 
     def _uid(self) -> str:
         return self._rng.uuid4()

@@ -75,12 +75,9 @@ def _includes(target: Any, arg: Any) -> celtypes.BoolType:
 
 
 _GATED_FUNCTIONS: dict[str, Any] = {"includes": _includes}
-# The quantity members the DRA environment has used (``apiserver.cel_quantity``).
-_DRA_QUANTITY = (
-    "quantity", "compareTo", "isGreaterThan", "isLessThan", "asInteger", "asApproximateFloat", "add", "sub",
-)  # fmt: skip
 _FUNCTIONS: dict[str, Any] = {
-    **{k: QUANTITY_FUNCTIONS[k] for k in _DRA_QUANTITY},
+    # The quantity library is in every 1.37 CEL environment (environment.MustBaseEnvSet).
+    **QUANTITY_FUNCTIONS,
     # cel.bind (ext.Bindings, DRA environment since 1.31), after expand_binds' rewrite.
     BIND_FUNCTION: bind_result,
 }

@@ -113,7 +113,9 @@ class SchedulingQueue:
         self._last_popped: QueuedPodGroupInfo | None = None
         # PodGroup key -> its members that may be queued (a superset: each is looked up
         # where it is), so a group's queued pods are found without scanning the queue.
-        self._queued_members: dict[EntityKey, set[str]] = {}
+        self._queued_members: dict[EntityKey, dict[str, None]] = {}
+        # In-flight member pod -> its root's key when popped (for AddAttemptedPodGroupIfNeeded).
+        self._flight_roots: dict[str, EntityKey] = {}
         # Whether plugins' pool indexes (upstream's PreQueueingHintFns) may narrow events.
         self._pre_queueing_hints = pre_queueing_hints
         # OpportunisticBatching's PodSigner (signPod); None: no pod gets a signature.
@@ -228,8 +230,9 @@ class SchedulingQueue:
         if any(self._active.get(p.key) is p for p in queued):
             self._move_to_active(pinfo)
             return True
-        for sib in queued:
-            if self._backoff_get(sib.key) is sib:
+        for heap in (self._backoff, self._error_backoff):
+            sib = next((p for p in queued if heap.get(p.key) is p), None)
+            if sib is not None:
                 pinfo.timestamp, pinfo.unschedulable_count = sib.timestamp, sib.unschedulable_count
                 pinfo.consecutive_errors = sib.consecutive_errors
                 self._requeue(pinfo, immediate=False)
@@ -265,7 +268,7 @@ class SchedulingQueue:
         themselves came back one by one (``add_unschedulable_if_not_present``)."""
         if self._last_popped is None and not len(self._pending):
             return
-        flying = {r.key for p, _ in self._in_flight.values() if (r := self._root_of(p.pod)) is not None}
+        flying = set(self._flight_roots.values())
         if self._last_popped is not None and self._last_popped.key not in flying:
             self._last_popped = None  # ``clearPoppedEntity``
         released = [p for p in self._pending.infos()
@@ -288,9 +291,8 @@ class SchedulingQueue:
         re-checked against ``events``' hints (status-only updates included: their event is
         the general Update, which only plugins registering it hear)."""
         key = pod_key(new)
-        pending = self._pending.get(key) if self._is_pod_group_member(new) else None
+        pending = self._pending.update(new) if self._is_pod_group_member(new) else None
         if pending is not None:  # ``pendingPodGroupPods.update``
-            pending.info = PodInfo(new)
             if self._signer is not None:
                 pending.signature = self._signer(new)
             return
@@ -332,7 +334,9 @@ class SchedulingQueue:
         self._active.delete(key)
         self._backoff_delete(key)
         self._unschedulable.pop(key, None)
+        self._unindex_member(pod, key)
         if self._in_flight.pop(key, None) is not None:
+            self._flight_roots.pop(key, None)
             self._prune_flight_events()
             self._add_attempted_pod_group_if_needed()
         self._errored.discard(key)
@@ -461,6 +465,7 @@ class SchedulingQueue:
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self._clock.now()
         self._in_flight[pinfo.key] = (pinfo, self._event_seq)
+        self._fly(pinfo, self._last_popped)
         return pinfo
 
     def pop_member(self, key: str) -> QueuedPodInfo | None:
@@ -476,11 +481,19 @@ class SchedulingQueue:
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self._clock.now()
         self._in_flight[key] = (pinfo, self._event_seq)
+        self._fly(pinfo, self._root_of(pinfo.pod))
         return pinfo
+
+    def _fly(self, pinfo: QueuedPodInfo, root: QueuedPodGroupInfo | None) -> None:
+        """The pod left the queue for a cycle; its root (if a member) is in flight with it."""
+        self._unindex_member(pinfo.pod, pinfo.key)
+        if root is not None:
+            self._flight_roots[pinfo.key] = root.key
 
     def done(self, key: str) -> None:
         """The pod's cycle ended without a requeue (bound, or gone)."""
         if self._in_flight.pop(key, None) is not None:
+            self._flight_roots.pop(key, None)
             self._prune_flight_events()
         self._errored.discard(key)
         self._add_attempted_pod_group_if_needed()
@@ -535,6 +548,7 @@ class SchedulingQueue:
 
     def _add_unschedulable(self, pinfo: QueuedPodInfo, *, error: bool) -> None:
         entry = self._in_flight.pop(pinfo.key, None)
+        self._flight_roots.pop(pinfo.key, None)
         seen: list[tuple[ClusterEvent, Obj | None, Obj | None]] = []
         if entry is not None:
             seen = [(ev, old, new) for seq, key, ev, old, new in self._flight_events
@@ -628,11 +642,18 @@ class SchedulingQueue:
 
     def _index_member(self, pinfo: QueuedPodInfo) -> None:
         if self._is_pod_group_member(pinfo.pod) and (pg := pod_group_key_for_pod(pinfo.pod)) is not None:
-            self._queued_members.setdefault(pg, set()).add(pinfo.key)
+            self._queued_members.setdefault(pg, {})[pinfo.key] = None
+
+    def _unindex_member(self, pod: Obj, key: str) -> None:
+        """The pod left the queue (popped or deleted)."""
+        if (pg := pod_group_key_for_pod(pod)) is not None and (keys := self._queued_members.get(pg)):
+            keys.pop(key, None)
+            if not keys:
+                del self._queued_members[pg]
 
     def _queued_siblings(self, pinfo: QueuedPodInfo) -> list[QueuedPodInfo]:
-        """The other queued pods (activeQ, backoffQ or the pool) of the pod's root group,
-        by key: every member of the root's leaf PodGroups, where it is queued."""
+        """The other queued pods (activeQ, backoffQ or the pool) of the pod's root group, in
+        the order they were queued: every member of the root's leaf PodGroups still queued."""
         root = self._root_of(pinfo.pod)
         if root is None:
             return []
@@ -641,10 +662,10 @@ class SchedulingQueue:
             keys = self._queued_members.get(pod_group_key_of(pg))
             if not keys:
                 continue
-            for key in sorted(keys):
+            for key in list(keys):
                 found = self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
                 if found is None:
-                    keys.discard(key)  # no longer queued
+                    keys.pop(key)  # left the queue unnoticed
                 elif key != pinfo.key:
                     out.append(found)
         return out
