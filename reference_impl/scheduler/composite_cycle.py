@@ -191,6 +191,11 @@ class CompositeCycle:
                 self._wc._set_condition(g, "False", REASON_SCHEDULER_ERROR, err)  # noqa: SLF001
             self._wc._fail_with_error(list(pinfos.values()), pg, err)  # noqa: SLF001
             return
+        # skipPodGroupPodSchedule: deleting or assumed members leave the attempt.
+        kept = self._wc.skip_pod_group_pod_schedule(list(pinfos.values()))
+        if not kept:
+            return  # nothing left: the attempt ends, nothing requeued
+        pinfos = {p.key: p for p in kept}
         placement = _Placement()
         self._own = {}
         ok = self._place(root, pinfos, placement)
@@ -341,8 +346,14 @@ class CompositeCycle:
                 return False
         if not feasible:
             return False
-        best = feasible[placer.choose(node, scheduled, feasible, walk_error, names)][0]
-        return self._place_children(node, pinfos, out, best)
+        # findBestCompositePodGroupPlacement: a PlacementScore failure is the result.
+        idx, status = placer.choose(node, scheduled, feasible, walk_error, names)
+        if not status.is_success():
+            if status.code is Code.ERROR:
+                out.error = out.error or status.message()
+            out.rejectors |= {status.plugin} - {""}
+            return False
+        return self._place_children(node, pinfos, out, feasible[idx][0])
 
     def _place_children(
         self,
@@ -460,7 +471,10 @@ class CompositeCycle:
         options = [(cand, proposed(att)) for _, cand, att in feasible]
         best, status = placer.best(pg, bound, options, [n for n, _, _ in feasible])
         if not status.is_success():
-            return None, status.message()
+            # findBestPodGroupPlacement's status is the child's result: only an Error fails
+            # the tree; otherwise the child just does not count.
+            rejectors |= {status.plugin} - {""}
+            return None, status.message() if status.code is Code.ERROR else ""
         att = placer.try_place(mine, feasible[best][1], pg, len(bound))
         self._own.update((p.key, st) for p, st in att.failed)
         return att, ""

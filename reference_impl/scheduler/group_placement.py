@@ -185,10 +185,10 @@ class GroupPlacer:
         options: Sequence[Option],
         walk_error: str = "",
         names: Sequence[str] | None = None,
-    ) -> int:
-        """``best``, with the first candidate on a plugin failure (the composite cycle's
-        rule; a PodGroup's attempt errors instead)."""
-        return self.best(group, scheduled, options, names, walk_error=walk_error)[0]
+    ) -> tuple[int, Status]:
+        """``best`` for a CompositePodGroup (``findBestCompositePodGroupPlacement``): a
+        plugin's failure status is returned, and is the subtree's result."""
+        return self.best(group, scheduled, options, names, walk_error=walk_error)
 
     def best(
         self,
