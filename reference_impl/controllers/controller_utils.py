@@ -221,7 +221,7 @@ def claim_objects(
                     except ApiError as exc:
                         checked.append(exc)
                 if checked and checked[0] is not None:
-                    errors.append(checked[0])  # AdoptPod: "can't adopt"
+                    errors.append(_cant_adopt(obj, checked[0]))
                     continue
                 out.append(adopt(obj))
         except NotFound:
@@ -231,6 +231,20 @@ def claim_objects(
     if errors:
         raise errors[0]
     return out
+
+
+def _cant_adopt(obj: Obj, err: ApiError) -> ApiError:
+    """``AdoptPod``/``AdoptReplicaSet``/``AdoptControllerRevision``'s wrap of a failed
+    ``CanAdopt``: "can't adopt <Kind> ns/name (uid): <err>"; the class is kept so the
+    sync is retried the same way."""
+    meta = obj["metadata"]
+    msg = (
+        f"can't adopt {obj.get('kind', '')} {meta.get('namespace', '')}/{meta.get('name', '')} "
+        f"({meta.get('uid', '')}): {err}"
+    )
+    wrapped = copy.copy(err)
+    wrapped.args, wrapped.message = (msg,), msg
+    return wrapped
 
 
 def recheck_deletion_timestamp(get_fresh: Callable[[], Obj]) -> Callable[[], None]:

@@ -17,6 +17,7 @@ from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object
 from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.apiserver.workqueue_rate import default_controller_rate_limiter
 from reference_impl.clock import Duration, Instant, parse_rfc3339
+from reference_impl.controllers.job.util import is_job_finished
 from reference_impl.errors import NotFound
 
 __all__ = ["TTLAfterFinishedController", "needs_cleanup", "time_left"]
@@ -25,17 +26,9 @@ Obj = dict[str, Any]
 _NS: Final = 1_000_000_000
 
 
-def _is_finished(job: Obj) -> bool:
-    """``jobutil.IsJobFinished``: a Complete or Failed condition with status True."""
-    return any(
-        c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
-        for c in job.get("status", {}).get("conditions") or []
-    )
-
-
 def needs_cleanup(job: Obj) -> bool:
     """``needsCleanup``: the Job has a TTL and has finished."""
-    return job.get("spec", {}).get("ttlSecondsAfterFinished") is not None and _is_finished(job)
+    return job.get("spec", {}).get("ttlSecondsAfterFinished") is not None and is_job_finished(job)
 
 
 def _job_finish_time(job: Obj) -> Instant:

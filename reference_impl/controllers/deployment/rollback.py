@@ -16,6 +16,7 @@ from reference_impl.controllers.deployment.util import (
     SKIP_COPY_ANNOTATIONS,
     TEMPLATE_HASH_LABEL,
     equal_ignore_hash,
+    parse_int64,
     parse_revision,
 )
 
@@ -33,10 +34,7 @@ def get_rollback_to(d: Obj) -> int | None:
     value = (d["metadata"].get("annotations") or {}).get(ROLLBACK_TO)
     if not value:
         return None
-    try:
-        return int(value)
-    except ValueError:
-        return None
+    return parse_int64(str(value))  # strconv.ParseInt(revision, 10, 64); invalid is ignored
 
 
 def last_revision(rss: list[Obj]) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -232,20 +233,31 @@ def revision(rs: Obj) -> int:
         return 0
 
 
+_DECIMAL: Final = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN: Final = -(1 << 63)
+_INT64_MAX: Final = (1 << 63) - 1
+
+
+def parse_int64(value: str) -> int | None:
+    """``strconv.ParseInt(value, 10, 64)``, None on its error: ASCII digits with an
+    optional sign only (no spaces, underscores or other digits), within int64."""
+    if not _DECIMAL.fullmatch(value):
+        return None
+    n = int(value)
+    return n if _INT64_MIN <= n <= _INT64_MAX else None
+
+
 def parse_revision(rs: Obj) -> int | None:
     """``Revision``: 0 when absent, None when not an integer (upstream's error)."""
     value = (rs["metadata"].get("annotations") or {}).get(REVISION)
     if value is None:
         return 0
-    try:
-        return int(value)
-    except ValueError:
-        return None
+    return parse_int64(str(value))
 
 
 REVISION_HISTORY: Final = "deployment.kubernetes.io/revision-history"
 MAX_REV_HISTORY_CHARS: Final = 2000  # maxRevHistoryLengthInChars
-_SKIP_COPY: Final = frozenset(
+SKIP_COPY_ANNOTATIONS: Final = frozenset(  # skipCopyAnnotation's keys
     {
         "kubectl.kubernetes.io/last-applied-configuration",
         REVISION,
@@ -255,7 +267,6 @@ _SKIP_COPY: Final = frozenset(
         "deprecated.deployment.rollback.to",
     }
 )
-SKIP_COPY_ANNOTATIONS: Final = _SKIP_COPY  # skipCopyAnnotation's keys
 RS_NAME_MAX: Final = 253  # validation.DNS1123SubdomainMaxLength
 
 
@@ -276,7 +287,7 @@ def set_new_rs_annotations(
     ann = rs["metadata"].setdefault("annotations", {})
     changed = False
     for k, v in (d["metadata"].get("annotations") or {}).items():
-        if k not in _SKIP_COPY and ann.get(k) != v:
+        if k not in SKIP_COPY_ANNOTATIONS and ann.get(k) != v:
             ann[k] = v
             changed = True
     old_rev = ann.get(REVISION)

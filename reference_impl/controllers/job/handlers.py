@@ -24,6 +24,7 @@ from reference_impl.controllers.controller_utils import (
 )
 from reference_impl.controllers.job import tracking
 from reference_impl.controllers.job.backoff import BackoffRecord
+from reference_impl.controllers.job.metrics import JobMetrics
 from reference_impl.controllers.job.tracking_utils import (
     UIDTrackingExpectations,
     record_finished_pod_with_tracking_finalizer,
@@ -52,6 +53,7 @@ class JobEventHandlers:
     _groups: dict[str, Obj]
     _jobs: SharedInformer | None
     _pods: SharedInformer | None
+    metrics: JobMetrics
 
     def _on_job(self, ev: ObjectEvent) -> None:
         """``addJob``, ``updateJob`` and ``deleteJob``."""
@@ -133,10 +135,10 @@ class JobEventHandlers:
         """``addPod``, ``updatePod`` and ``deletePod``."""
         pod, old = ev.obj, ev.old
         if ev.type == "DELETED":
-            record_finished_pod_with_tracking_finalizer(pod, None)
+            record_finished_pod_with_tracking_finalizer(self.metrics, pod, None)
             self._delete_pod(pod, final=True)
             return
-        record_finished_pod_with_tracking_finalizer(old if ev.type != "ADDED" else None, pod)
+        record_finished_pod_with_tracking_finalizer(self.metrics, old if ev.type != "ADDED" else None, pod)
         if ev.type == "ADDED" or old is None:
             self._add_pod(pod)
             return
@@ -212,11 +214,10 @@ class JobEventHandlers:
         if key.startswith(ORPHAN_SELECTOR_PREFIX):
             ns, sel = self._orphan_selectors.pop(key)  # a later enqueue registers it again
             selector = selector_from_label_selector(sel)
-            for pod in sorted_by_key(self._pods.items()):
-                if pod["metadata"].get("namespace") != ns:
-                    continue
-                if not selector.matches(pod["metadata"].get("labels") or {}):
-                    continue
+            # podStore.Pods(ns).List(selector): filter before sorting, not every pod
+            in_ns = (p for p in self._pods.items() if p["metadata"].get("namespace") == ns)
+            matching = (p for p in in_ns if selector.matches(p["metadata"].get("labels") or {}))
+            for pod in sorted_by_key(matching):
                 try:
                     self._handle_single_orphan_pod(pod)
                 except ApiError:

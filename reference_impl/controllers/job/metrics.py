@@ -1,5 +1,5 @@
-"""The Job controller's counters (``pkg/controller/job/metrics/metrics.go``), kept in
-process: label values to counts, as the Prometheus registry would expose them."""
+"""The Job controller's counters (``pkg/controller/job/metrics/metrics.go``), kept per
+controller: label values to counts, as the Prometheus registry would expose them."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 __all__ = [
-    "POD_FAILURES_HANDLED_BY_FAILURE_POLICY",
-    "TERMINATED_PODS_TRACKING_FINALIZER_TOTAL",
     "CounterVec",
+    "JobMetrics",
     "record_job_pod_failure_policy_actions",
 ]
 
@@ -31,17 +30,30 @@ class CounterVec:
         self.values.clear()
 
 
-# job_controller_terminated_pods_tracking_finalizer_total{event}
-TERMINATED_PODS_TRACKING_FINALIZER_TOTAL = CounterVec(
-    "job_controller_terminated_pods_tracking_finalizer_total"
-)
-# job_controller_pod_failures_handled_by_failure_policy_total{action}
-POD_FAILURES_HANDLED_BY_FAILURE_POLICY = CounterVec(
-    "job_controller_pod_failures_handled_by_failure_policy_total"
-)
+def _counter(name: str) -> CounterVec:
+    return CounterVec(name)
 
 
-def record_job_pod_failure_policy_actions(counts: Mapping[str, int] | None) -> None:
+@dataclass(slots=True)
+class JobMetrics:
+    """One JobController's counters: each controller (so each Cluster) owns its own, so
+    counts never leak between clusters sharing a process."""
+
+    # job_controller_terminated_pods_tracking_finalizer_total{event}
+    terminated_pods_tracking_finalizer_total: CounterVec = field(
+        default_factory=lambda: _counter("job_controller_terminated_pods_tracking_finalizer_total")
+    )
+    # job_controller_pod_failures_handled_by_failure_policy_total{action}
+    pod_failures_handled_by_failure_policy: CounterVec = field(
+        default_factory=lambda: _counter(
+            "job_controller_pod_failures_handled_by_failure_policy_total"
+        )
+    )
+
+
+def record_job_pod_failure_policy_actions(
+    m: JobMetrics, counts: Mapping[str, int] | None
+) -> None:
     """``recordJobPodFailurePolicyActions``: add each action's count of failed pods."""
     for action, n in (counts or {}).items():
-        POD_FAILURES_HANDLED_BY_FAILURE_POLICY.inc(action, n)
+        m.pod_failures_handled_by_failure_policy.inc(action, n)

@@ -59,11 +59,11 @@ def is_finished_pod_with_tracking_finalizer(pod: Mapping[str, Any] | None) -> bo
 
 
 def record_finished_pod_with_tracking_finalizer(
-    old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+    m: metrics.JobMetrics, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
 ) -> None:
     """``recordFinishedPodWithTrackingFinalizer``: count a pod entering ("add") or
     leaving ("delete") the finished-with-finalizer state."""
     was = is_finished_pod_with_tracking_finalizer(old)
     now = is_finished_pod_with_tracking_finalizer(new)
     if was != now:
-        metrics.TERMINATED_PODS_TRACKING_FINALIZER_TOTAL.inc(metrics.ADD if now else metrics.DELETE)
+        m.terminated_pods_tracking_finalizer_total.inc(metrics.ADD if now else metrics.DELETE)

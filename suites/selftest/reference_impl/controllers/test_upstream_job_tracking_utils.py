@@ -62,9 +62,9 @@ def _pod(phase: str, finalizer: bool = True) -> Obj:
     ],
 )
 def test_record_finished_pod_with_tracking_finalizer(old: Obj | None, new: Obj | None, want: Obj) -> None:
-    metrics.TERMINATED_PODS_TRACKING_FINALIZER_TOTAL.reset()
-    record_finished_pod_with_tracking_finalizer(old, new)
-    assert metrics.TERMINATED_PODS_TRACKING_FINALIZER_TOTAL.values == want
+    m = metrics.JobMetrics()
+    record_finished_pod_with_tracking_finalizer(m, old, new)
+    assert m.terminated_pods_tracking_finalizer_total.values == want
 
 
 @pytest.mark.parametrize(
@@ -80,6 +80,6 @@ def test_record_finished_pod_with_tracking_finalizer(old: Obj | None, new: Obj |
     ],
 )
 def test_record_job_pod_failure_policy_actions(counts: dict[str, int] | None, want: Obj) -> None:
-    metrics.POD_FAILURES_HANDLED_BY_FAILURE_POLICY.reset()
-    metrics.record_job_pod_failure_policy_actions(counts)
-    assert metrics.POD_FAILURES_HANDLED_BY_FAILURE_POLICY.values == want
+    m = metrics.JobMetrics()
+    metrics.record_job_pod_failure_policy_actions(m, counts)
+    assert m.pod_failures_handled_by_failure_policy.values == want
