@@ -114,6 +114,12 @@ class SchedulingQueue:
         # PodGroup key -> its members that may be queued (a superset: each is looked up
         # where it is), so a group's queued pods are found without scanning the queue.
         self._queued_members: dict[EntityKey, dict[str, None]] = {}
+        # PodGroup keys whose indexed members are all in the pool (none in activeQ/backoffQ,
+        # none gone): gating such a group moves nothing, so the O(group) scan is skipped.
+        self._pooled_groups: set[EntityKey] = set()
+        # A pending member changed PodGroup: its key may linger under the old group, so
+        # groups are no longer marked pooled (the scans decide, as before).
+        self._group_moved = False
         # In-flight member pod -> its root's key when popped (for AddAttemptedPodGroupIfNeeded).
         self._flight_roots: dict[str, EntityKey] = {}
         # Whether plugins' pool indexes (upstream's PreQueueingHintFns) may narrow events.
@@ -226,7 +232,12 @@ class SchedulingQueue:
         is: activeQ (through PreEnqueue), backoffQ (with the group's backoff) or the pool
         (as the group was left there: no PreEnqueue, the group's rejectors). False: no
         other pod of the root is queued."""
-        queued = self._queued_siblings(pinfo)
+        root = self._root_of(pinfo.pod)
+        leaves = self.workload_forest.get_leaf_pod_groups(root) if root is not None else []
+        settled = self._settled_pool(pinfo, leaves)
+        if settled is not None:  # every sibling is pooled: no scan for activeQ/backoffQ
+            return self._join_pooled_group(pinfo, *settled)
+        queued = self._queued_siblings(pinfo, leaves)
         if any(self._active.get(p.key) is p for p in queued):
             self._move_to_active(pinfo)
             return True
@@ -240,11 +251,14 @@ class SchedulingQueue:
         pooled = [p for p in queued if self._unschedulable.get(p.key) is p]
         if not pooled:
             return False
-        if any(p.gated for p in pooled):  # a gated group: the newcomer's own gate counts too
+        return self._join_pooled_group(pinfo, pooled[0], any(p.gated for p in pooled))
+
+    def _join_pooled_group(self, pinfo: QueuedPodInfo, sib: QueuedPodInfo, gated: bool) -> bool:
+        """The pool part of ``addToPodGroupIfExists``: ``sib`` is the first pooled sibling."""
+        if gated:  # a gated group: the newcomer's own gate counts too
             if self._pre_enqueue(pinfo):
                 self._park(pinfo)
             return True
-        sib = pooled[0]
         pinfo.timestamp, pinfo.unschedulable_count = sib.timestamp, sib.unschedulable_count
         pinfo.unschedulable_plugins = set(sib.unschedulable_plugins)
         pinfo.pending_plugins = set(sib.pending_plugins)
@@ -291,6 +305,9 @@ class SchedulingQueue:
         re-checked against ``events``' hints (status-only updates included: their event is
         the general Update, which only plugins registering it hear)."""
         key = pod_key(new)
+        if pod_group_key_for_pod(old) != pod_group_key_for_pod(new):
+            self._group_moved = True
+            self._pooled_groups.clear()
         pending = self._pending.update(new) if self._is_pod_group_member(new) else None
         if pending is not None:  # ``pendingPodGroupPods.update``
             if self._signer is not None:
@@ -409,6 +426,7 @@ class SchedulingQueue:
     def _hold_rootless(self, leaves: Sequence[Obj]) -> None:
         """Move the queued pods of ``leaves`` whose root is gone to the incomplete buffer."""
         groups = {pod_group_key_of(pg) for pg in leaves}
+        self._pooled_groups -= groups  # their pods may leave the pool unindexed
         queued = [p for h in (self._active, self._backoff, self._error_backoff) for k in h.keys()
                   if (p := h.get(k)) is not None]
         queued += list(self._unschedulable.values())
@@ -644,6 +662,11 @@ class SchedulingQueue:
         if self._is_pod_group_member(pinfo.pod) and (pg := pod_group_key_for_pod(pinfo.pod)) is not None:
             self._queued_members.setdefault(pg, {})[pinfo.key] = None
 
+    def _unpool(self, pinfo: QueuedPodInfo) -> None:
+        """The pod entered activeQ or backoffQ: its group is not all pooled."""
+        if (pg := pod_group_key_for_pod(pinfo.pod)) is not None:
+            self._pooled_groups.discard(pg)
+
     def _unindex_member(self, pod: Obj, key: str) -> None:
         """The pod left the queue (popped or deleted)."""
         if (pg := pod_group_key_for_pod(pod)) is not None and (keys := self._queued_members.get(pg)):
@@ -651,30 +674,72 @@ class SchedulingQueue:
             if not keys:
                 del self._queued_members[pg]
 
-    def _queued_siblings(self, pinfo: QueuedPodInfo) -> list[QueuedPodInfo]:
+    def _queued_siblings(
+        self, pinfo: QueuedPodInfo, leaves: list[Obj] | None = None
+    ) -> list[QueuedPodInfo]:
         """The other queued pods (activeQ, backoffQ or the pool) of the pod's root group, in
-        the order they were queued: every member of the root's leaf PodGroups still queued."""
-        root = self._root_of(pinfo.pod)
-        if root is None:
-            return []
+        the order they were queued: every member of the root's leaf PodGroups still queued
+        (``leaves``: those PodGroups, if already looked up)."""
+        if leaves is None:
+            root = self._root_of(pinfo.pod)
+            if root is None:
+                return []
+            leaves = self.workload_forest.get_leaf_pod_groups(root)
         out = []
-        for pg in self.workload_forest.get_leaf_pod_groups(root):
-            keys = self._queued_members.get(pod_group_key_of(pg))
+        for pg in leaves:
+            keys = self._queued_members.get(pg_key := pod_group_key_of(pg))
             if not keys:
                 continue
+            all_pooled = True
             for key in list(keys):
-                found = self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
+                pooled = self._unschedulable.get(key)
+                found = self._active.get(key) or self._backoff_get(key) or pooled
                 if found is None:
                     keys.pop(key)  # left the queue unnoticed
-                elif key != pinfo.key:
+                    continue
+                all_pooled = all_pooled and found is pooled
+                if key != pinfo.key:
                     out.append(found)
+            if all_pooled and not self._group_moved:
+                self._pooled_groups.add(pg_key)
+            else:
+                self._pooled_groups.discard(pg_key)
         return out
+
+    def _settled_pool(
+        self, pinfo: QueuedPodInfo, leaves: list[Obj]
+    ) -> tuple[QueuedPodInfo, bool] | None:
+        """Where every leaf's indexed members are pooled (none of them ``pinfo``), the first
+        pooled sibling and whether any is gated, looked up only as far as needed; else None."""
+        keys = [self._queued_members.get(k, {}) for pg in leaves
+                if (k := pod_group_key_of(pg)) in self._pooled_groups or not self._queued_members.get(k)]
+        if len(keys) != len(leaves) or not any(keys) or any(pinfo.key in ks for ks in keys):
+            return None
+        first: QueuedPodInfo | None = None
+        for ks in keys:
+            for key in ks:
+                sib = self._unschedulable.get(key)
+                if sib is None:  # not expected: the full lookup decides
+                    return None
+                if first is None:
+                    first = sib
+                if sib.gated:
+                    return first, True
+        return (first, False) if first is not None else None
 
     def _gate_group(self, pinfo: QueuedPodInfo) -> None:
         """The gated member's group waits in the pool: its pods in activeQ or backoffQ go there."""
-        for other in self._queued_siblings(pinfo):
+        root = self._root_of(pinfo.pod)
+        if root is None:
+            return
+        leaves = self.workload_forest.get_leaf_pod_groups(root)
+        if all(pod_group_key_of(pg) in self._pooled_groups for pg in leaves):
+            return  # the group is all pooled already
+        for other in self._queued_siblings(pinfo, leaves):
             if self._unschedulable.get(other.key) is not other:
                 self._park(other)
+        if not self._group_moved:
+            self._pooled_groups.update(pod_group_key_of(pg) for pg in leaves)
 
     def _held_by_group_gate(self, pinfo: QueuedPodInfo) -> bool:
         """Whether another member of the pod's root is still gated; PreEnqueue runs again for
@@ -697,6 +762,7 @@ class SchedulingQueue:
             member.gating_plugin = member.gating_message = ""
             self._unschedulable.pop(member.key, None)
             self._active.push(member.key, member)
+            self._unpool(member)
         return False
 
     def _park(self, pinfo: QueuedPodInfo) -> None:
@@ -715,6 +781,7 @@ class SchedulingQueue:
         self._unschedulable.pop(pinfo.key, None)
         self._active.push(pinfo.key, pinfo)
         self._index_member(pinfo)
+        self._unpool(pinfo)
         self._on_ready()
 
     def _requeue(self, pinfo: QueuedPodInfo, *, immediate: bool) -> None:
@@ -811,6 +878,7 @@ class SchedulingQueue:
         (self._backoff if errored else self._error_backoff).delete(pinfo.key)
         (self._error_backoff if errored else self._backoff).push(pinfo.key, pinfo)
         self._index_member(pinfo)
+        self._unpool(pinfo)
         self._arm_backoff_timer()
         if not self._active and not errored:
             self._on_ready()
