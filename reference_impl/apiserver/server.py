@@ -100,6 +100,11 @@ def _object_filter(
     return keep
 
 
+def _custom(manifest: Obj) -> bool:
+    """Whether a write body names a custom resource (the static tables do not know it)."""
+    return isinstance(manifest, dict) and customresource.is_custom(manifest.get("apiVersion"), manifest.get("kind"))
+
+
 class APIServer:
     """One apiserver over one store, with the 1.37 kinds switched by feature gates."""
 
@@ -280,7 +285,7 @@ class APIServer:
         self.warnings = []
         if access_reviews.is_review(manifest):  # answered, never stored
             return access_reviews.review(manifest, self.resource, self._shared_get, self._shared_list)
-        if isinstance(manifest, dict) and customresource.is_custom(manifest.get("apiVersion"), manifest.get("kind")):
+        if _custom(manifest):
             return cr_handler.create(self, manifest)
         d = self._decode(manifest)
         info, obj = d.info, d.obj
@@ -328,7 +333,7 @@ class APIServer:
     def update(self, manifest: Obj) -> Obj:
         """Replace the object (status kept for kinds with a status subresource)."""
         self.warnings = []
-        if isinstance(manifest, dict) and customresource.is_custom(manifest.get("apiVersion"), manifest.get("kind")):
+        if _custom(manifest):
             return cr_handler.update(self, manifest)
         peek = lookups.StoredPeek(self.store)
         d = decode(manifest, self.resource, peek)
@@ -372,7 +377,7 @@ class APIServer:
     def update_status(self, manifest: Obj) -> Obj:
         """Replace only ``status`` through the /status subresource."""
         self.warnings = []
-        if isinstance(manifest, dict) and customresource.is_custom(manifest.get("apiVersion"), manifest.get("kind")):
+        if _custom(manifest):
             return cr_handler.update_status(self, manifest)
         peek = lookups.StoredPeek(self.store)
         d = decode(manifest, self.resource, peek)

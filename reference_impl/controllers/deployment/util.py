@@ -226,11 +226,9 @@ def by_creation(rs: Obj) -> tuple[int, str]:
 
 
 def revision(rs: Obj) -> int:
-    """The revision annotation as an int, 0 when absent."""
-    try:
-        return int((rs["metadata"].get("annotations") or {}).get(REVISION, "0"))
-    except ValueError:
-        return 0
+    """The revision annotation as an int, 0 when absent or not an integer (``MaxRevision``
+    skips a replica set whose revision does not parse)."""
+    return parse_revision(rs) or 0
 
 
 _DECIMAL: Final = re.compile(r"[+-]?[0-9]+")
