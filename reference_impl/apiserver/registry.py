@@ -19,6 +19,7 @@ from reference_impl.errors import Cause
 from reference_impl.features import FeatureGates
 
 __all__ = [
+    "DEFAULT_SERVICE_CIDRS",
     "AdmissionPlugin",
     "Context",
     "Operation",
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
+# The reference cluster's --service-cluster-ip-range (the local cluster's launcher's too).
+DEFAULT_SERVICE_CIDRS: tuple[str, ...] = ("10.0.0.0/24",)
 
 
 class Operation(Enum):
@@ -61,6 +64,9 @@ class Context:
     # ``warning.AddWarning`` for admission plugins: the request's warning sink, None
     # where no request is behind the context (warnings are then dropped).
     warn: Callable[[str], None] | None = None
+    # kube-apiserver's ``--service-cluster-ip-range``: one CIDR, or one per family (the
+    # first is the primary); the Service REST allocates cluster IPs from them.
+    service_cidrs: tuple[str, ...] = DEFAULT_SERVICE_CIDRS
 
     def lister_get(self, api_version: str, kind: str, name: str, ns: str | None) -> Obj | None:
         """The object from the lister (read-only), or None."""

@@ -49,7 +49,13 @@ from reference_impl.apiserver.decode import (
     status_schema_causes,
 )
 from reference_impl.apiserver.generation import bumps_generation, sets_generation
-from reference_impl.apiserver.registry import AdmissionPlugin, Context, Operation, strategy_for
+from reference_impl.apiserver.registry import (
+    DEFAULT_SERVICE_CIDRS,
+    AdmissionPlugin,
+    Context,
+    Operation,
+    strategy_for,
+)
 from reference_impl.apiserver.status_meta import metadata_changed, status_metadata
 from reference_impl.apiserver.stored_shape import drop_empty_collections
 from reference_impl.apiserver.strategies.meta import generic_meta_only, meta_causes
@@ -108,8 +114,16 @@ def _custom(manifest: Obj) -> bool:
 class APIServer:
     """One apiserver over one store, with the 1.37 kinds switched by feature gates."""
 
-    def __init__(self, store: MVCCStore, clock: SimClock, rng: Rng, gates: FeatureGates) -> None:
+    def __init__(
+        self,
+        store: MVCCStore,
+        clock: SimClock,
+        rng: Rng,
+        gates: FeatureGates,
+        service_cidrs: tuple[str, ...] = DEFAULT_SERVICE_CIDRS,
+    ) -> None:
         self.store = store
+        self.service_cidrs = service_cidrs  # --service-cluster-ip-range, primary first
         self.clock = clock
         self.gates = gates
         self._rng = rng
@@ -247,7 +261,8 @@ class APIServer:
         self, subresource: str = "", warn: Callable[[str], None] | None = None
     ) -> Context:
         return Context(self.gates, self.try_get, self._list_any, subresource,
-                       self._shared_get, self._shared_list, self.clock.now(), warn)  # fmt: skip
+                       self._shared_get, self._shared_list, self.clock.now(), warn,
+                       self.service_cidrs)  # fmt: skip
 
     # -- listers: decoded once per stored revision, shared with admission read-only -----
 

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from reference_impl.api.meta import dns1123_subdomain_errors
 from reference_impl.apiserver.registry import Context, defaulter, preparer, validator
+from reference_impl.apiserver.strategies.service_ips import ip_families_update_causes
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.validation.ip_formats import (
     parse_cidr_errors,
@@ -120,6 +121,7 @@ def validate_service_fields(svc: Obj, old: Obj | None, ctx: Context) -> list[Cau
         causes += errs or _endpoint_ip_causes(f"spec.externalIPs[{i}]", ip)
     if old is not None:
         causes += _cluster_ips_update_causes(_spec(svc), _spec(old))
+        causes += ip_families_update_causes(_spec(svc), _spec(old))
     return causes + _source_range_causes(svc, old)
 
 

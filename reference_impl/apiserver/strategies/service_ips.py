@@ -12,7 +12,12 @@ from reference_impl.apiserver.registry import Context, preparer
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause, Invalid
 
-__all__ = ["cluster_ip_causes", "normalize_cluster_ips", "patch_allocated_cluster_ips"]
+__all__ = [
+    "cluster_ip_causes",
+    "ip_families_update_causes",
+    "normalize_cluster_ips",
+    "patch_allocated_cluster_ips",
+]
 
 Obj = dict[str, Any]
 _FAMILIES: Final = ("IPv4", "IPv6")
@@ -79,6 +84,31 @@ def cluster_ip_causes(spec: Obj) -> list[Cause]:
             if want is not None and _is_v4(value) != want:
                 msg = f"expected an {fam} value as indicated by `ipFamilies[{i}]`"
                 out.append(fe.invalid(f"spec.clusterIPs[{i}]", value, msg))
+    return out
+
+
+def ip_families_update_causes(spec: Obj, ospec: Obj) -> list[Cause]:
+    """``validateUpgradeDowngradeIPFamilies``: the primary family never changes (nor any
+    while the count stays), and releasing the secondary needs SingleStack. Headless
+    Services, and Services becoming or leaving headless, may change families."""
+    if "ExternalName" in (spec.get("type"), ospec.get("type")):
+        return []
+    if spec.get("clusterIPs") == ["None"] or ospec.get("clusterIPs") == ["None"]:
+        return []
+    new, prior = list(spec.get("ipFamilies") or []), list(ospec.get("ipFamilies") or [])
+    ips, path, msg = list(spec.get("clusterIPs") or []), "spec.ipFamilies[0]", "may not change once set"
+    if len(prior) == len(new):
+        return [fe.invalid(path, new, msg) for i, fam in enumerate(prior) if fam != new[i]]
+    out: list[Cause] = []
+    if len(prior) > len(new):
+        if not ips:
+            out.append(fe.invalid(path, new, "primary ipFamily can not be unset"))
+        if new and new[0] != prior[0]:
+            out.append(fe.invalid(path, ips, msg))  # upstream names the clusterIPs here
+        if len(new) == 1 and spec.get("ipFamilyPolicy") != "SingleStack":
+            out.append(fe.invalid("spec.ipFamilyPolicy", spec.get("ipFamilyPolicy"), "must be set to 'SingleStack' when releasing the secondary ipFamily"))
+    elif prior and new[0] != prior[0]:
+        out.append(fe.invalid(path, ips, msg))
     return out
 
 

@@ -1,16 +1,15 @@
 """Service cluster IPs on create and update: the service REST's ``allocateCreate`` and
 ``allocateUpdate`` (``pkg/registry/core/service/storage/alloc.go``) after the pre-check
 (``service_ips``): ``initIPFamilyFields`` defaults ``ipFamilyPolicy`` and ``ipFamilies``
-(refusing what a single-stack cluster cannot serve), then ``allocClusterIPs`` fills
-``clusterIP``/``clusterIPs`` on create and on an update from ExternalName
-(``updateClusterIPs`` case A).
+(refusing what the cluster's families cannot serve), then ``allocClusterIPs`` fills
+``clusterIP``/``clusterIPs`` on create and ``updateClusterIPs`` on update (from
+ExternalName: all; an upgrade to dual-stack: the secondary).
 
-The reference's cluster is single-stack IPv4 over the local cluster's
-``--service-cluster-ip-range`` (10.0.0.0/24). Free addresses are the ones no stored
-Service holds, so an update or delete that drops an address releases it; no IPAddress
-objects are written. A dynamic address comes from the upper band first (KEP-3070: the
-lowest ``calculateRangeOffset`` addresses are kept for static requests), lowest first
-where upstream starts each band's scan at a random offset.
+The cluster's ranges are the apiserver's ``--service-cluster-ip-range``
+(``Context.service_cidrs``; by default single-stack IPv4 10.0.0.0/24, the local
+cluster's). Free addresses are the ones no stored Service holds, so an update or delete
+that drops an address releases it; no IPAddress objects are written
+(``service_ip_ranges``).
 """
 
 from __future__ import annotations
@@ -19,45 +18,22 @@ import ipaddress
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer
+from reference_impl.apiserver.strategies.service_ip_ranges import (
+    IPRange,
+    dynamic_order,
+    family_of,
+    held_ips,
+    range_offset,
+    ranges_by_family,
+)
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import ApiError, Cause, Invalid
 
 __all__ = ["SERVICE_CIDR", "dynamic_order", "range_offset"]
 
 Obj = dict[str, Any]
-SERVICE_CIDR: Final = ipaddress.ip_network("10.0.0.0/24")
-_FAMILY: Final = "IPv4"
+SERVICE_CIDR: Final = ipaddress.ip_network("10.0.0.0/24")  # the default range
 _OTHER: Final = {"IPv4": "IPv6", "IPv6": "IPv4"}
-_IP_OFFSET: Final = (16, 256, 16)  # ipallocator calculateRangeOffset: min, max, step
-
-
-def range_offset(size: int, low: int, high: int, step: int) -> int:
-    """``calculateRangeOffset`` (ipallocator/bitmap.go, portallocator/allocator.go):
-    ``min(max(low, size/step), high)``, 0 for a range of ``low`` or fewer."""
-    return 0 if size <= low else min(max(low, size // step), high)
-
-
-def dynamic_order(first: int, last: int, offset: int) -> list[int]:
-    """The order a dynamic allocation tries ``first..last``: the upper band from
-    ``first + offset``, then the lower band (``randomScanStrategyWithOffset``,
-    ``allocateNextService``), each lowest first."""
-    cut = first + offset
-    return [*range(cut, last + 1), *range(first, cut)]
-
-
-_IP_ORDER: Final = [
-    SERVICE_CIDR.network_address + i
-    for i in dynamic_order(
-        1, SERVICE_CIDR.num_addresses - 2, range_offset(SERVICE_CIDR.num_addresses, *_IP_OFFSET)
-    )
-]
-
-
-def _family(ip: str) -> str:
-    try:
-        return f"IPv{ipaddress.ip_address(ip).version}"
-    except ValueError:
-        return ""
 
 
 def _refuse(svc: Obj, causes: list[Cause]) -> Invalid:
@@ -97,10 +73,14 @@ def _matching_prefer_dual_stack(spec: Obj, ospec: Obj | None) -> bool:
     )
 
 
-def _init_ip_family_fields(svc: Obj, spec: Obj, ospec: Obj | None) -> None:
-    """``initIPFamilyFields`` (the pre-validation is ``service_ips``'s)."""
+def _init_ip_family_fields(
+    svc: Obj, spec: Obj, ospec: Obj | None, ranges: dict[str, IPRange]
+) -> None:
+    """``initIPFamilyFields`` (the pre-validation is ``service_ips``'s); ``ranges`` are the
+    cluster's allocators, the primary first."""
     if spec.get("type") == "ExternalName" or _matching_prefer_dual_stack(spec, ospec):
         return
+    primary = next(iter(ranges))
     headless = spec.get("clusterIP") == "None"
     if spec.get("ipFamilyPolicy") is None:
         selectorless = headless and not spec.get("selector")
@@ -123,8 +103,8 @@ def _init_ip_family_fields(svc: Obj, spec: Obj, ospec: Obj | None) -> None:
         if ip == "None":
             break
         if i >= len(families):
-            fam = _family(ip)
-            if fam != _FAMILY:
+            fam = family_of(ip) or "unknown"
+            if fam not in ranges:
                 causes.append(fe.invalid(f"spec.clusterIPs[{i}]", ips, f"{fam} is not configured on this cluster"))
             else:
                 families.append(fam)
@@ -133,77 +113,107 @@ def _init_ip_family_fields(svc: Obj, spec: Obj, ospec: Obj | None) -> None:
     if causes:
         raise _refuse(svc, causes)
     if headless and not spec.get("selector"):
-        families = families or [_FAMILY]
+        families = families or [primary]
         if len(families) < 2 and policy != "SingleStack":
             families.append(_OTHER.get(families[0], "IPv4"))
         spec["ipFamilies"] = families
         return
-    if policy == "RequireDualStack":
+    if policy == "RequireDualStack" and len(ranges) < 2:
         causes.append(fe.invalid("spec.ipFamilyPolicy", policy, "this cluster is not configured for dual-stack services"))
     for i, fam in enumerate(families):
-        if fam != _FAMILY:
+        if fam not in ranges:
             causes.append(fe.invalid(f"spec.ipFamilies[{i}]", fam, "not configured on this cluster"))
     if causes:
         raise _refuse(svc, causes)
-    spec["ipFamilies"] = families or [_FAMILY]
+    families = families or [primary]
+    if policy != "SingleStack" and len(families) == 1 and len(ranges) == 2:
+        families.append(_OTHER[families[0]])
+    spec["ipFamilies"] = families
 
 
-def _in_use(ctx: Context, me: Obj) -> set[str]:
+def _held(ctx: Context, me: Obj) -> set[tuple[int, int]]:
+    """The addresses every other stored Service holds."""
     meta = me.get("metadata") or {}
-    used: set[str] = set()
+    used: list[str] = []
     for other in ctx.list("v1", "Service", None):
         ometa = other.get("metadata") or {}
         if (ometa.get("namespace"), ometa.get("name")) != (meta.get("namespace"), meta.get("name")):
-            used.update(str(ip) for ip in (other.get("spec") or {}).get("clusterIPs") or [])
-    return used
+            used += [str(ip) for ip in (other.get("spec") or {}).get("clusterIPs") or []]
+    return held_ips(used)
 
 
-def _alloc_cluster_ips(svc: Obj, spec: Obj, ctx: Context) -> None:
-    """``allocClusterIPs``: the family's address as asked (in range and free), else a
-    free one, the upper band first."""
+def _alloc_ips(
+    svc: Obj, spec: Obj, wanted: dict[int, str], ranges: dict[str, IPRange], ctx: Context
+) -> None:
+    """``allocIPs`` over ``clusterIPs`` index -> the address asked for ("" for any): the
+    family's address as asked (in range and free), else its next free one. The indexes go
+    in order where upstream walks a map."""
+    held = _held(ctx, svc)
+    ips: list[str] = spec["clusterIPs"]
+    for i, ip in wanted.items():
+        rng = ranges[str(spec["ipFamilies"][i])]
+        if ip:
+            why = rng.static_error(ip, held)
+            if why:
+                raise _refuse(svc, [fe.invalid("spec.clusterIPs", ips, f"failed to allocate IP {ip}: {why}")])
+            continue
+        free = rng.next_free(held)
+        if free is None:
+            name = str((svc.get("metadata") or {}).get("name", ""))
+            raise ApiError(  # NewInternalError over ipallocator.ErrFull
+                f'Internal error occurred: failed to allocate a serviceIP for Service "{name}": range is full'
+            )
+        ips[i] = free
+        held.update(held_ips([free]))
+    if ips:
+        spec["clusterIP"] = ips[0]
+
+
+def _alloc_cluster_ips(svc: Obj, spec: Obj, ranges: dict[str, IPRange], ctx: Context) -> None:
+    """``allocClusterIPs``: one address per family, "" marking the ones to pick."""
     ips = [str(x) for x in spec.get("clusterIPs") or []]
     if ips and ips[0] == "None":
         return
-    used = _in_use(ctx, svc)
-    if ips:  # a single family here: the one asked for
-        ip = ipaddress.ip_address(ips[0])
-        # MetaAllocator: no ServiceCIDR holds it (ErrMismatchedNetwork), or its prefix does
-        # but not as a host (ErrNotInRange), or an IPAddress exists (ErrAllocated).
-        why = (
-            "the provided network does not match the current range"
-            if ip not in SERVICE_CIDR
-            else f"the provided IP ({ips[0]}) is not in the valid range. The range of valid IPs is {SERVICE_CIDR}"
-            if ip in (SERVICE_CIDR.network_address, SERVICE_CIDR.broadcast_address)
-            else "provided IP is already allocated"
-            if ips[0] in used
-            else ""
-        )
-        if why:
-            raise _refuse(svc, [fe.invalid("spec.clusterIPs", ips, f"failed to allocate IP {ips[0]}: {why}")])
-        spec["clusterIP"] = ips[0]
+    families = spec.get("ipFamilies") or []
+    ips += [""] * (len(families) - len(ips))
+    spec["clusterIPs"] = ips
+    _alloc_ips(svc, spec, {i: ips[i] for i in range(len(families))}, ranges, ctx)
+
+
+def _update_cluster_ips(
+    svc: Obj, spec: Obj, ospec: Obj, ranges: dict[str, IPRange], ctx: Context
+) -> None:
+    """``updateClusterIPs``: from ExternalName all (case A); an upgrade to two families
+    the secondary (case C). Releases (cases B and D) are the stored object's to make."""
+    if _matching_prefer_dual_stack(spec, ospec):
         return
-    free = next((str(ip) for ip in _IP_ORDER if str(ip) not in used), None)
-    if free is None:
-        name = str((svc.get("metadata") or {}).get("name", ""))
-        raise ApiError(  # NewInternalError over ipallocator.ErrFull
-            f'Internal error occurred: failed to allocate a serviceIP for Service "{name}": range is full'
-        )
-    spec["clusterIP"], spec["clusterIPs"] = free, [free]
+    if ospec.get("type") == "ExternalName" and spec.get("type") != "ExternalName":
+        _alloc_cluster_ips(svc, spec, ranges, ctx)
+        return
+    if (ospec.get("clusterIPs") or [None])[0] == "None" or spec.get("type") == "ExternalName":
+        return
+    if len(ospec.get("ipFamilies") or []) == 1 and len(spec.get("ipFamilies") or []) == 2:
+        ips = [str(x) for x in spec.get("clusterIPs") or []]
+        if len(ips) < 2:
+            ips.append("")
+        spec["clusterIPs"] = ips
+        _alloc_ips(svc, spec, {1: ips[1]}, ranges, ctx)
 
 
 @preparer("Service")
 def allocate_cluster_ips(svc: Obj, old: Obj | None, now: str, ctx: Context) -> None:
-    """``allocateCreate``/``allocateUpdate``'s IP half (ExternalName Services get none; an
-    update allocates only when leaving ExternalName, the rest of ``updateClusterIPs``
-    being dual-stack work)."""
+    """``allocateCreate``/``allocateUpdate``'s IP half (ExternalName Services get none)."""
     spec = svc.get("spec")
     if not isinstance(spec, dict):
         return
+    ranges = ranges_by_family(ctx.service_cidrs)
     ospec: Obj | None = None
     if old is not None:
         ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
-    _init_ip_family_fields(svc, spec, ospec)
+    _init_ip_family_fields(svc, spec, ospec, ranges)
     if spec.get("type") == "ExternalName":
         return
-    if ospec is None or ospec.get("type") == "ExternalName":
-        _alloc_cluster_ips(svc, spec, ctx)
+    if ospec is None:
+        _alloc_cluster_ips(svc, spec, ranges, ctx)
+    else:
+        _update_cluster_ips(svc, spec, ospec, ranges, ctx)

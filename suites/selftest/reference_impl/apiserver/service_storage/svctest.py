@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from reference_impl.api import make_namespace
+from reference_impl.apiserver.registry import DEFAULT_SERVICE_CIDRS
 from reference_impl.apiserver.server import APIServer
 from reference_impl.clock import SimClock
 from reference_impl.errors import ApiError
@@ -26,8 +27,20 @@ from reference_impl.storage.mvcc import MVCCStore
 Obj = dict[str, Any]
 
 
-def new_server() -> APIServer:
-    s = APIServer(MVCCStore(), SimClock(), Rng(7), FeatureGates())
+# storage_test.go ``newStorage``'s range per family, and its tables' cluster families.
+CIDRS: dict[str, str] = {"IPv4": "10.0.0.0/16", "IPv6": "2000::/108"}
+CLUSTERS: dict[str, tuple[str, ...]] = {
+    "singlestack:v4": ("IPv4",),
+    "singlestack:v6": ("IPv6",),
+    "dualstack:v4v6": ("IPv4", "IPv6"),
+    "dualstack:v6v4": ("IPv6", "IPv4"),
+}
+
+
+def new_server(families: tuple[str, ...] | None = None) -> APIServer:
+    """A server over the reference's default range, or ``newStorage(t, families)``'s."""
+    cidrs = DEFAULT_SERVICE_CIDRS if families is None else tuple(CIDRS[f] for f in families)
+    s = APIServer(MVCCStore(), SimClock(), Rng(7), FeatureGates(), cidrs)
     s.create(make_namespace("default").build())
     return s
 
@@ -129,7 +142,7 @@ def _family(ip: str) -> str:
 
 
 def prove_cluster_ips_allocated(s: APIServer, before: Obj | None, after: Obj) -> None:
-    """storage_test.go ``proveClusterIPsAllocated`` (a single-stack cluster)."""
+    """storage_test.go ``proveClusterIPsAllocated``."""
     spec, ips = after["spec"], after["spec"]["clusterIPs"]
     assert spec["clusterIP"] == ips[0]
     for ip in ips:
@@ -139,7 +152,8 @@ def prove_cluster_ips_allocated(s: APIServer, before: Obj | None, after: Obj) ->
     assert [_family(ip) for ip in ips] == fams
     policy = spec.get("ipFamilyPolicy")
     assert policy is not None
-    assert len(fams) == (2 if policy == "RequireDualStack" else 1)
+    clus = len(s.service_cidrs)  # PreferDualStack: as many as the cluster has
+    assert len(fams) == {"SingleStack": 1, "RequireDualStack": 2}.get(policy, clus)
     if before is not None:
         bspec = before["spec"]
         if bspec.get("clusterIP"):
@@ -202,6 +216,7 @@ class Case:
     svc: Obj
     error: bool = False
     cluster_ips: bool = False
+    stack_downgrade: bool = False
     headless: bool = False
     node_ports: bool = False
     hcnp: bool = False
@@ -227,9 +242,14 @@ def verify_equiv(case: Case, got: Obj) -> None:
             want["clusterIP"] = gspec.get("clusterIP")
         if want.get("ipFamilyPolicy") is None:
             want["ipFamilyPolicy"] = gspec.get("ipFamilyPolicy")
+        gips = list(gspec.get("clusterIPs") or [])
         for key in ("clusterIPs", "ipFamilies"):
             have, more = list(want.get(key) or []), list(gspec.get(key) or [])
-            want[key] = have + more[len(have) :]
+            # upstream sizes both downgrades by the result's clusterIPs
+            if case.stack_downgrade and len(have) > len(gips):
+                want[key] = have[:1]
+            else:
+                want[key] = have + more[len(have) :]
     if case.node_ports:
         for i, p in enumerate(want.get("ports") or []):
             if not p.get("nodePort"):
@@ -264,18 +284,26 @@ def verify_expectations(s: APIServer, case: Case, before: Obj | None, after: Obj
         proof(s, before, after)
 
 
-def create_update_delete(create: Case, update: Case | None) -> None:
-    """storage_test.go ``helpTestCreateUpdateDelete`` for one case, on a fresh server."""
-    s = new_server()
+def create_update_delete(
+    create: Case,
+    update: Case | None,
+    families: tuple[str, ...] | None = None,
+    before_update: Callable[[APIServer], None] | None = None,
+) -> None:
+    """storage_test.go ``helpTestCreateUpdateDeleteWithFamilies`` for one case, on a fresh
+    server (``new_server(families)``); ``before_update`` is the case's ``beforeUpdate``."""
+    s = new_server(families)
     if create.error:
         with pytest.raises(ApiError):
             s.create(copy.deepcopy(create.svc))
         return
     created = s.create(copy.deepcopy(create.svc))
     verify_equiv(create, created)
-    verify_expectations(s, create, None, created)
+    verify_expectations(s, create, create.svc, created)  # upstream passes the input
     last = created
     if update is not None:
+        if before_update is not None:
+            before_update(s)
         sent = copy.deepcopy(update.svc)
         sent["metadata"]["resourceVersion"] = created["metadata"]["resourceVersion"]
         if update.error:

@@ -3,11 +3,10 @@ through ``APIServer``: TestCreateIgnoresIPsForExternalName, TestCreateInitCluste
 TestCreateInvalidClusterIPInputs, TestCreateDeleteReuse, TestCreateInitNodePorts,
 TestCreateSkipsAllocationsForHeadless and TestDeleteWithFinalizer.
 
-The reference's cluster is single-stack IPv4 (10.0.0.0/24): rows that need an IPv6 or
-dual-stack cluster are left out, except where the outcome does not depend on the cluster's
-families (ExternalName Services allocate nothing; an RequireDualStack or IPv6 family is
-refused by validation or by the IPv4 cluster alike). The reference has no dry-run writes, so
-TestCreateDryRun, TestDeleteDryRun and TestUpdateDryRun are not ported."""
+Rows run on a server configured with the row's cluster families (``newStorage``'s
+10.0.0.0/16 and 2000::/108); the single-stack IPv4 rows that name no cluster run on the
+reference's default one. The reference has no dry-run writes, so TestCreateDryRun,
+TestDeleteDryRun and TestUpdateDryRun are not ported."""
 
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ import pytest
 
 from reference_impl.errors import ApiError, Invalid
 from suites.selftest.reference_impl.apiserver.service_storage.svctest import (
+    CLUSTERS,
     make_service,
     new_server,
     port_is_allocated,
@@ -52,11 +52,10 @@ _EXTERNAL_NAME = [
 def test_create_ignores_ips_for_external_name(
     cluster: str, name: str, policy: str | None, families: tuple[str, ...] | None, refused: bool
 ) -> None:
-    """ExternalName Services get no IP fields; family fields set on one are refused (by
-    validation, whatever the cluster's families)."""
+    """ExternalName Services get no IP fields; family fields set on one are refused."""
     svc = make_service("foo", policy=policy, families=families)
     svc["spec"]["type"], svc["spec"]["externalName"] = "ExternalName", "example.com"
-    s = new_server()
+    s = new_server(CLUSTERS[cluster])
     if refused:
         with pytest.raises(Invalid):
             s.create(svc)
@@ -68,14 +67,28 @@ def test_create_ignores_ips_for_external_name(
     assert not spec.get("clusterIPs")
 
 
+_FROM_CLUSTER_IP = [
+    ("singlestack:v4", ""),
+    ("singlestack:v4", "10.0.0.1"),
+    ("singlestack:v6", ""),
+    ("singlestack:v6", "2000::1"),
+    ("dualstack:v4v6", ""),
+    ("dualstack:v4v6", "10.0.0.1"),
+    ("dualstack:v6v4", ""),
+    ("dualstack:v6v4", "2000::1"),
+]
+
+
 @pytest.mark.parametrize(
-    "ip", ["", "10.0.0.1"], ids=["singlestack:v4_clusterip:unset", "singlestack:v4_clusterip:set"]
+    ("cluster", "ip"),
+    _FROM_CLUSTER_IP,
+    ids=[f"{c}_clusterip:{'set' if ip else 'unset'}" for c, ip in _FROM_CLUSTER_IP],
 )
-def test_create_init_cluster_ips_from_cluster_ip(ip: str) -> None:
+def test_create_init_cluster_ips_from_cluster_ip(cluster: str, ip: str) -> None:
     svc = make_service("foo")
     if ip:
         svc["spec"]["clusterIP"] = ip  # SetClusterIP: the singular only
-    spec = new_server().create(svc)["spec"]
+    spec = new_server(CLUSTERS[cluster]).create(svc)["spec"]
     assert spec.get("clusterIP")
     if ip:
         assert spec["clusterIP"] == ip
@@ -87,7 +100,8 @@ def _ips(*ips: str) -> Obj:
     return {"cluster_ips": ips}
 
 
-# TestCreateInvalidClusterIPInputs, the rows with a single-stack IPv4 cluster.
+# TestCreateInvalidClusterIPInputs: the rows on a single-stack IPv4 cluster, then
+# (``_INVALID_DUAL``) the ones on a dual-stack v4v6 cluster.
 _INVALID: list[tuple[str, Obj, tuple[str, ...]]] = [
     ("bad_ipFamilyPolicy", {"policy": "garbage"}, ("Unsupported value",)),
     (
@@ -122,29 +136,55 @@ _INVALID: list[tuple[str, Obj, tuple[str, ...]]] = [
 ]
 
 
+_INVALID_DUAL: list[tuple[str, Obj, tuple[str, ...]]] = [
+    ("bad_ipFamilies_2_value", {"families": (V4, V6, "garbage")}, ("Unsupported value",)),
+    ("dup_ipFamily_dualstack", {"families": (V4, V6, V6)}, ("Duplicate value",)),
+    (
+        "too_many_IPs_dualstack",
+        _ips("10.0.0.1", "2000::1", "10.0.0.2"),
+        ("only hold up to 2 values",),
+    ),
+]
+_INVALID_ALL = [(None, *r) for r in _INVALID] + [((V4, V6), *r) for r in _INVALID_DUAL]
+
+
 @pytest.mark.parametrize(
-    ("tweaks", "expect"), [r[1:] for r in _INVALID], ids=[r[0] for r in _INVALID]
+    ("cluster", "tweaks", "expect"),
+    [(r[0], *r[2:]) for r in _INVALID_ALL],
+    ids=[r[1] for r in _INVALID_ALL],
 )
-def test_create_invalid_cluster_ip_inputs(tweaks: Obj, expect: tuple[str, ...]) -> None:
+def test_create_invalid_cluster_ip_inputs(
+    cluster: tuple[str, ...] | None, tweaks: Obj, expect: tuple[str, ...]
+) -> None:
     with pytest.raises(Invalid) as err:
-        new_server().create(make_service("foo", **tweaks))
+        new_server(cluster).create(make_service("foo", **tweaks))
     text = str(err.value)
     for want in expect:
         assert want in text
 
 
-def test_create_delete_reuse_v4() -> None:
-    """TestCreateDeleteReuse "v4": a deleted Service's IP and node ports can be asked for
-    again."""
-    s = new_server()
-    svc = make_service("foo", type_="NodePort", families=(V4,))
+_REUSE: list[tuple[str, str | None, tuple[str, ...]]] = [
+    ("v4", None, (V4,)),
+    ("v6", None, (V6,)),
+    ("v4v6", "PreferDualStack", (V4, V6)),
+]
+
+
+@pytest.mark.parametrize(
+    ("policy", "families"), [r[1:] for r in _REUSE], ids=[r[0] for r in _REUSE]
+)
+def test_create_delete_reuse(policy: str | None, families: tuple[str, ...]) -> None:
+    """TestCreateDeleteReuse on a dual-stack v4v6 cluster: a deleted Service's IPs and node
+    ports can be asked for again."""
+    s = new_server((V4, V6))
+    svc = make_service("foo", type_="NodePort", policy=policy, families=families)
     created = s.create(svc)
     prove_cluster_ips_allocated(s, svc, created)
     prove_node_ports_allocated(s, created)
     s.delete("v1", "Service", "foo", "default")
     prove_cluster_ips_deallocated(s, created, None)
     prove_node_ports_deallocated(s, created, None)
-    svc2 = make_service("foo2", type_="NodePort", families=(V4,))
+    svc2 = make_service("foo2", type_="NodePort", policy=policy, families=families)
     svc2["spec"]["clusterIP"] = created["spec"]["clusterIP"]
     svc2["spec"]["clusterIPs"] = created["spec"]["clusterIPs"]
     svc2["spec"]["ports"] = created["spec"]["ports"]
@@ -230,20 +270,20 @@ def test_create_init_node_ports(
 
 _HEADLESS = [
     ("singlestack:v4", "ClusterIP", False),
+    ("singlestack:v6", "ClusterIP", False),
+    ("dualstack:v4v6", "ClusterIP", False),
+    ("dualstack:v6v4", "ClusterIP", False),
     ("singlestack:v4_type:NodePort", "NodePort", True),
     ("singlestack:v6_type:LoadBalancer", "LoadBalancer", True),
 ]
 
 
-@pytest.mark.parametrize(
-    ("type_", "refused"), [r[1:] for r in _HEADLESS], ids=[r[0] for r in _HEADLESS]
-)
-def test_create_skips_allocations_for_headless(type_: str, refused: bool) -> None:
-    """Headless Services allocate no IP; headless NodePort/LoadBalancer is refused (by
-    validation, whatever the cluster's families)."""
+@pytest.mark.parametrize(("name", "type_", "refused"), _HEADLESS, ids=[r[0] for r in _HEADLESS])
+def test_create_skips_allocations_for_headless(name: str, type_: str, refused: bool) -> None:
+    """Headless Services allocate no IP; headless NodePort/LoadBalancer is refused."""
     svc = make_service("foo", type_=type_)
     svc["spec"]["clusterIP"] = "None"
-    s = new_server()
+    s = new_server(CLUSTERS[name.split("_")[0]])
     if refused:
         with pytest.raises(Invalid):
             s.create(svc)

@@ -5,9 +5,8 @@ create, an optional update and a delete through ``APIServer`` with
 ``helpTestCreateUpdateDelete``'s checks: what is stored, and which cluster IPs, node ports
 and health-check node ports are held or released after each write.
 
-Upstream runs these on a dual-stack cluster; the reference's is single-stack IPv4, which
-gives the same results for every row here but "clusterIPs:valid-valid" (two cluster IPs,
-left out)."""
+They run, as upstream's, on a dual-stack v4v6 cluster (``newStorage``'s 10.0.0.0/16 and
+2000::/108)."""
 
 from __future__ import annotations
 
@@ -254,6 +253,11 @@ _CLUSTER_IPS: list[tuple[str, Case, Case | None]] = [
         Case(_cluster_ip("10.0.0.93"), cluster_ips=True),
         Case(_cluster_ip("10.0.0.76"), error=True),
     ),
+    (
+        "clusterIPs:valid-valid",
+        _ip(policy="PreferDualStack", cluster_ips=("10.0.0.93", "2000::93")),
+        Case(M(policy="PreferDualStack", cluster_ips=("10.0.0.76", "2000::76")), error=True),
+    ),
 ]
 
 _TABLES = {
@@ -286,7 +290,7 @@ def _param(name: str, create: Case, update: Case | None) -> Any:
 
 @pytest.mark.parametrize(("create", "update"), [_param(*r) for r in _ROWS])
 def test_feature(create: Case, update: Case | None) -> None:
-    create_update_delete(create, update)
+    create_update_delete(create, update, ("IPv4", "IPv6"))
 
 
 @pytest.mark.parametrize("name", sorted(_V1_DEFAULTED))

@@ -3,9 +3,10 @@ and TestUpdateIPsFromSingleStack's ``singlestack:v4`` table, through ``APIServer
 ``helpTestCreateUpdateDelete``'s checks: an update that leaves allocated values out keeps
 them (``patchAllocatedValues``), one that moves a node port onto a held port is refused.
 
-The reference's cluster is single-stack IPv4: "multi-ip_multi-port" and "multi-ip_partial"
-(dual-stack Services), TestUpdateIPsFromSingleStack's dual-stack and headless tables and
-TestUpdateIPsFromDualStack are left out."""
+TestUpdatePatchAllocatedValues runs, as upstream's, on a dual-stack v4v6 cluster
+(``newStorage``'s 10.0.0.0/16 and 2000::/108). TestUpdateIPsFromSingleStack's dual-stack
+and headless tables and TestUpdateIPsFromDualStack are
+``test_upstream_update_ips_dualstack``'s."""
 
 from __future__ import annotations
 
@@ -61,12 +62,32 @@ def _all(svc: Obj, *proofs: Proof) -> Case:
 
 
 _CREATED = M(ports=_PQ, node_ports=(30093, 30076), hcnp=30118)
+_DUAL = M(
+    policy="PreferDualStack",
+    cluster_ips=("10.0.0.1", "2000::1"),
+    ports=_PQ,
+    node_ports=(30093, 30076),
+    hcnp=30118,
+)
 _PATCH: list[tuple[str, Case, Case]] = [
     (
         "single-ip_single-port",
         _all(M(cluster_ips=("10.0.0.1",), node_ports=(30093,), hcnp=30118)),
         _all(M(), _ip(0, "10.0.0.1"), _node_port(0, 30093), _hcnp(30118)),
     ),
+    (
+        "multi-ip_multi-port",
+        _all(_DUAL),
+        _all(
+            M(ports=_PQ),
+            _ip(0, "10.0.0.1"),
+            _ip(1, "2000::1"),
+            _node_port(0, 30093),
+            _node_port(1, 30076),
+            _hcnp(30118),
+        ),
+    ),
+    ("multi-ip_partial", _all(_DUAL), Case(M(cluster_ips=("10.0.0.1",)), error=True)),
     (
         "multi-port_partial",
         _all(_CREATED),
@@ -112,7 +133,7 @@ _PATCH: list[tuple[str, Case, Case]] = [
 
 @pytest.mark.parametrize(("create", "update"), [r[1:] for r in _PATCH], ids=[r[0] for r in _PATCH])
 def test_update_patch_allocated_values(create: Case, update: Case) -> None:
-    create_update_delete(create, update)
+    create_update_delete(create, update, ("IPv4", "IPv6"))
 
 
 def _families(n: int) -> Proof:
