@@ -10,6 +10,7 @@ each cycle because binding runs concurrently. Here a cycle runs to completion in
 clock event, so the snapshot *is* the cache's NodeInfos and costs nothing to take. Its node
 list follows the node tree (zone-interleaved, node_tree.py) and, as upstream's
 ``updateNodeInfoSnapshotList``, is rebuilt only when a node is added or removed.
+Pod-group states (``cache_podgroups.py``) follow each pod operation as upstream's do.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from reference_impl.scheduler.cache_podgroups import PodGroupCache
 from reference_impl.scheduler.framework.node_memo import NodeList
 from reference_impl.scheduler.framework.registry import SharedLister
 from reference_impl.scheduler.framework.types import NodeIndex, NodeInfo, PodInfo, pod_key
@@ -27,10 +29,14 @@ __all__ = ["SchedulerCache"]
 Obj = dict[str, Any]
 
 
-class SchedulerCache:
+class SchedulerCache(PodGroupCache):
     """NodeInfos by name with assumed pods; ``node_infos()`` is the snapshot's node list."""
 
-    def __init__(self, node_allocatable: bool = False) -> None:
+    def __init__(
+        self, node_allocatable: bool = False, generic_workload: bool = False,
+        composite_pod_group: bool = False,
+    ) -> None:
+        super().__init__(generic_workload, composite_pod_group)
         # DRANodeAllocatableResources: a pod's recorded node-allocatable claim amounts
         # count in its node's requested resources (``CalculateResource``).
         self.node_allocatable = node_allocatable
@@ -135,14 +141,24 @@ class SchedulerCache:
         why = self.unassumable(info.key)
         if why:
             return why
-        self._place(info.on_node(node_name))
+        assumed = info.on_node(node_name)
+        self._place(assumed)
         self._assumed.add(info.key)
+        self.assume_pod_group_member(assumed.pod)
         return ""
 
     def forget_pod(self, key: str, node_name: str | None = None) -> str:
-        """Drop an assumed pod (its binding failed). ``ForgetPod``/``RemoveAssumedPod``
-        (``validateAssumedPod``): a pod gone from the cache is no error; one bound, or
-        accounted on another node than ``node_name``, is refused."""
+        """Drop an assumed pod (its binding failed). ``ForgetPod`` (``validateAssumedPod``):
+        a pod gone from the cache is no error; one bound, or accounted on another node than
+        ``node_name``, is refused. Its pod group sees it unscheduled again."""
+        return self._drop_assumed(key, node_name, remove=False)
+
+    def remove_assumed_pod(self, key: str, node_name: str | None = None) -> str:
+        """``RemoveAssumedPod``: as ``forget_pod`` for a pod deleted from the cluster,
+        which also leaves its pod group's state."""
+        return self._drop_assumed(key, node_name, remove=True)
+
+    def _drop_assumed(self, key: str, node_name: str | None, *, remove: bool) -> str:
         info = self._pods.get(key)
         if info is None:
             return ""
@@ -153,6 +169,10 @@ class SchedulerCache:
             return f"pod {self._uid(info)}({key}) is not assumed, so it cannot be removed or forgotten"
         self._assumed.discard(key)
         self._unplace(key)
+        if remove:
+            self.remove_pod_group_member(info.pod)
+        else:
+            self.forget_pod_group_member(info.pod)
         return ""
 
     def add_pod(self, pod: Obj) -> str:
@@ -161,6 +181,12 @@ class SchedulerCache:
         key = pod_key(pod)
         node_name = pod["spec"]["nodeName"]
         old = self._pods.get(key)
+        if old is not None and key in self._assumed:
+            # ``updatePod``: the assumed copy leaves its group's state, the pod re-enters.
+            self.remove_pod_group_member(old.pod)
+            self.add_pod_group_member(pod)
+        elif old is None:
+            self.add_pod_group_member(pod)
         if key in self._assumed and old is not None and old.node_name == node_name:
             self._assumed.discard(key)
             if self._counts_claims(pod):  # PreBind recorded amounts the assumed copy lacks
@@ -185,6 +211,8 @@ class SchedulerCache:
             return f"pod {uid}({key}) is not added to scheduler cache, so cannot be updated"
         if key in self._assumed:
             return f"assumed pod {uid}({key}) should not be updated"
+        self.remove_pod_group_member(old.pod)
+        self.add_pod_group_member(pod)
         self._place(PodInfo(pod, self._counts_claims(pod)))
         return ""
 
@@ -200,6 +228,7 @@ class SchedulerCache:
             uid = pod["metadata"].get("uid", "")
             return f"pod {uid}({key}) is not found in scheduler cache, so cannot be removed from it"
         self._assumed.discard(key)
+        self.remove_pod_group_member(self._pods[key].pod)
         self._unplace(key)
         return ""
 

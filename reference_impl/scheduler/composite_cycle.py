@@ -29,13 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.scheduler.eventhandlers import EventHandlers
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.interface import (
-    ActionType,
-    ClusterEvent,
     Code,
-    EventResource,
     Status,
 )
 from reference_impl.scheduler.framework.types import NodeInfo, QueuedPodInfo
@@ -119,21 +116,9 @@ class CompositeCycle:
         """Requeue group members when a CompositePodGroup appears or changes."""
         cpgs = self._s.ctx.informers.informer(CPG_VERSION, "CompositePodGroup")
         for cpg in cpgs.items():  # those observed before this scheduler started
+            self._s.cache.add_composite_pod_group(cpg)
             self._s.queue.add_composite_pod_group(cpg)
-        cpgs.add_handler(self._on_cpg)
-
-    def _on_cpg(self, ev: ObjectEvent) -> None:
-        queue = self._s.queue
-        # The queue's forest first (upstream: SchedulingQueue.Add/Update/DeleteCompositePodGroup).
-        if ev.type == "ADDED":
-            queue.add_composite_pod_group(ev.obj)
-        elif ev.type == "DELETED":
-            queue.delete_composite_pod_group(ev.obj)
-        else:
-            queue.update_composite_pod_group(ev.obj)
-        if ev.type != "DELETED":
-            ev_ = ClusterEvent(EventResource.POD_GROUP, ActionType.UPDATE)
-            self._s.queue.move_all_to_active_or_backoff(ev_, ev.old, ev.obj)
+        cpgs.add_handler(EventHandlers(self._s).on_composite_pod_group)
 
     def _cpg(self, ns: str, name: str) -> Obj | None:
         return self._s.ctx.informers.informer(CPG_VERSION, "CompositePodGroup").get(f"{ns}/{name}")

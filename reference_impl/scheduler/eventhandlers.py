@@ -4,6 +4,9 @@ Handlers run synchronously inside apiserver writes, so they only update the cach
 move pods between sub-queues; scheduling itself always happens on a later clock event.
 With InPlacePodVerticalScalingSchedulerPreemption a bound pod whose resize is deferred is
 queued too (``addPod``/``updatePod``/``deletePod``); events about it stay AssignedPod ones.
+Pods of this scheduler enter, change in and leave their pod group's state in the cache
+(``AddPodGroupMember`` and friends) where upstream's handlers call it; the PodGroup and
+CompositePodGroup informers feed the cache and the queue's forest.
 """
 
 from __future__ import annotations
@@ -74,6 +77,10 @@ class EventHandlers:
 
     def __init__(self, sched: Scheduler) -> None:
         self._s = sched
+
+    def _ours(self, pod: Obj) -> bool:
+        """``responsibleForPod``: the scheduler name alone."""
+        return bool(pod["spec"].get("schedulerName") == self._s.profile.scheduler_name)
 
     def _responsible(self, pod: Obj) -> bool:
         return (
@@ -147,9 +154,11 @@ class EventHandlers:
         was = old is not None and features.defers(old)
         now = new is not None and features.defers(new)
         if now and not was:
+            self._s.cache.add_pod_group_member(pod)  # addPodToSchedulingQueue
             queue.add(pod)
         elif was and not now:
             queue.delete(pod)
+            self._s.cache.remove_pod_group_member(pod)  # deletePodFromSchedulingQueue
         elif was and now:
             assert old is not None
             queue.update(old, pod, self._pod_events(EventResource.ASSIGNED_POD, old, pod))
@@ -177,6 +186,11 @@ class EventHandlers:
         queue = self._s.queue
         if old is not None and _same_version(old, new):
             return  # ``updatePodInSchedulingQueue`` drops identical objects (#96071)
+        if self._ours(new if old is None else old):
+            if old is None:
+                self._s.cache.add_pod_group_member(new)  # addPodToSchedulingQueue
+            else:
+                self._s.cache.update_pod_group_member(old, new)
         if old is not None and self._s.cache.is_assumed(pod_key(new)):
             # ``updatePodInSchedulingQueue``: an assumed pod belongs to its binding cycle;
             # only the start of its deletion matters.
@@ -202,6 +216,7 @@ class EventHandlers:
         if self._s.cache.is_assumed(pod_key(pod)):
             self._assumed_deleted(pod)
             return
+        self._s.cache.remove_pod_group_member(pod)  # an assumed one leaves in RemoveAssumedPod
         self._s.reject_waiting(pod_key(pod), "pod was deleted")
         if _nominated(pod):
             self._nomination_gone(pod)
@@ -212,7 +227,7 @@ class EventHandlers:
         key = pod_key(pod)
         node = self._s.cache.assumed_node(key)
         if not self._s.reject_waiting(key, "pod is being deleted"):
-            self._s.cache.forget_pod(key)
+            self._s.cache.remove_assumed_pod(key)
         old = {**pod, "spec": {**pod["spec"], "nodeName": node}}
         self._s.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, old, None)
 
@@ -223,3 +238,50 @@ class EventHandlers:
         self._s.queue.move_all_to_active_or_backoff(
             ASSIGNED_POD_DELETE, old, None, lambda p: _priority(p) <= prio
         )
+
+    # -- PodGroup and CompositePodGroup informers ------------------------------------------
+
+    def on_pod_group(self, ev: ObjectEvent) -> None:
+        """``addPodGroup``/``updatePodGroup``/``deletePodGroup``: the cache, then the
+        queue's forest, then a PodGroup event."""
+        cache, queue = self._s.cache, self._s.queue
+        if ev.type == "DELETED":
+            cache.remove_pod_group(ev.obj)
+            queue.delete_pod_group(ev.obj)
+            queue.move_all_to_active_or_backoff(
+                ClusterEvent(R.POD_GROUP, ActionType.DELETE), ev.obj, None)
+            return
+        if ev.type == "ADDED":
+            cache.add_pod_group(ev.obj)
+            queue.add_pod_group(ev.obj)
+            action = ActionType.ADD
+        else:
+            if ev.old is not None and _same_version(ev.old, ev.obj):
+                return
+            cache.update_pod_group(ev.old or ev.obj, ev.obj)
+            queue.update_pod_group(ev.obj)
+            action = ActionType.UPDATE
+        queue.move_all_to_active_or_backoff(ClusterEvent(R.POD_GROUP, action), ev.old, ev.obj)
+
+    def on_composite_pod_group(self, ev: ObjectEvent) -> None:
+        """``addCompositePodGroup``/``updateCompositePodGroup``/``deleteCompositePodGroup``:
+        the cache, then the queue's forest. The requeue is a PodGroup update here, which
+        GangScheduling's hint tells apart (there is no CompositePodGroup event resource);
+        a delete is a PodGroup delete."""
+        cache, queue = self._s.cache, self._s.queue
+        if ev.type == "DELETED":
+            cache.remove_composite_pod_group(ev.obj)
+            queue.delete_composite_pod_group(ev.obj)
+            queue.move_all_to_active_or_backoff(
+                ClusterEvent(R.POD_GROUP, ActionType.DELETE), ev.obj, None)
+            return
+        if ev.type == "ADDED":
+            cache.add_composite_pod_group(ev.obj)
+            queue.add_composite_pod_group(ev.obj)
+        else:
+            if ev.old is not None and _same_version(ev.old, ev.obj):
+                return
+            cache.update_composite_pod_group(ev.old or ev.obj, ev.obj)
+            queue.update_composite_pod_group(ev.obj)
+        event = ClusterEvent(R.POD_GROUP, ActionType.UPDATE)
+        queue.move_all_to_active_or_backoff(event, ev.old, ev.obj)

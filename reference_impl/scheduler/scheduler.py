@@ -48,7 +48,11 @@ class Scheduler:
         self.ctx = ctx
         self.profile = profile or default_profile(ctx.gates)
         self.features = SchedulerFeatures.from_gates(ctx.gates)
-        self.cache = SchedulerCache(ctx.gates.get("DRANodeAllocatableResources", False))
+        self.cache = SchedulerCache(
+            ctx.gates.get("DRANodeAllocatableResources", False),
+            generic_workload=self.features.enable_generic_workload,
+            composite_pod_group=self.features.enable_composite_pod_group,
+        )
         self.framework = Framework(
             self.profile, registry or in_tree_registry(), ctx, self.cache, self.features
         )

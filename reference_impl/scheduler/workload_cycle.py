@@ -22,6 +22,7 @@ from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import rfc3339
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.composite_cycle import CompositeCycle
+from reference_impl.scheduler.eventhandlers import EventHandlers
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.interface import (
@@ -36,7 +37,7 @@ from reference_impl.scheduler.framework.pod_group_post_filter import (
     PodGroupPostFilterResult,
     PodGroupScheduling,
 )
-from reference_impl.scheduler.framework.types import QueuedPodInfo
+from reference_impl.scheduler.framework.types import QueuedPodInfo, pod_key
 from reference_impl.scheduler.group_placement import (
     PG_UNSCHEDULABLE,
     GroupAttempt,
@@ -89,27 +90,13 @@ class WorkloadCycle:
             return
         groups = self._s.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup")
         for pg in groups.items():  # the groups observed before this scheduler started
+            self._s.cache.add_pod_group(pg)
             self._s.queue.add_pod_group(pg)
-        groups.add_handler(self._on_group)
+        groups.add_handler(EventHandlers(self._s).on_pod_group)
         if self.gang is not None:
             self._s.ctx.informers.informer("v1", "Pod").add_handler(self._on_pod)
         if self.composite is not None:
             self.composite.start()
-
-    def _on_group(self, ev: ObjectEvent) -> None:
-        action = ActionType.ADD if ev.type == "ADDED" else ActionType.UPDATE
-        queue = self._s.queue
-        # The queue's forest first (upstream: SchedulingQueue.Add/Update/DeletePodGroup).
-        if ev.type == "ADDED":
-            queue.add_pod_group(ev.obj)
-        elif ev.type == "DELETED":
-            queue.delete_pod_group(ev.obj)
-        else:
-            queue.update_pod_group(ev.obj)
-        if ev.type != "DELETED":
-            self._s.queue.move_all_to_active_or_backoff(
-                ClusterEvent(EventResource.POD_GROUP, action), ev.old, ev.obj
-            )
 
     def _on_pod(self, ev: ObjectEvent) -> None:
         if (
@@ -129,16 +116,12 @@ class WorkloadCycle:
 
     def missing_pod_group(self, pod: Obj) -> str:
         """``reconcilePodGroupWithSnapshot``'s error for a popped member whose PodGroup went
-        after it was queued (``PodGroups().Get`` on the snapshot), else ""."""
+        after it was queued (``PodGroups().Get`` on the cache's pod-group states), else ""."""
         gk = group_key(pod)
         if gk is None or not self._s.features.enable_generic_workload:
             return ""
-        if self._s.ctx.informers.informer(POD_GROUP_VERSION, "PodGroup").get(gk) is not None:
-            return ""
-        key = f"podgroup/{gk}"
-        if self.gang is not None and self.gang.members(gk):  # its pods keep the group's state
-            return f"pod group object not found for pod group {key}"
-        return f"pod group state not found for pod group {key}"
+        ns, _, name = gk.partition("/")
+        return self._s.cache.pod_groups_get(ns, name)[1]
 
     # -- the cycle ------------------------------------------------------------------
 
@@ -244,19 +227,11 @@ class WorkloadCycle:
 
     def _bound_pods(self, gk: str) -> list[Obj]:
         """Members already on a node: bound, or assumed (waiting at Permit or PreBind) with
-        the node they were assumed on (``podGroupState.ScheduledPods``)."""
-        assert self.gang is not None
-        pods, cache = self._s.ctx.informers.informer("v1", "Pod"), self._s.cache
-        out = []
-        for key in self.gang.members(gk):
-            pod = pods.get(key)
-            if pod is None:
-                continue
-            if pod["spec"].get("nodeName"):
-                out.append(pod)
-            elif node := cache.assumed_node(key):
-                out.append({**pod, "spec": {**pod["spec"], "nodeName": node}})
-        return out
+        the node they were assumed on: the cache's ``podGroupState.ScheduledPods``, by pod
+        key (upstream's order is a map's)."""
+        ns, _, name = gk.partition("/")
+        state, _ = self._s.cache.pod_group_states_get(ns, name)
+        return [] if state is None else sorted(state.scheduled_pods(), key=pod_key)
 
     def _fail_with_error(
         self, pinfos: list[QueuedPodInfo], pg: Obj, err: str, att: GroupAttempt | None = None

@@ -146,7 +146,7 @@ class GangScheduling:
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """A PodGroup appearing or changing, a member pod created, a node added or relabelled.
-        CompositePodGroup events reach the queue as PodGroup updates (``composite_cycle``)."""
+        CompositePodGroup events reach the queue as PodGroup updates (``eventhandlers``)."""
         return (
             ClusterEventWithHint(
                 ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD), self.after_pod_added

@@ -4,14 +4,13 @@ the reference ``SchedulerCache``.
 Ported: ``TestAssumePodScheduled``, ``TestAddPodWillConfirm``,
 ``TestAddPodAlwaysUpdatesPodInfoInNodeInfo``, ``TestAddPodWillReplaceAssumed``,
 ``TestUpdatePod``, ``TestUpdatePodAndGet``, ``TestEphemeralStorageResource``,
-``TestRemovePod``, ``TestForgetPod``, ``TestRemoveAssumedPod`` (through ``forget_pod``,
-which shares ``validateAssumedPod``), ``TestNodeOperators``.
+``TestRemovePod``, ``TestForgetPod``, ``TestRemoveAssumedPod``, ``TestNodeOperators``.
 
 A NodeInfo is compared on what ``deepEqualWithoutGeneration`` sees and the reference keeps:
 the pods (in order), Requested, NonZeroRequested (see ``assert_non_zero``), the used host
 ports and image states.
-Not ported: the pod-group and composite-pod-group tables (the reference keeps pod-group
-state outside the cache), ``TestDump`` (no cache dump), and the most-recently-updated list
+The pod-group and composite-pod-group tables are in test_upstream_cache_podgroups.py.
+Not ported: ``TestDump`` (no cache dump), and the most-recently-updated list
 (``headNode``): the reference lists nodes in node-tree order (test_upstream_node_tree.py)
 and logs changes in ``NodeIndex.changed`` instead.
 """
@@ -323,40 +322,49 @@ POD0: Obj = {"metadata": {"name": "pod-0", "namespace": "test-ns", "uid": "uid-0
         "spec": {"containers": [{"name": "c"}]}}
 
 
-def _on(node: str) -> Obj:
-    return {**POD0, "spec": {**POD0["spec"], "nodeName": node}}
+def _on(node: str, group: str = "") -> Obj:
+    spec: Obj = {**POD0["spec"], "nodeName": node}
+    if group:
+        spec["schedulingGroup"] = {"podGroupName": group}
+    return {**POD0, "spec": spec}
 
 
 @pytest.mark.parametrize(
-    ("add", "assumed", "remove", "want_err"),
+    ("add", "assumed", "remove", "gw", "want_err"),
     [
-        pytest.param(None, _on("node-1"), _on("node-1"), "", id="remove assumed pod"),
-        pytest.param(POD0, None, POD0,
+        pytest.param(None, _on("node-1"), _on("node-1"), False, "", id="remove assumed pod"),
+        pytest.param(POD0, None, POD0, False,
                      "pod uid-0(test-ns/pod-0) is not assumed, so it cannot be removed or forgotten",
                      id="pod is not assumed"),
-        pytest.param(None, None, _on("node-1"), "", id="pod doesn't exist in the cache"),
-        pytest.param(None, _on("node-1"), _on("node-2"),
+        pytest.param(None, None, _on("node-1"), False, "", id="pod doesn't exist in the cache"),
+        pytest.param(None, _on("node-1"), _on("node-2"), False,
                      "pod uid-0(test-ns/pod-0) was assumed on node-2 but assigned to node-1",
                      id="remove assumed pod with different node name"),
-        pytest.param(None, None, None, "", id="remove assumed pod group member with GenericWorkload "
-                                              "disabled",
-                     marks=pytest.mark.skip(reason="pod-group state is not kept in the cache")),
-        pytest.param(None, _on("node-1"), _on("node-1"), "",
+        pytest.param(None, _on("node-1", "pg"), _on("node-1", "pg"), False, "",
+                     id="remove assumed pod group member with GenericWorkload disabled"),
+        pytest.param(None, _on("node-1"), _on("node-1"), True, "",
                      id="remove assumed pod without a pod group"),
-        pytest.param(None, None, None, "", id="remove assumed pod group member",
-                     marks=pytest.mark.skip(reason="pod-group state is not kept in the cache")),
+        pytest.param(None, _on("node-1", "pg"), _on("node-1", "pg"), True, "",
+                     id="remove assumed pod group member"),
     ],
 )
-def test_remove_assumed_pod(add: Obj | None, assumed: Obj | None, remove: Obj, want_err: str) -> None:
-    cache = SchedulerCache()
+def test_remove_assumed_pod(
+    add: Obj | None, assumed: Obj | None, remove: Obj, gw: bool, want_err: str
+) -> None:
+    cache = SchedulerCache(generic_workload=gw)
     if add is not None:
         # Upstream adds it with an empty nodeName; so does the reference.
         assert cache.add_pod({**add, "spec": {**add["spec"], "nodeName": ""}}) == ""
     elif assumed is not None:
         assert assume(cache, assumed) == ""
-    assert forget(cache, remove) == want_err
+    pod = add if add is not None else assumed
+    if pod is not None and pod["spec"].get("schedulingGroup"):
+        assert len(cache.pod_group_states) == (1 if gw else 0)
+    got = cache.remove_assumed_pod(key_of(remove), remove["spec"].get("nodeName") or "")
+    assert got == want_err
     if not want_err:
         assert is_forgotten(cache, remove)
+        assert not cache.pod_group_states
 
 
 # -- TestNodeOperators ----------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 Ported (pkg/scheduler/eventhandlers_test.go): ``TestEventHandlers_MoveToActiveOnNominatedNodeUpdate``,
 ``TestUpdateAssignedPodInCache`` (the cache is keyed by namespace/name, not UID, so the
-"different UIDs" row checks that the node holds only the new pod), and the rows of
-``TestAddPod``, ``TestUpdatePod`` and ``TestDeletePod`` without pod-group state. The handlers
+"different UIDs" row checks that the node holds only the new pod), ``TestAddPod``,
+``TestUpdatePod`` and ``TestDeletePod`` (their pod-group rows check the cache's pod-group
+state), and in test_upstream_eventhandlers_podgroups.py the (Composite)PodGroup ones. The handlers
 run against a real SchedulingQueue (backoff off, as the upstream test) and SchedulerCache.
 """
 
@@ -174,11 +175,10 @@ def test_update_assigned_pod_in_cache(old: Obj, new: Obj) -> None:
 
 
 # -- TestAddPod / TestUpdatePod / TestDeletePod -------------------------------------------
-# Pod-group state rows belong to the workload cache (not modelled by these handlers), and
-# the informer's DeletedFinalStateUnknown tombstones do not occur here.
+# Pod-group rows check the cache's pod-group state (GenericWorkload on); the informer's
+# DeletedFinalStateUnknown tombstones do not occur here.
 
 SUPPORTED, OTHER = SCHED, "other-scheduler"
-_PG_STATE = pytest.mark.skip(reason="pod-group state (GenericWorkload) is not these handlers'")
 _TOMBSTONE = pytest.mark.skip(reason="no DeletedFinalStateUnknown tombstones in the simulator")
 
 
@@ -204,11 +204,15 @@ KEY = "ns1/pod1"
 FOO = {"foo": "bar"}
 
 
-def _setup(initial: Obj | None, assumed: Obj | None, waiting: bool) -> tuple[EventHandlers, _Sched]:
+def _setup(initial: Obj | None, assumed: Obj | None, waiting: bool,
+           gw: bool = False) -> tuple[EventHandlers, _Sched]:
     h, s = _handlers({})
+    s.cache = SchedulerCache(generic_workload=gw)
     for n in ("node1", "node2"):
         h.on_node(_ev("ADDED", make_node(n).build()))
     if assumed is not None:
+        if initial is not None and initial["spec"].get("schedulingGroup"):
+            s.cache.add_pod_group_member(initial)
         s.cache.assume_pod(PodInfo(assumed), assumed["spec"]["nodeName"])
         if waiting:
             s.waiting.add(KEY)
@@ -232,29 +236,45 @@ def _view(pod: Obj | None) -> tuple[str, Obj, bool] | None:
     return pod["spec"].get("nodeName", ""), meta.get("labels") or {}, "deletionTimestamp" in meta
 
 
+def _group_state(s: _Sched) -> tuple[bool, bool, bool] | None:
+    """(unscheduled, assumed, assigned) of pod1 in pg1's state; None without a state."""
+    state, _ = s.cache.pod_group_states_get("ns1", "pg1")
+    if state is None:
+        return None
+    return "pod1" in state.unscheduled_pods(), "pod1" in state.assumed_pods(), \
+        "pod1" in state.assigned_pods()
+
+
 def _queued(s: _Sched) -> Obj | None:
     found = s.queue._find(KEY)  # noqa: SLF001 - upstream's GetPod
     return found.pod if found is not None else None
 
 
+UNSCHED, ASSUMED, ASSIGNED = (True, False, False), (False, True, False), (False, False, True)
+
+
 @pytest.mark.parametrize(
-    ("pod", "in_queue", "in_cache"),
+    ("pod", "gw", "in_queue", "in_cache", "group_state"),
     [
-        pytest.param(_bp(), True, False, id="add unscheduled pod"),
-        pytest.param(_bp(sched=OTHER), False, False, id="add unscheduled pod with other scheduler name"),
-        pytest.param(_bp(node="node1"), False, True, id="add scheduled pod"),
-        pytest.param(_bp(group="pg1"), True, False, id="add a pod group member with GenericWorkload disabled"),
-        pytest.param(_bp(group="pg1"), True, False, id="add an unscheduled pod group member",
-                     marks=_PG_STATE),
-        pytest.param(_bp(node="node1", group="pg1"), False, True,
-                     id="add a scheduled pod group member", marks=_PG_STATE),
+        pytest.param(_bp(), False, True, False, None, id="add unscheduled pod"),
+        pytest.param(_bp(sched=OTHER), False, False, False, None,
+                     id="add unscheduled pod with other scheduler name"),
+        pytest.param(_bp(node="node1"), False, False, True, None, id="add scheduled pod"),
+        pytest.param(_bp(group="pg1"), False, True, False, None,
+                     id="add a pod group member with GenericWorkload disabled"),
+        pytest.param(_bp(group="pg1"), True, True, False, UNSCHED,
+                     id="add an unscheduled pod group member"),
+        pytest.param(_bp(node="node1", group="pg1"), True, False, True, ASSIGNED,
+                     id="add a scheduled pod group member"),
     ],
 )
-def test_add_pod(pod: Obj, in_queue: bool, in_cache: bool) -> None:
-    h, s = _setup(None, None, False)
+def test_add_pod(pod: Obj, gw: bool, in_queue: bool, in_cache: bool,
+                 group_state: tuple[bool, bool, bool] | None) -> None:
+    h, s = _setup(None, None, False, gw)
     h.on_pod(_ev("ADDED", pod))
     assert (_queued(s) is not None) is in_queue
     assert (_cached(s) is not None) is in_cache
+    assert _group_state(s) == group_state
 
 
 POD = _bp()
@@ -267,85 +287,110 @@ OTHER_SCHEDULED = _bp(sched=OTHER, node="node1")
 UPDATED_OTHER_SCHEDULED = _bp(sched=OTHER, node="node1", labels=FOO, rv="2")
 SCHEDULED_NODE2 = _bp(node="node2")
 PG, PG_LABELS = _bp(group="pg1"), _bp(group="pg1", labels=FOO, rv="2")
+PG_SCHED = _bp(group="pg1", node="node1")
+PG_SCHED_LABELS = _bp(group="pg1", node="node1", labels=FOO, rv="2")
+PG_SCHED_NODE2 = _bp(group="pg1", node="node2")
+PG_DELETING = _bp(group="pg1", deleting=True, rv="2")
 
 
 @pytest.mark.parametrize(
-    ("old", "assumed", "new", "waiting", "in_queue", "in_cache"),
+    ("old", "assumed", "new", "waiting", "in_queue", "in_cache", "gw", "group_state"),
     [
-        pytest.param(POD, None, UPDATED, False, UPDATED, None, id="update unscheduled pod"),
-        pytest.param(OTHER_POD, None, UPDATED_OTHER, False, None, None,
+        pytest.param(POD, None, UPDATED, False, UPDATED, None, False, None,
+                     id="update unscheduled pod"),
+        pytest.param(OTHER_POD, None, UPDATED_OTHER, False, None, None, False, None,
                      id="update unscheduled pod with other scheduler name"),
-        pytest.param(POD, SCHEDULED, UPDATED, False, None, SCHEDULED, id="update assumed pod"),
-        pytest.param(SCHEDULED, None, UPDATED_SCHEDULED, False, None, UPDATED_SCHEDULED,
+        pytest.param(POD, SCHEDULED, UPDATED, False, None, SCHEDULED, False, None,
+                     id="update assumed pod"),
+        pytest.param(SCHEDULED, None, UPDATED_SCHEDULED, False, None, UPDATED_SCHEDULED, False,
+                     None,
                      id="update scheduled pod"),
         pytest.param(OTHER_SCHEDULED, None, UPDATED_OTHER_SCHEDULED, False, None,
-                     UPDATED_OTHER_SCHEDULED, id="update scheduled pod with other scheduler name"),
-        pytest.param(POD, None, SCHEDULED, False, None, SCHEDULED, id="bind unscheduled pod"),
-        pytest.param(OTHER_POD, None, OTHER_SCHEDULED, False, None, OTHER_SCHEDULED,
+                     UPDATED_OTHER_SCHEDULED, False, None,
+                     id="update scheduled pod with other scheduler name"),
+        pytest.param(POD, None, SCHEDULED, False, None, SCHEDULED, False, None,
+                     id="bind unscheduled pod"),
+        pytest.param(OTHER_POD, None, OTHER_SCHEDULED, False, None, OTHER_SCHEDULED, False, None,
                      id="bind unscheduled pod with other scheduler name"),
-        pytest.param(POD, SCHEDULED, SCHEDULED, False, None, SCHEDULED, id="bind assumed pod"),
-        pytest.param(POD, SCHEDULED, SCHEDULED_NODE2, False, None, SCHEDULED_NODE2,
+        pytest.param(POD, SCHEDULED, SCHEDULED, False, None, SCHEDULED, False, None,
+                     id="bind assumed pod"),
+        pytest.param(POD, SCHEDULED, SCHEDULED_NODE2, False, None, SCHEDULED_NODE2, False, None,
                      id="bind assumed pod to a different node"),
-        pytest.param(POD, SCHEDULED, DELETING, False, None, None,
+        pytest.param(POD, SCHEDULED, DELETING, False, None, None, False, None,
                      id="update assumed pod with deletion timestamp"),
-        pytest.param(POD, SCHEDULED, DELETING, True, None, SCHEDULED,
+        pytest.param(POD, SCHEDULED, DELETING, True, None, SCHEDULED, False, None,
                      id="update assumed pod waiting on permit with deletion timestamp"),
-        pytest.param(PG, None, PG_LABELS, False, PG_LABELS, None,
+        pytest.param(PG, None, PG_LABELS, False, PG_LABELS, None, False, None,
                      id="update pod group member with GenericWorkload disabled"),
-        *(pytest.param(POD, None, POD, False, None, None, id=name, marks=_PG_STATE) for name in (
-            "update unscheduled pod group member, add label",
-            "update assumed pod group member, add label",
-            "update scheduled pod group member, add label",
-            "bind unscheduled pod group member",
-            "bind assumed pod group member",
-            "bind assumed pod group member to a different node",
-            "update assumed pod group member with deletion timestamp",
-            "update assumed pod group member waiting on permit with deletion timestamp",
+        *(pytest.param(*row, True, state, id=name) for name, row, state in (
+            ("update unscheduled pod group member, add label",
+             (PG, None, PG_LABELS, False, PG_LABELS, None), UNSCHED),
+            ("update assumed pod group member, add label",
+             (PG, PG_SCHED, PG_LABELS, False, None, PG_SCHED), ASSUMED),
+            ("update scheduled pod group member, add label",
+             (PG_SCHED, None, PG_SCHED_LABELS, False, None, PG_SCHED_LABELS), ASSIGNED),
+            ("bind unscheduled pod group member",
+             (PG, None, PG_SCHED, False, None, PG_SCHED), ASSIGNED),
+            ("bind assumed pod group member",
+             (PG, PG_SCHED, PG_SCHED, False, None, PG_SCHED), ASSIGNED),
+            ("bind assumed pod group member to a different node",
+             (PG, PG_SCHED, PG_SCHED_NODE2, False, None, PG_SCHED_NODE2), ASSIGNED),
+            ("update assumed pod group member with deletion timestamp",
+             (PG, PG_SCHED, PG_DELETING, False, None, None), None),
+            ("update assumed pod group member waiting on permit with deletion timestamp",
+             (PG, PG_SCHED, PG_DELETING, True, None, PG_SCHED), ASSUMED),
         )),
     ],
 )
 def test_update_pod(
     old: Obj, assumed: Obj | None, new: Obj, waiting: bool, in_queue: Obj | None,
-    in_cache: Obj | None,
+    in_cache: Obj | None, gw: bool, group_state: tuple[bool, bool, bool] | None,
 ) -> None:
-    h, s = _setup(old, assumed, waiting)
+    h, s = _setup(old, assumed, waiting, gw)
     h.on_pod(_ev("MODIFIED", new, old))
     assert _queued(s) == in_queue
     assert _view(_cached(s)) == _view(in_cache)
     if waiting:
         assert KEY not in s.waiting  # rejected at Permit
+    assert _group_state(s) == group_state
 
 
 @pytest.mark.parametrize(
-    ("initial", "assumed", "delete", "waiting", "in_cache"),
+    ("initial", "assumed", "delete", "waiting", "in_cache", "gw", "group_state"),
     [
-        pytest.param(POD, None, POD, False, False, id="delete unscheduled pod"),
-        pytest.param(OTHER_POD, None, OTHER_POD, False, False,
+        pytest.param(POD, None, POD, False, False, False, None, id="delete unscheduled pod"),
+        pytest.param(OTHER_POD, None, OTHER_POD, False, False, False, None,
                      id="delete unscheduled pod with other scheduler name"),
-        pytest.param(POD, None, POD, False, False, id="delete unscheduled pod with unknown state",
+        pytest.param(POD, None, POD, False, False, False, None,
+                     id="delete unscheduled pod with unknown state",
                      marks=_TOMBSTONE),
-        pytest.param(POD, SCHEDULED, POD, False, False, id="delete assumed pod"),
-        pytest.param(SCHEDULED, None, SCHEDULED, False, False, id="delete scheduled pod"),
-        pytest.param(OTHER_SCHEDULED, None, OTHER_SCHEDULED, False, False,
+        pytest.param(POD, SCHEDULED, POD, False, False, False, None, id="delete assumed pod"),
+        pytest.param(SCHEDULED, None, SCHEDULED, False, False, False, None,
+                     id="delete scheduled pod"),
+        pytest.param(OTHER_SCHEDULED, None, OTHER_SCHEDULED, False, False, False, None,
                      id="delete scheduled pod with other scheduler name"),
-        pytest.param(SCHEDULED, None, SCHEDULED, False, False,
+        pytest.param(SCHEDULED, None, SCHEDULED, False, False, False, None,
                      id="delete scheduled pod with unknown state", marks=_TOMBSTONE),
-        pytest.param(SCHEDULED, None, POD, False, False,
+        pytest.param(SCHEDULED, None, POD, False, False, False, None,
                      id="delete scheduled pod with unknown older state", marks=_TOMBSTONE),
-        pytest.param(PG, None, PG, False, False,
+        pytest.param(PG, None, PG, False, False, False, None,
                      id="delete a pod group member, GenericWorkload disabled"),
-        *(pytest.param(POD, None, POD, False, False, id=name, marks=_PG_STATE) for name in (
-            "delete an unscheduled pod group member",
-            "delete a scheduled pod group member",
-            "delete an assumed pod group member",
-            "delete an assumed pod group member waiting on permit",
-        )),
+        pytest.param(PG, None, PG, False, False, True, None,
+                     id="delete an unscheduled pod group member"),
+        pytest.param(PG_SCHED, None, PG_SCHED, False, False, True, None,
+                     id="delete a scheduled pod group member"),
+        pytest.param(PG, PG_SCHED, PG_SCHED, False, False, True, None,
+                     id="delete an assumed pod group member"),
+        pytest.param(PG, PG_SCHED, PG, True, True, True, ASSUMED,
+                     id="delete an assumed pod group member waiting on permit"),
     ],
 )
 def test_delete_pod(
-    initial: Obj, assumed: Obj | None, delete: Obj, waiting: bool, in_cache: bool
+    initial: Obj, assumed: Obj | None, delete: Obj, waiting: bool, in_cache: bool,
+    gw: bool, group_state: tuple[bool, bool, bool] | None,
 ) -> None:
-    h, s = _setup(initial, assumed, waiting)
+    h, s = _setup(initial, assumed, waiting, gw)
     h.on_pod(_ev("DELETED", delete))
     assert (_cached(s) is not None) is in_cache
     assert _queued(s) is None
+    assert _group_state(s) == group_state

@@ -1,16 +1,13 @@
 """Upstream's pod-group state counts, as the reference's pod-group cycle sees them.
 
-Ported (backend/cache/podgroupstate_test.go): ``TestPodGroupState_PodCounts`` and
-``TestPodGroupState_ScheduledPods``. Upstream keeps a per-PodGroup state in the cache
-(unscheduled, assumed and assigned pod sets); the reference reads the same facts from the
-gang plugin's membership index, the pod informer (assigned: ``spec.nodeName``) and the
-cache's assumptions, in ``WorkloadCycle._bound_pods``. So each step assumes or forgets on
-the scheduler's cache and checks the members counted as scheduled. Upstream's steps that
-assume an already-assigned pod or one outside the group have no counterpart (the cache
-refuses to assume a pod it already holds, and the group only lists its own members), so
-those steps are left out; forgetting such pods is kept (a no-op in both).
-``TestPodGroupState_AssumeForget`` and ``TestPodGroupState_Clone`` (the state's own sets
-and snapshot copies) and ``TestCompositePodGroupState_Children`` have no counterpart.
+``TestPodGroupState_PodCounts`` and ``TestPodGroupState_ScheduledPods``
+(backend/cache/podgroupstate_test.go) driven end to end: each step assumes or forgets on
+the scheduler's cache and checks the members the cycle counts as scheduled
+(``WorkloadCycle._bound_pods``, which reads the cache's ``podGroupState.ScheduledPods``).
+Upstream's steps that assume an already-assigned pod or one outside the group cannot be
+driven through the cache (it refuses to assume a pod it already holds), so they are left
+out here; forgetting such pods is kept (a no-op in both). The state's own tables, step by
+step, are in test_upstream_podgroupstate.py.
 """
 
 from __future__ import annotations
