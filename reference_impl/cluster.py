@@ -308,6 +308,19 @@ class Cluster:
         with etcd_unavailable_as_timeout():
             return self._settled(self.api.update_status(manifest))
 
+    def get_scale(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Obj:
+        """GET the parent's ``/scale`` subresource (autoscaling/v1 Scale)."""
+        self._served({"apiVersion": api_version, "kind": kind})
+        with etcd_unavailable_as_timeout():
+            return self.api.get_scale(api_version, kind, name, namespace)
+
+    def update_scale(self, api_version: str, kind: str, scale: Obj) -> Obj:
+        """PUT the parent's ``/scale`` subresource; ``scale`` names the parent (its
+        resourceVersion, if any, is a precondition). Returns the new Scale."""
+        self._served({"apiVersion": api_version, "kind": kind})
+        with etcd_unavailable_as_timeout():
+            return self._settled(self.api.update_scale(api_version, kind, scale))
+
     def evict(self, name: str, namespace: str, eviction: Obj | None = None) -> Obj:
         """POST pods/{name}/eviction (policy/v1 Eviction); TooManyRequests when a
         PodDisruptionBudget does not allow it now. Returns the Success Status."""

@@ -18,6 +18,7 @@ __all__ = [
     "Conflict",
     "Forbidden",
     "Gone",
+    "InternalError",
     "Invalid",
     "MethodNotAllowed",
     "NotFound",
@@ -148,6 +149,14 @@ class Timeout(ApiError):
     code = 504
     reason = "Timeout"
     retry_after: int = 0  # details.retryAfterSeconds
+
+
+class InternalError(ApiError):
+    """``apierrors.NewInternalError`` (HTTP 500): what a plain error from a registry
+    becomes on the wire."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"Internal error occurred: {message}")
 
 
 class ServiceUnavailable(ApiError):

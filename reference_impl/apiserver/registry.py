@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver.user_info import UserInfo
 from reference_impl.clock import Instant
 from reference_impl.errors import Cause
 from reference_impl.features import FeatureGates
@@ -67,6 +68,11 @@ class Context:
     # kube-apiserver's ``--service-cluster-ip-range``: one CIDR, or one per family (the
     # first is the primary); the Service REST allocates cluster IPs from them.
     service_cidrs: tuple[str, ...] = DEFAULT_SERVICE_CIDRS
+    # The request's user (``request.UserFrom``); None where the caller set none.
+    user: UserInfo | None = None
+    # ``Attributes.AddAnnotation`` for admission plugins: the request's audit annotation
+    # sink (key, value), None where no request is behind the context.
+    annotate: Callable[[str, str], None] | None = None
 
     def lister_get(self, api_version: str, kind: str, name: str, ns: str | None) -> Obj | None:
         """The object from the lister (read-only), or None."""

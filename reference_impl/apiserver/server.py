@@ -7,7 +7,8 @@ then stored, so an invalid write leaves storage untouched. Objects are keyed by 
 and resource, not version (``keys``); every read, list and watch converts the stored
 object to the version asked for. Deletion lives in ``deletion``, the pod subresources
 in ``pod_subresources`` and ``pod_ephemeral_update``, namespaces/finalize and CSR
-approval in ``subresource_updates``, decoding in ``decode`` and the event types in ``watch``.
+approval in ``subresource_updates``, ``<resource>/scale`` in ``scale``, decoding in
+``decode`` and the event types in ``watch``.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from reference_impl.apiserver import (
     pod_ephemeral_update,
     pod_subresources,
     rbac_bootstrap,
+    scale,
     strategies,
     subresource_updates,
     warnings,
 )
 from reference_impl.apiserver import eviction as eviction_subresource
+from reference_impl.apiserver.admission.attributes import add_annotation
 from reference_impl.apiserver.customresource import handler as cr_handler
 from reference_impl.apiserver.customresource import schema as cr_schema
 from reference_impl.apiserver.decode import (
@@ -59,6 +62,7 @@ from reference_impl.apiserver.registry import (
 from reference_impl.apiserver.status_meta import metadata_changed, status_metadata
 from reference_impl.apiserver.stored_shape import drop_empty_collections
 from reference_impl.apiserver.strategies.meta import generic_meta_only, meta_causes
+from reference_impl.apiserver.user_info import UserInfo
 from reference_impl.apiserver.warnings.deprecation import deprecation_warnings
 from reference_impl.apiserver.warnings.recorder import header_texts
 from reference_impl.apiserver.watch import ObjectEvent, object_event, open_watch
@@ -140,6 +144,12 @@ class APIServer:
         # Validating admission's warning.AddWarning texts of the write under way; they
         # follow the strategy's (store.Create/Update validate after BeforeCreate/Update).
         self._admission_warned: builtins.list[str] = []
+        # The user the requests come from (``request.UserFrom``): the reference
+        # authenticates nobody, so its caller sets it; None: no user.
+        self.user: UserInfo | None = None
+        # The audit annotations admission recorded (``Attributes.AddAnnotation``) for the
+        # last create, update or delete that ran admission, failed or not; {} for none.
+        self.audit_annotations: dict[str, str] = {}
         # key -> the object of the last event delivered for it (read-only, shared with
         # handlers and informer caches), reused as the next event's ``old``.
         self._delivered: dict[str, Obj] = {}
@@ -262,7 +272,11 @@ class APIServer:
     ) -> Context:
         return Context(self.gates, self.try_get, self._list_any, subresource,
                        self._shared_get, self._shared_list, self.clock.now(), warn,
-                       self.service_cidrs)  # fmt: skip
+                       self.service_cidrs, self.user, self._annotate)  # fmt: skip
+
+    def _annotate(self, key: str, value: str) -> None:
+        """The request's ``AddAnnotation``; a refused key or overwrite is dropped (logged upstream)."""
+        add_annotation(self.audit_annotations, key, value)
 
     # -- listers: decoded once per stored revision, shared with admission read-only -----
 
@@ -328,7 +342,7 @@ class APIServer:
             meta["generation"] = sent_generation  # kept: nothing manages it (validated >= 0)
         # Validation (a missing name included) comes before the storage's AlreadyExists.
         self._prepare(d, None)
-        warned = self._warn(d, None, status=False)
+        warned, audited = self._warn(d, None, status=False), self.audit_annotations
         key = keys.key(info, meta["name"], ns)
         # The registry's createWithGenerateNameRetry: a generated name that is taken is
         # drawn again, up to maxNameGenerationCreateAttempts (8) attempts in all.
@@ -342,7 +356,8 @@ class APIServer:
             why = ", the server was not able to generate a unique name for the object" if generated else ""
             raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists{why}')
         out = self._commit(key, obj, d.api_version)
-        self.warnings = warned  # again: an event handler's own write may have reset it
+        # again: an event handler's own write may have reset them
+        self.warnings, self.audit_annotations = warned, audited
         return out
 
     def update(self, manifest: Obj) -> Obj:
@@ -370,8 +385,9 @@ class APIServer:
         ):
             meta["generation"] = int(old["metadata"].get("generation", 0)) + 1
         warned = self._warn(d, old, status=False)  # after PrepareForUpdate's generation bump
+        audited = self.audit_annotations
         out = self._finish_update(key, d, old)
-        self.warnings = warned
+        self.warnings, self.audit_annotations = warned, audited
         return out
 
     def apply(self, manifest: Obj) -> Obj:
@@ -444,6 +460,27 @@ class APIServer:
         """The certificatesigningrequests/approval subresource: replace the conditions."""
         return subresource_updates.approve(self, manifest)
 
+    def get_scale(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Obj:
+        """GET ``<resource>/scale`` (autoscaling/v1 Scale) of a Deployment, ReplicaSet,
+        StatefulSet, ReplicationController or custom resource with a scale subresource."""
+        return scale.get_scale(self, api_version, kind, name, namespace)
+
+    def update_scale(self, api_version: str, kind: str, body: Obj) -> Obj:
+        """PUT ``<resource>/scale``: the Scale ``body`` names the parent; its replicas go
+        into the parent's spec through the parent's update."""
+        self.warnings = []
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        meta = meta if isinstance(meta, dict) else {}
+        return scale.update_scale(self, api_version, kind, str(meta.get("name", "")),
+                                  meta.get("namespace"), body)  # fmt: skip
+
+    def patch_scale(
+        self, api_version: str, kind: str, name: str, namespace: str | None, patch: Obj
+    ) -> Obj:
+        """PATCH ``<resource>/scale`` with a merge patch over the current Scale."""
+        self.warnings = []
+        return scale.patch_scale(self, api_version, kind, name, namespace, patch)
+
     def evict(self, namespace: str, name: str, eviction: Obj) -> Obj:
         """The pods/eviction subresource: delete the pod as its PodDisruptionBudget allows."""
         return eviction_subresource.evict(self, namespace, name, eviction)
@@ -470,16 +507,21 @@ class APIServer:
 
         Returns the object as it now is (marked), or None when it is gone.
         """
-        return deletion.delete(
-            self,
-            api_version,
-            kind,
-            name,
-            namespace,
-            grace_period_seconds,
-            propagation_policy,
-            uid,
-        )
+        audited: dict[str, str] = {}
+        self.audit_annotations = audited
+        try:
+            return deletion.delete(
+                self,
+                api_version,
+                kind,
+                name,
+                namespace,
+                grace_period_seconds,
+                propagation_policy,
+                uid,
+            )
+        finally:
+            self.audit_annotations = audited  # not an event handler's nested write's
 
     def finalize_namespace(self, name: str, finalizers: builtins.list[str] | None = None) -> Obj | None:
         """The namespaces/finalize subresource: set spec.finalizers (default: none); with
@@ -545,6 +587,7 @@ class APIServer:
     def _prepare(self, d: Decoded, old: Obj | None) -> None:
         info, obj = d.info, d.obj
         self._admission_warned.clear()
+        self.audit_annotations = {}
         ctx = self._context(warn=self._admission_warned.append)
         strat = strategy_for(info.kind)
         for defaulter in strat.defaulters:

@@ -32,6 +32,11 @@ from reference_impl.apiserver.admission.policy_mutation import (
     to_json,
     type_mismatches,
 )
+from reference_impl.apiserver.admission.policy_source import (
+    Grouped,
+    PolicyBindings,
+    group_bindings,
+)
 from reference_impl.apiserver.admission.validating_admission_policy import (
     _EXEMPT,
     _attributes,
@@ -41,6 +46,7 @@ from reference_impl.apiserver.admission.validating_admission_policy import (
     _match_conditions,
     _param_info,
 )
+from reference_impl.apiserver.cel_authz import AuthorizerVal, authorizer_value, rbac
 from reference_impl.apiserver.registry import Context, Operation, strategy_for
 from reference_impl.errors import ApiError, Cause, Forbidden
 
@@ -106,17 +112,20 @@ def _mutate_one(mutation: Obj, obj: Obj, act: Activation) -> Obj:
 class _Invocation:
     """One (policy, binding, param) to run (generic ``PolicyInvocation``)."""
 
-    def __init__(self, policy: Obj, binding: Obj, param: Obj | None, gvr: Any, gvk: Any) -> None:
+    def __init__(
+        self, policy: Obj, binding: Obj, param: Obj | None, gvr: Any, gvk: Any, authz: AuthorizerVal
+    ) -> None:
         self.policy, self.binding, self.param, self.gvr, self.gvk = policy, binding, param, gvr, gvk
+        self.authz = authz  # the ``authorizer`` variable (the request's user)
 
 
-def _invocations(a: pm.Attributes, ctx: Context, errors: list[str]) -> list[_Invocation]:
-    bindings = ctx.lister_list(_V1, "MutatingAdmissionPolicyBinding", None)
-    by_policy: dict[str, list[Obj]] = {}
-    for b in sorted(bindings, key=lambda b: str(b["metadata"].get("name"))):
-        by_policy.setdefault(str((b.get("spec") or {}).get("policyName") or ""), []).append(b)
+def _invocations(
+    a: pm.Attributes, ctx: Context, errors: list[str], grouped: Grouped
+) -> list[_Invocation]:
     out: list[_Invocation] = []
-    for name in sorted(by_policy):
+    requested = (a.resource[0], a.resource[2], a.subresource, a.namespace, a.name)
+    authz = authorizer_value(ctx.user, rbac(ctx.lister_get, ctx.lister_list), requested)
+    for name, bindings in grouped:
         policy = ctx.lister_get(_V1, "MutatingAdmissionPolicy", name, None)
         if policy is None:
             continue
@@ -131,7 +140,7 @@ def _invocations(a: pm.Attributes, ctx: Context, errors: list[str]) -> list[_Inv
             if fail:
                 errors.append(_text(policy, None, f"failed to configure policy: {e}"))
             continue
-        for b in by_policy[name]:
+        for b in bindings:
             bspec = b.get("spec") or {}
             mr = bspec.get("matchResources")
             if mr is not None and not pm.matches(mr, a)[0]:
@@ -142,7 +151,7 @@ def _invocations(a: pm.Attributes, ctx: Context, errors: list[str]) -> list[_Inv
                 if fail:
                     errors.append(_text(policy, b, f"failed to configure binding: {e}"))
                 continue
-            out += [_Invocation(policy, b, p, gvr, gvk) for p in params]
+            out += [_Invocation(policy, b, p, gvr, gvk, authz) for p in params]
     return out
 
 
@@ -157,11 +166,11 @@ def _run(
     request = request_of(
         op=a.operation, kind=inv.gvk, resource=inv.gvr, request_kind=a.kind,
         request_resource=a.resource, subresource=a.subresource, name=a.name,
-        namespace=a.namespace,
+        namespace=a.namespace, user=inv.authz.user,
     )  # fmt: skip
     variables = [(str(v.get("name")), str(v.get("expression") or "")) for v in spec.get("variables") or []]  # fmt: skip
     old = versioned(a.old, inv.gvk)
-    act = Activation(obj, old, request, inv.param, namespace)
+    act = Activation(obj, old, request, inv.param, namespace, inv.authz)
     act.with_variables(variables)
     matched, err = _match_conditions(spec, act, _fail_policy(inv.policy))
     if err:
@@ -171,7 +180,7 @@ def _run(
         return obj, False, False
     dirty = False
     for mutation in spec.get("mutations") or []:
-        act = Activation(obj, old, request, inv.param, namespace)
+        act = Activation(obj, old, request, inv.param, namespace, inv.authz)
         act.with_variables(variables)
         try:
             obj = _mutate_one(mutation, obj, act)
@@ -201,12 +210,20 @@ def _run_versioned(
 
 
 def mutate(
-    op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
+    op: Operation,
+    info: ResourceInfo,
+    obj: Obj,
+    old: Obj | None,
+    ctx: Context,
+    grouped: Grouped | None = None,
 ) -> tuple[Obj, list[str]]:
-    """The mutated object and the errors (already filtered by failure policy)."""
+    """The mutated object and the errors (already filtered by failure policy);
+    ``grouped``: the bindings by policy, when the caller has listed them already."""
     a = _attributes(op, info, obj, old, ctx)
     errors: list[str] = []
-    invocations = _invocations(a, ctx, errors)
+    if grouped is None:
+        grouped = group_bindings(ctx.lister_list(_V1, "MutatingAdmissionPolicyBinding", None))
+    invocations = _invocations(a, ctx, errors, grouped)
     if not invocations:
         return obj, errors
     ns_name = "" if a.kind == ("", "v1", "Namespace") else a.namespace
@@ -230,6 +247,9 @@ class MutatingAdmissionPolicyAdmission:
 
     name = "MutatingAdmissionPolicy"
 
+    def __init__(self) -> None:
+        self._bindings = PolicyBindings()
+
     def admit(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
     ) -> None:
@@ -238,9 +258,10 @@ class MutatingAdmissionPolicyAdmission:
             return  # no object to patch on delete (dispatcher.go skips the patchers)
         if info.group == "admissionregistration.k8s.io" and info.kind in _EXEMPT:
             return
-        if not ctx.lister_list(_V1, "MutatingAdmissionPolicyBinding", None):
+        bindings = ctx.lister_list(_V1, "MutatingAdmissionPolicyBinding", None)
+        if not bindings:
             return  # the usual case: nothing bound
-        new, errors = mutate(op, info, obj, old, ctx)
+        new, errors = mutate(op, info, obj, old, ctx, self._bindings.grouped(bindings))
         if errors:
             raise _policy_error(errors)
         if new is not obj and new != obj:

@@ -4,7 +4,7 @@ variables) as the ValidatingAdmissionPolicy plugin uses it.
 
 Variables are evaluated in order before the expressions; one that fails holds its error,
 which surfaces only where an expression reads it (upstream's lazy composition). The
-``authorizer`` variable is not modelled: an expression reading it fails at evaluation."""
+``authorizer`` variable and its library come from ``cel_authz``."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ from celpy.adapter import json_to_cel
 from celpy.evaluation import CELEvalError
 
 from reference_impl.apiserver import conversion
+from reference_impl.apiserver.cel_authz import FUNCTIONS as AUTHZ_FUNCTIONS
+from reference_impl.apiserver.cel_authz import AuthorizerVal
+from reference_impl.apiserver.user_info import UserInfo, admission_user_info
 
 __all__ = [
     "Activation",
@@ -45,19 +48,23 @@ class EvalResult:
 
 
 @lru_cache(maxsize=1024)
-def _program(expression: str) -> Any:
-    return _ENV.program(_ENV.compile(expression))
+def _compiled(expression: str) -> tuple[Any, Exception | None]:
+    """The program, or the error compiling it: kept together, as lru_cache keeps no
+    exceptions, so a failing expression is parsed once, not on every evaluation."""
+    try:
+        return _ENV.program(_ENV.compile(expression), functions=AUTHZ_FUNCTIONS), None
+    except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
+        return None, e.with_traceback(None)  # the text is all that is read; drop the frames
 
 
 def compile_error(expression: str) -> str:
     """``compilation error: ...`` when ``expression`` does not parse, else ""."""
-    try:
-        _program(expression)
-    except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
-        text = str(e.args[0]) if e.args else type(e).__name__
-        first = text.strip().splitlines()[0]
-        return f"compilation error: compilation failed: ERROR: <input>: Syntax error: {first}"
-    return ""
+    e = _compiled(expression)[1]
+    if e is None:
+        return ""
+    text = str(e.args[0]) if e.args else type(e).__name__
+    first = text.strip().splitlines()[0]
+    return f"compilation error: compilation failed: ERROR: <input>: Syntax error: {first}"
 
 
 def _detail(err: BaseException) -> str:
@@ -83,6 +90,8 @@ def type_name(v: Any) -> str:
     """cel-go's name for the type of a value (what compile.go's return-type check reports)."""
     if v is None:
         return "null_type"
+    if isinstance(getattr(v, "cel_type", None), str):  # the authz library's types
+        return str(v.cel_type)
     return next((name for t, name in _TYPE_NAMES if isinstance(v, t)), "dyn")
 
 
@@ -95,8 +104,9 @@ def _to_py(v: Any) -> Any:
 
 
 class Activation:
-    """The bindings of one evaluation: object, oldObject, request, params, namespaceObject
-    and the composition's variables (activation.go ``evaluationActivation``)."""
+    """The bindings of one evaluation: object, oldObject, request, params, namespaceObject,
+    authorizer (where bound) and the composition's variables (activation.go
+    ``evaluationActivation``)."""
 
     def __init__(
         self,
@@ -105,6 +115,7 @@ class Activation:
         request: Obj,
         params: Obj | None,
         namespace: Obj | None,
+        authorizer: AuthorizerVal | None = None,
     ) -> None:
         self.bindings: dict[str, Any] = {
             "object": json_to_cel(obj),
@@ -113,29 +124,46 @@ class Activation:
             "params": json_to_cel(params),
             "namespaceObject": json_to_cel(_namespace_object(namespace)),
         }
+        if authorizer is not None:  # OptionalVariableBindings.Authorizer
+            self.bindings["authorizer"] = authorizer
 
     def with_variables(self, variables: list[tuple[str, str]]) -> None:
         """Bind ``variables`` (name, expression) in order; a failing one holds its error."""
         values = celtypes.MapType()
         self.bindings["variables"] = values
         for name, expression in variables:
-            try:
-                value = _program(expression).evaluate(self.bindings)
-            except CELEvalError as e:
-                value = e
-            except Exception as e:  # noqa: BLE001 - a parse error, found at policy compile
-                value = CELEvalError(str(e), type(e), None)
+            program, err = _compiled(expression)
+            if err is None:
+                value = _evaluate_variable(program, self.bindings)
+            elif isinstance(err, CELEvalError):
+                value = err
+            else:  # a parse error, found at policy compile
+                value = CELEvalError(str(err), type(err), None)
             values[celtypes.StringType(name)] = value
+
+
+def _evaluate_variable(program: Any, bindings: dict[str, Any]) -> Any:
+    """A variable's value, or the error it holds."""
+    try:
+        return program.evaluate(bindings)
+    except CELEvalError as e:
+        return e
+    except Exception as e:  # noqa: BLE001 - celpy's internal errors alike
+        return CELEvalError(str(e), type(e), None)
 
 
 def evaluate(expression: str, act: Activation) -> EvalResult:
     """Evaluate ``expression``; an error is activation.go's ``expression '<e>' resulted in
     error: <err>``."""
-    try:
-        out = _program(expression).evaluate(act.bindings)
-    except Exception as e:  # noqa: BLE001 - CELEvalError and celpy's internal errors alike
-        return EvalResult(error=f"expression '{expression}' resulted in error: {_detail(e)}")
-    return EvalResult(value=_to_py(out))
+    program, err = _compiled(expression)
+    if err is None:
+        try:
+            out = program.evaluate(act.bindings)
+        except Exception as e:  # noqa: BLE001 - CELEvalError and celpy's internal errors alike
+            err = e
+        else:
+            return EvalResult(value=_to_py(out))
+    return EvalResult(error=f"expression '{expression}' resulted in error: {_detail(err)}")
 
 
 def _namespace_object(ns: Obj | None) -> Obj | None:
@@ -162,9 +190,10 @@ def request_of(
     subresource: str,
     name: str,
     namespace: str,
+    user: UserInfo | None = None,
 ) -> Obj:
-    """``CreateAdmissionRequest``: the matched (equivalent) kind/resource and the request's
-    own; the reference has no authenticated user, so userInfo is empty."""
+    """``CreateAdmissionRequest``: the matched (equivalent) kind/resource, the request's
+    own and the requesting user (``{}`` when the request has none)."""
 
     def gvk(t: tuple[str, str, str]) -> Obj:
         return {"group": t[0], "version": t[1], "kind": t[2]}
@@ -182,7 +211,7 @@ def request_of(
         "name": name,
         "namespace": namespace,
         "operation": op,
-        "userInfo": {},
+        "userInfo": admission_user_info(user),
         "dryRun": False,
     }
 

@@ -21,6 +21,7 @@ from lark import Token, Tree
 
 from reference_impl.apiserver import schema
 from reference_impl.apiserver.admission.policy_cel import Activation, EvalResult
+from reference_impl.apiserver.cel_authz import FUNCTIONS as AUTHZ_FUNCTIONS
 
 __all__ = [
     "JSONPatchError",
@@ -147,6 +148,7 @@ def _ne(a: Any, b: Any) -> celtypes.BoolType:
 
 
 _FUNCTIONS: Final[dict[str, Any]] = {
+    **AUTHZ_FUNCTIONS,  # mutations see ``authorizer`` (compilation.go HasAuthorizer)
     "escapeKey": escape_key,
     _OBJECT: _object,
     "string": _string,
@@ -156,16 +158,19 @@ _FUNCTIONS: Final[dict[str, Any]] = {
 
 
 @lru_cache(maxsize=512)
-def _program(expression: str) -> Any:
-    return _ENV.program(_rewrite(_ENV.compile(expression)), functions=_FUNCTIONS)
+def _compiled(expression: str) -> tuple[Any, Exception | None]:
+    """The program, or the error compiling it (kept, so a failing expression is parsed once)."""
+    try:
+        return _ENV.program(_rewrite(_ENV.compile(expression)), functions=_FUNCTIONS), None
+    except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
+        return None, e.with_traceback(None)
 
 
 def evaluate_mutation(expression: str, act: Activation) -> EvalResult:
     """Evaluate a JSONPatch or ApplyConfiguration expression with initializers as maps."""
-    try:
-        program = _program(expression)
-    except Exception as e:  # noqa: BLE001 - celpy raises several parse error types
-        text = str(e.args[0]) if e.args else type(e).__name__
+    program, err = _compiled(expression)
+    if err is not None:
+        text = str(err.args[0]) if err.args else type(err).__name__
         return EvalResult(error=f"compilation error: {text.strip().splitlines()[0]}")
     bindings = dict(act.bindings)
     bindings["jsonpatch"] = celtypes.MapType()

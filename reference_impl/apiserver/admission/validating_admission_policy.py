@@ -4,8 +4,9 @@ pkg/admission/plugin/policy/validating (plugin.go, dispatcher.go ``Dispatch``, v
 the excluded admission-configuration resources) and webhook/matchconditions.
 
 Policies and bindings are read from the lister on every write; with no binding (the usual
-case) nothing else is done. Audit annotations and the Audit action are not observable and
-are not modelled; ``authorizer`` is not bound (an expression reading it errors)."""
+case) nothing else is done. The Audit action and ``auditAnnotations`` are recorded through
+``Context.annotate`` (``policy_audit``); ``authorizer`` checks the request's user
+(``Context.user``) against the apiserver's RBAC chain (``cel_authz``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ from typing import TYPE_CHECKING, Any, Final
 from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.api.resources import ResourceInfo, lookup
 from reference_impl.apiserver.admission import policy_matching as pm
+from reference_impl.apiserver.admission.policy_audit import (
+    ERROR,
+    PUBLISH,
+    AnnotationCollector,
+    AuditAnnotation,
+    ValidationFailure,
+    audit_activation,
+    evaluate_audit_annotations,
+    publish_validation_failures,
+    without_authorizer,
+)
 from reference_impl.apiserver.admission.policy_cel import (
     Activation,
     compile_error,
@@ -23,6 +35,8 @@ from reference_impl.apiserver.admission.policy_cel import (
     type_name,
     versioned,
 )
+from reference_impl.apiserver.admission.policy_source import Grouped, PolicyBindings
+from reference_impl.apiserver.cel_authz import Authorizer, authorizer_value, rbac
 from reference_impl.apiserver.registry import Context, Operation
 from reference_impl.errors import ApiError, Cause, Forbidden, Invalid
 
@@ -176,8 +190,11 @@ def _message(v: Obj, act: Activation) -> str:
     return f"failed expression: {str(v.get('expression') or '').strip()}"
 
 
-def validate_policy(policy: Obj, act: Activation) -> list[Decision]:
-    """validator.go ``Validate``: match conditions, then one decision per validation."""
+def validate_policy(
+    policy: Obj, act: Activation, namespace: Obj | None = None
+) -> tuple[list[Decision], list[AuditAnnotation]]:
+    """validator.go ``Validate``: match conditions, then one decision per validation and
+    the audit annotations (evaluated with ``namespace`` as is)."""
     spec = policy.get("spec") or {}
     fail = _fail_policy(policy)
     variables = [
@@ -186,9 +203,10 @@ def validate_policy(policy: Obj, act: Activation) -> list[Decision]:
     act.with_variables(variables)
     matched, err = _match_conditions(spec, act, fail)
     if err:
-        return _error_decision(fail, err)
+        return _error_decision(fail, err), []
     if not matched:
-        return []
+        return [], []
+    message_act: Activation | None = None  # built for the first messageExpression
     out: list[Decision] = []
     for v in spec.get("validations") or []:
         expr = str(v.get("expression") or "")
@@ -202,16 +220,24 @@ def validate_policy(policy: Obj, act: Activation) -> list[Decision]:
                 fail, f"compilation error: must evaluate to bool but got {type_name(res.value)}"
             )
         elif res.value is not True:
-            out.append(Decision(True, _message(v, act), str(v.get("reason") or "Invalid")))
+            if message_act is None and v.get("messageExpression"):
+                message_act = without_authorizer(act, variables)
+            message = _message(v, message_act or act)
+            out.append(Decision(True, message, str(v.get("reason") or "Invalid")))
         else:
             out.append(Decision(False))
-    return out
+    if not spec.get("auditAnnotations"):
+        return out, []
+    return out, evaluate_audit_annotations(policy, audit_activation(act, namespace, variables))
 
 
 class ValidatingAdmissionPolicyAdmission:
     """``ValidatingAdmissionPolicy``: evaluate the bound policies; refuse or warn."""
 
     name = "ValidatingAdmissionPolicy"
+
+    def __init__(self) -> None:
+        self._bindings = PolicyBindings()
 
     def admit(
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
@@ -227,7 +253,7 @@ class ValidatingAdmissionPolicyAdmission:
         bindings = ctx.lister_list(_V1, "ValidatingAdmissionPolicyBinding", None)
         if not bindings:
             return []  # the usual case: nothing bound
-        denied = _dispatch(op, info, obj, old, ctx, bindings)
+        denied = _dispatch(op, info, obj, old, ctx, self._bindings.grouped(bindings))
         if denied is not None:
             name = str((obj.get("metadata") or {}).get("name") or "")
             raise policy_error(info.group_resource, name, *denied)
@@ -259,18 +285,18 @@ def _attributes(
 
 
 def _dispatch(
-    op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context, bindings: list[Obj]
+    op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context, grouped: Grouped
 ) -> tuple[str, str] | None:
     """The first denial as (message, reason), or None; warnings go to ``ctx.warn``."""
     a = _attributes(op, info, obj, old, ctx)
-    by_policy: dict[str, list[Obj]] = {}
-    for b in sorted(bindings, key=lambda b: str(b["metadata"].get("name"))):
-        by_policy.setdefault(str((b.get("spec") or {}).get("policyName") or ""), []).append(b)
     denials: list[tuple[str, str]] = []
-    for policy_name in sorted(by_policy):
+    failures: list[ValidationFailure] = []
+    authorize = rbac(ctx.lister_get, ctx.lister_list)
+    for policy_name, bindings in grouped:
         policy = ctx.lister_get(_V1, "ValidatingAdmissionPolicy", policy_name, None)
         if policy is not None:
-            denials += _dispatch_policy(policy, by_policy[policy_name], a, ctx)
+            denials += _dispatch_policy(policy, bindings, a, ctx, authorize, failures)
+    publish_validation_failures(failures, ctx.annotate)
     return denials[0] if denials else None
 
 
@@ -290,8 +316,15 @@ def _denied_text(policy: Obj, binding: Obj | None, message: str) -> str:
 
 
 def _dispatch_policy(
-    policy: Obj, bindings: list[Obj], a: pm.Attributes, ctx: Context
+    policy: Obj,
+    bindings: list[Obj],
+    a: pm.Attributes,
+    ctx: Context,
+    authorize: Authorizer,
+    failures: list[ValidationFailure],
 ) -> list[tuple[str, str]]:
+    """One policy's denials; its Audit failures go to ``failures``, its audit annotations
+    to ``ctx.annotate``."""
     spec = policy.get("spec") or {}
     ok, gvr, gvk = pm.matches(spec.get("matchConstraints") or {}, a)
     if not ok:
@@ -303,6 +336,9 @@ def _dispatch_policy(
     out: list[tuple[str, str]] = []
     ns_name = "" if a.kind == ("", "v1", "Namespace") else a.namespace
     namespace = ctx.lister_get("v1", "Namespace", ns_name, None) if ns_name else None
+    # NewResourceAuthorizerVal: the request's own resource, not the matched one.
+    requested = (a.resource[0], a.resource[2], a.subresource, a.namespace, a.name)
+    collector = AnnotationCollector()
     for binding in bindings:
         bspec = binding.get("spec") or {}
         if (
@@ -317,21 +353,32 @@ def _dispatch_policy(
             continue
         request = request_of(
             op=a.operation, kind=gvk, resource=gvr, request_kind=a.kind, request_resource=a.resource,
-            subresource=a.subresource, name=a.name, namespace=a.namespace,
+            subresource=a.subresource, name=a.name, namespace=a.namespace, user=ctx.user,
         )  # fmt: skip
+        actions = [str(x) for x in bspec.get("validationActions") or []]
+        p, b = policy["metadata"]["name"], binding["metadata"]["name"]
         for param in params:
-            act = Activation(versioned(a.obj, gvk), versioned(a.old, gvk), request, param, namespace)
-            for d in validate_policy(policy, act):
+            authz = authorizer_value(ctx.user, authorize, requested)
+            act = Activation(versioned(a.obj, gvk), versioned(a.old, gvk), request, param, namespace, authz)  # fmt: skip
+            decisions, annotations = validate_policy(policy, act, namespace)
+            for i, d in enumerate(decisions):
                 if not d.deny:
                     continue
-                for action in bspec.get("validationActions") or []:
+                for action in actions:
                     if action == "Deny":
                         out.append((_denied_text(policy, binding, d.message), d.reason))
+                    elif action == "Audit":
+                        failures.append(ValidationFailure(d.message, str(bspec.get("policyName") or ""), b, i, tuple(actions)))  # fmt: skip
                     elif action == "Warn" and ctx.warn is not None:
-                        p, b = policy["metadata"]["name"], binding["metadata"]["name"]
                         ctx.warn(
                             f"Validation failed for ValidatingAdmissionPolicy '{p}' with binding '{b}': {d.message}"
                         )
+            for ann in annotations:
+                if ann.action == PUBLISH:
+                    collector.add(ann.key, ann.value)
+                elif ann.action == ERROR:  # with failurePolicy Fail, a denial
+                    out.append((_denied_text(policy, binding, ann.error), ""))
+    collector.publish(str(policy["metadata"]["name"]), ctx.annotate)
     return out
 
 

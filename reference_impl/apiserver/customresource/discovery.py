@@ -11,9 +11,9 @@ import re
 from typing import Final
 
 from reference_impl.apiserver.customresource.info import (
-    CRD_PREFIX,
     CustomResourceInfo,
     from_crd,
+    stored_crds,
 )
 from reference_impl.storage.mvcc import MVCCStore
 
@@ -37,16 +37,18 @@ def served_custom_resources(
     store: MVCCStore, namespaced: bool | None = None
 ) -> list[CustomResourceInfo]:
     """One CustomResourceInfo per Established CRD with a served version, sorted by
-    group/resource."""
-    out: list[CustomResourceInfo] = []
-    for kv in store.range(CRD_PREFIX).kvs:
-        crd = kv.decode()
-        versions = (crd.get("spec") or {}).get("versions") or ()
-        names = sorted(
-            (str(v["name"]) for v in versions if isinstance(v, dict) and v.get("served")),
-            key=kube_aware_key,
-        )
-        info = from_crd(crd, names[0]) if names else None
-        if info is not None and (namespaced is None or info.namespaced == namespaced):
-            out.append(info)
-    return sorted(out, key=lambda i: i.group_resource)
+    group/resource (built once per stored set of CRDs)."""
+    crds = stored_crds(store)
+    if crds.served_infos is None:
+        out: list[CustomResourceInfo] = []
+        for crd in crds.crds:
+            versions = (crd.get("spec") or {}).get("versions") or ()
+            names = sorted(
+                (str(v["name"]) for v in versions if isinstance(v, dict) and v.get("served")),
+                key=kube_aware_key,
+            )
+            info = from_crd(crd, names[0]) if names else None
+            if info is not None:
+                out.append(info)
+        crds.served_infos = sorted(out, key=lambda i: i.group_resource)
+    return [i for i in crds.served_infos if namespaced is None or i.namespaced == namespaced]

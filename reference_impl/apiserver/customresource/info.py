@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Final
+from weakref import WeakKeyDictionary
 
 from reference_impl.api import resources
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import keys
 from reference_impl.storage.mvcc import MVCCStore
 
-__all__ = ["CRD_PREFIX", "CustomResourceInfo", "is_custom", "lookup"]
+__all__ = ["CRD_PREFIX", "CustomResourceInfo", "StoredCRDs", "is_custom", "lookup", "stored_crds"]
 
 Obj = dict[str, Any]
 CRD_PREFIX: Final = f"{keys.PREFIX}customresourcedefinitions.apiextensions.k8s.io/"
@@ -92,15 +93,68 @@ def from_crd(crd: Obj, version: str) -> CustomResourceInfo | None:
     return None
 
 
+class StoredCRDs:
+    """A store's CRDs, decoded once per stored version (customresource_handler.go's
+    ``crdStorageMap``, dropped on a CRD's update or delete), and what is derived from
+    them. Shared and read-only: callers must not change the CRDs or the infos' schemas."""
+
+    __slots__ = ("_by_kind", "_served", "crds", "revisions", "served_infos")
+
+    def __init__(self, revisions: tuple[int, ...], crds: list[Obj]) -> None:
+        # The mod revisions identify the stored versions: any write under the prefix
+        # (spec, status, a delete) changes them.
+        self.revisions = revisions
+        self.crds = crds  # in key order
+        self._by_kind: dict[tuple[str, str], Obj] = {}
+        for crd in self.crds:
+            spec = crd.get("spec") or {}
+            names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
+            group, kind = spec.get("group"), names.get("kind")
+            if isinstance(group, str) and isinstance(kind, str):
+                self._by_kind.setdefault((group, kind), crd)  # the first in key order wins
+        self._served: dict[tuple[str, str, str], CustomResourceInfo | None] = {}
+        # discovery.served_custom_resources' view, built there on first use
+        self.served_infos: list[CustomResourceInfo] | None = None
+
+    def lookup(self, group: str, version: str, kind: str) -> CustomResourceInfo | None:
+        """The served ``version`` of the CRD defining group/kind, or None."""
+        crd = self._by_kind.get((group, kind))
+        if crd is None:
+            return None
+        slot = (group, version, kind)
+        if slot not in self._served:
+            self._served[slot] = from_crd(crd, version)
+        return self._served[slot]
+
+
+_STORED: WeakKeyDictionary[MVCCStore, tuple[dict[str, tuple[int, Obj]], StoredCRDs]] = (
+    WeakKeyDictionary()
+)
+
+
+def stored_crds(store: MVCCStore) -> StoredCRDs:
+    """The store's current CRDs: a Range on every call (so an unavailable store still
+    fails), decoding only the CRDs written since the last call."""
+    kvs = store.range(CRD_PREFIX).kvs
+    revisions = tuple(kv.mod_revision for kv in kvs)
+    hit = _STORED.get(store)
+    if hit is not None and hit[1].revisions == revisions:
+        return hit[1]
+    old = hit[0] if hit is not None else {}
+    decoded: dict[str, tuple[int, Obj]] = {}
+    for kv in kvs:
+        prev = old.get(kv.key)
+        if prev is None or prev[0] != kv.mod_revision:
+            prev = (kv.mod_revision, kv.decode())
+        decoded[kv.key] = prev
+    out = StoredCRDs(revisions, [crd for _, crd in decoded.values()])
+    _STORED[store] = (decoded, out)
+    return out
+
+
 def lookup(store: MVCCStore, api_version: str, kind: str) -> CustomResourceInfo | None:
     """The custom resource ``kind`` served at ``api_version``, or None."""
     group, _, version = api_version.rpartition("/")
     if not group:
         return None
-    for kv in store.range(CRD_PREFIX).kvs:
-        crd = kv.decode()
-        spec = crd.get("spec") or {}
-        names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
-        if spec.get("group") == group and names.get("kind") == kind:
-            return from_crd(crd, version)
-    return None
+    return stored_crds(store).lookup(group, version, kind)

@@ -1,9 +1,11 @@
 """The HorizontalPodAutoscaler controller, after ``pkg/controller/podautoscaler/horizontal.go``.
 
 Every sync period (15 s, ``--horizontal-pod-autoscaler-sync-period``) each HPA reads its
-target's ``spec.replicas`` and pods, asks the replica calculator for a proposal per metric,
-takes the maximum, applies behavior and bounds and writes the target's ``spec.replicas``
-(Deployment, ReplicaSet or StatefulSet) and the HPA status. The period is the queue's:
+target's Scale (the ``/scale`` subresource: replicas, status replicas and selector) and
+pods, asks the replica calculator for a proposal per metric, takes the maximum, applies
+behavior and bounds and writes the new count through the Scale (Deployment, ReplicaSet,
+StatefulSet, ReplicationController or a custom resource with a scale subresource) and
+the HPA status. The period is the queue's:
 each reconcile, failed or not, re-adds the HPA one period later (``AddRateLimited`` with
 ``NewDefaultHPARateLimiter``); a new HPA, or a spec change under HPAGeneration, is
 reconciled at once, a status-only update waits its period.
@@ -27,7 +29,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
-from reference_impl.api.meta import condition, selector_from_label_selector, set_condition
+from reference_impl.api.meta import condition, parse_selector, set_condition
 from reference_impl.apiserver.component import ComponentContext
 from reference_impl.apiserver.informers import SharedInformer, WorkQueue, object_key
 from reference_impl.apiserver.server import ObjectEvent
@@ -53,7 +55,7 @@ from reference_impl.controllers.hpa.replica_rules import (
     CPU_INITIALIZATION_PERIOD,
     DELAY_OF_INITIAL_READINESS_STATUS,
 )
-from reference_impl.controllers.hpa.selectors import HPASelectors, format_label_selector
+from reference_impl.controllers.hpa.selectors import HPASelectors
 from reference_impl.errors import ApiError, Conflict, NotFound
 
 __all__ = ["SCALED_TO_ZERO", "SYNC_PERIOD_S", "HorizontalController"]
@@ -154,7 +156,7 @@ class HorizontalController:
         if target is None:
             self._write_status(hpa, status)
             return
-        current = int((target.get("spec") or {}).get("replicas", 1))
+        current = int((target.get("spec") or {}).get("replicas", 0))  # Scale: omitempty
         self.stabilizer.record_initial(key, self._ctx.clock.now(), current)
         lo, hi = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
         scaled_to_zero = (condition({"status": status}, SCALED_TO_ZERO) or {}).get("status") == "True"
@@ -180,15 +182,19 @@ class HorizontalController:
         set_condition(status, _cond(ctype, value, reason, message), rfc3339(self._ctx.clock.now()))
 
     def _scale_target(self, spec: Obj, ns: str, status: Obj) -> Obj | None:
-        """The scale target, with AbleToScale saying whether it could be read."""
-        ref = spec.get("scaleTargetRef") or {}
-        kind, name = str(ref.get("kind")), str(ref.get("name"))
-        api_version = ref.get("apiVersion") or _SCALABLE.get(kind, "")
-        target = self._server.try_get(api_version, kind, name, ns) if kind in _SCALABLE else None
+        """``scaleForResourceMappings``: the target's Scale (its /scale subresource), with
+        AbleToScale saying whether it could be read."""
+        api_version, kind, name = _target_ref(spec)
+        target: Obj | None = None
+        what = f'no matches for kind "{kind}"'
+        if api_version:
+            try:
+                target = self._server.get_scale(api_version, kind, name, ns)
+            except ApiError as e:
+                # An unknown kind, or one without /scale, keeps the short "no matches".
+                unmapped = isinstance(e, NotFound) and not e.message.endswith(" not found")
+                what = what if unmapped and kind not in _SCALABLE else e.message
         if target is None:
-            group = _SCALABLE.get(kind, "").rpartition("/")[0]
-            resource = f"{kind.lower()}s.{group}" if group else f"{kind.lower()}s"
-            what = f'{resource} "{name}" not found' if kind in _SCALABLE else f'no matches for kind "{kind}"'
             self._cond(status, "AbleToScale", "False", "FailedGetScale",
                        f"the HPA controller was unable to get the target's current scale: {what}")
         else:
@@ -237,7 +243,7 @@ class HorizontalController:
 
     def _rescale(self, key: str, spec: Obj, target: Obj, status: Obj, current: int, desired: int) -> int:
         """Write the target's new scale and the conditions and times that record it."""
-        self._scale(target, desired)
+        self._scale(spec, target, desired)
         self._cond(status, "AbleToScale", "True", "SucceededRescale",
                    f"the HPA controller was able to update the target scale to {desired}")
         if spec.get("behavior") is not None:
@@ -255,17 +261,21 @@ class HorizontalController:
         """``validateAndParseSelector``: (reason, message) when the target's pods cannot be
         attributed to this HPA alone."""
         assert self._pods is not None
-        sel = _target_selector(target)
-        if sel is None:
+        sel = str((target.get("status") or {}).get("selector") or "")
+        if not sel:
             return "InvalidSelector", "the HPA target's scale is missing a selector"
-        if not self.selectors.put_if_present(key, sel):
+        try:
+            parsed = parse_selector(sel)
+        except ValueError as e:
+            return ("InvalidSelector",
+                    f"couldn't convert selector into a corresponding internal selector object: {e}")
+        if not self.selectors.put_if_present(key, parsed):
             return None  # deleted meanwhile: the DELETED event stops its sync
-        parsed = selector_from_label_selector(sel)
         pods = [p for p in self._pods.items()
                 if p["metadata"].get("namespace") == ns and parsed.matches(p["metadata"].get("labels"))]
         hpas = self.selectors.matching(ns, pods, 2)
         if len(hpas) > 1:
-            return ("AmbiguousSelector", f"pods by selector {format_label_selector(sel)} are controlled "
+            return ("AmbiguousSelector", f"pods by selector {sel} are controlled "
                     f"by more than one HPA (e.g. [{' '.join(hpas)}])")
         return None
 
@@ -320,19 +330,18 @@ class HorizontalController:
 
     def _target_pods(self, target: Obj, ns: str) -> list[Obj]:
         assert self._pods is not None
-        sel = selector_from_label_selector(_target_selector(target))
+        sel = parse_selector((target.get("status") or {}).get("selector"))
         return [
             p
             for p in self._pods.items()
             if p["metadata"].get("namespace") == ns and sel.matches(p["metadata"].get("labels"))
         ]
 
-    def _scale(self, target: Obj, replicas: int) -> None:
-        """Write the target's ``spec.replicas`` (the scale subresource's effect)."""
-        fresh = dict(target)
-        fresh["spec"] = {**target["spec"], "replicas": replicas}
+    def _scale(self, spec: Obj, target: Obj, replicas: int) -> None:
+        """Update the target's Scale (its resourceVersion the precondition) to ``replicas``."""
+        api_version, kind, _ = _target_ref(spec)
         self._ctx.trace.record(self.name, "scale", object_key(target), str(replicas))
-        self._server.update(fresh)
+        self._server.update_scale(api_version, kind, {**target, "spec": {"replicas": replicas}})
 
     def _write_status(self, hpa: Obj, status: Obj) -> None:
         status.setdefault("desiredReplicas", 0)  # never omitted by the Go type
@@ -348,12 +357,12 @@ def _cond(ctype: str, status: str, reason: str, message: str) -> Obj:
     return {"type": ctype, "status": status, "reason": reason, "message": message}
 
 
-def _target_selector(target: Obj) -> Obj | None:
-    """The scale subresource's selector: a ReplicationController's is a plain label map."""
-    sel = (target.get("spec") or {}).get("selector")
-    if sel is not None and target.get("kind") == "ReplicationController":
-        return {"matchLabels": dict(sel)}
-    return sel if sel is None else dict(sel)
+def _target_ref(spec: Obj) -> tuple[str, str, str]:
+    """(apiVersion, kind, name) of ``scaleTargetRef``; a built-in kind's version when the
+    reference names none."""
+    ref = spec.get("scaleTargetRef") or {}
+    kind = str(ref.get("kind"))
+    return str(ref.get("apiVersion") or _SCALABLE.get(kind, "")), kind, str(ref.get("name"))
 
 
 def _object_or_external(spec: Obj) -> bool:

@@ -1,5 +1,4 @@
-"""Which HPAs select which pods (``hpa_selector_store.go``), and the scale subresource's
-selector string (``metav1.FormatLabelSelector``).
+"""Which HPAs select which pods (``hpa_selector_store.go``).
 
 An HPA is registered with a selector that selects nothing when it is first seen, and
 gets its target's selector at each reconcile; pods selected by two HPAs make both
@@ -13,28 +12,9 @@ from typing import Any
 
 from reference_impl.api.meta import Selector, selector_from_label_selector
 
-__all__ = ["HPASelectors", "format_label_selector"]
+__all__ = ["HPASelectors"]
 
 Obj = dict[str, Any]
-
-
-def format_label_selector(sel: Mapping[str, Any] | None) -> str:
-    """``metav1.FormatLabelSelector``: "<none>" for no selector, sorted requirements."""
-    if sel is None:
-        return "<none>"
-    parts = [f"{k}={v}" for k, v in (sel.get("matchLabels") or {}).items()]
-    for e in sel.get("matchExpressions") or ():
-        key, op, values = e.get("key", ""), e.get("operator", ""), sorted(e.get("values") or ())
-        if op == "In":
-            parts.append(f"{key} in ({','.join(values)})")
-        elif op == "NotIn":
-            parts.append(f"{key} notin ({','.join(values)})")
-        elif op == "Exists":
-            parts.append(key)
-        elif op == "DoesNotExist":
-            parts.append(f"!{key}")
-    out = ",".join(sorted(parts))
-    return out or "<none>"
 
 
 class HPASelectors:
@@ -47,11 +27,12 @@ class HPASelectors:
         """``PutIfAbsent(..., labels.Nothing())`` from enqueueHPA."""
         self._by_key.setdefault(key, Selector(nothing=True))
 
-    def put_if_present(self, key: str, sel: Mapping[str, Any] | None) -> bool:
-        """Record the target's selector; False when the HPA was deleted meanwhile."""
+    def put_if_present(self, key: str, sel: Selector | Mapping[str, Any] | None) -> bool:
+        """Record the target's selector (parsed from its Scale, or a LabelSelector); False
+        when the HPA was deleted meanwhile."""
         if key not in self._by_key:
             return False
-        self._by_key[key] = selector_from_label_selector(sel)
+        self._by_key[key] = sel if isinstance(sel, Selector) else selector_from_label_selector(sel)
         return True
 
     def delete(self, key: str) -> None:

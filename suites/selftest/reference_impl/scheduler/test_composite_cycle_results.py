@@ -15,15 +15,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
-from reference_impl.api import (
-    condition,
-    make_composite_pod_group,
-    make_node,
-    make_pod,
-    make_pod_group,
+from upstream_cpg_harness import (
+    FAKE,
+    GROUPS,
+    NS,
+    NoNormalize,
+    Obj,
+    cluster,
+    group_name,
+    outcome,
+    pod_group,
+    use_placement_plugins,
+    whole_tree,
 )
-from reference_impl.cluster import Cluster, ClusterConfig
+
+from reference_impl.api import condition, make_composite_pod_group, make_pod
+from reference_impl.cluster import Cluster
 from reference_impl.scheduler.framework.interface import OK, Code, Status
 from reference_impl.scheduler.framework.placement import (
     Placement,
@@ -34,21 +41,12 @@ from reference_impl.scheduler.framework.types import PodInfo
 from reference_impl.scheduler.group_placement import GroupPlacer
 from reference_impl.scheduler.scheduler import Scheduler
 
-Obj = dict[str, Any]
-RUNTIME = {"scheduling.k8s.io/v1beta1": "true", "scheduling.k8s.io/v1alpha3": "true"}
-GATES = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True, "CompositePodGroup": True}
-NS = "default"
-FAKE = "FakePlacementPlugin"
 SCORE_ERR = 'running PlacementScore plugins: plugin "FakePlacementPlugin" failed with: boom'
 CHILD_ERR = "composite pod group evaluation failed due to child error: "
 
 
-def _name(group: PodGroupInfo) -> str:
-    return str(group.pod_group["metadata"]["name"])
-
-
 @dataclass
-class _Fake:
+class _Fake(NoNormalize):
     """Generates node pairs for cpg and one placement per node for a PodGroup; scoring
     fails with ``code`` for the groups in ``fail`` on a placement holding node2."""
 
@@ -62,56 +60,32 @@ class _Fake:
         self, group: PodGroupInfo, parent: Placement
     ) -> tuple[list[Placement], Status]:
         nodes = sorted(parent.nodes, key=lambda ni: ni.name)
-        size = 2 if _name(group) == "cpg" else 1  # cpg: node pairs; a PodGroup: one node
+        size = 2 if group_name(group) == "cpg" else 1  # cpg: node pairs; a PodGroup: one node
         chunks = [nodes[i:i + size] for i in range(0, len(nodes), size)]
         return [Placement("-".join(ni.name for ni in ch), ch) for ch in chunks], OK
 
     def score_placement(self, group: PodGroupInfo, a: PodGroupAssignments) -> tuple[int, Status]:
-        if _name(group) in self.fail and "node2" in a.placement.name:
+        if group_name(group) in self.fail and "node2" in a.placement.name:
             return 0, Status(self.code, ("boom",))
         return 1, OK
-
-    def normalize_placement_scores(self, group: PodGroupInfo, scores: list[int]) -> Status | None:
-        return None
 
 
 def _run(fake: _Fake, *, basic: bool = False, assumed: str = "") -> Cluster:
     """``basic``: basic groups under a basic composite; else gangs of one under a gang
     composite of one child (of both with ``assumed``). ``assumed``: a pod already assumed
     on node3 while still queued (an update requeued it during the cycle that assumed it)."""
-    c = Cluster(GATES, config=ClusterConfig(nodes=0, runtime_config=RUNTIME))
-    for i in range(1, 5):
-        c.apply(make_node(f"node{i}").build())
-    c.settle()
-    fw = c.scheduler.framework
-    fw.placement_generate = [fake]
-    fw.placement_score = [fake]
-    fw.weights = {**fw.weights, FAKE: 1}
-    c.scheduler._armed = True  # noqa: SLF001 - the tree arrives whole, as upstream pops it
+    c = cluster()
+    use_placement_plugins(c, [fake], [fake], {FAKE: 1})
     groups = None if basic else 2 if assumed else 1
-    c.apply(make_composite_pod_group("cpg", NS, min_group_count=groups))
-    for pg, pod in (("pg1", "p1"), ("pg2", "p2")):
-        obj = make_pod_group(pg, NS, min_count=None if basic else 1)
-        obj["spec"]["parentCompositePodGroupName"] = "cpg"
-        obj["spec"]["workloadRef"] = {"workloadName": "wl", "templateName": "t"}
-        c.apply(obj)
-        c.apply(make_pod(pod, NS).pod_group(pg).build())
-        if pod == assumed:
-            info = PodInfo(c.api.get("v1", "Pod", pod, NS))
-            assert c.scheduler.cache.assume_pod(info, "node3") == ""
-    c.scheduler._armed = False  # noqa: SLF001
-    c.scheduler._kick()  # noqa: SLF001
-    c.settle()
+    with whole_tree(c):
+        c.apply(make_composite_pod_group("cpg", NS, min_group_count=groups))
+        for pg, pod in GROUPS:
+            c.apply(pod_group(pg, "cpg", None if basic else 1))
+            c.apply(make_pod(pod, NS).pod_group(pg).build())
+            if pod == assumed:
+                info = PodInfo(c.api.get("v1", "Pod", pod, NS))
+                assert c.scheduler.cache.assume_pod(info, "node3") == ""
     return c
-
-
-def _outcome(c: Cluster) -> dict[str, str | tuple[str, str]]:
-    out: dict[str, str | tuple[str, str]] = {}
-    for name in ("p1", "p2"):
-        pod = c.api.get("v1", "Pod", name, NS)
-        cond = condition(pod, "PodScheduled") or {}
-        out[name] = pod["spec"].get("nodeName") or (cond.get("reason", ""), cond.get("message", ""))
-    return out
 
 
 @pytest.mark.parametrize("assumed", ["p1", "p2"])
@@ -132,20 +106,20 @@ def test_assumed_member_is_skipped(assumed: str, monkeypatch: pytest.MonkeyPatch
     assert c.scheduler.cache.assumed_node(f"{NS}/{assumed}") == "node3"
     # Nor is it reported or requeued as a failure of this attempt.
     assert condition(c.api.get("v1", "Pod", assumed, NS), "PodScheduled") is None
-    assert isinstance(_outcome(c)[other], str)
+    assert isinstance(outcome(c)[other], str)
 
 
 def test_score_failure_at_composite_is_the_result() -> None:
     """findBestCompositePodGroupPlacement: cpg's PlacementScore Error fails the attempt with
     that status (not the first candidate)."""
-    out = _outcome(_run(_Fake({"cpg"})))
+    out = outcome(_run(_Fake({"cpg"})))
     assert out == {p: ("SchedulerError", SCORE_ERR) for p in ("p1", "p2")}
 
 
 @pytest.mark.parametrize("basic", [False, True], ids=["gang", "basic"])
 def test_score_failure_at_child_fails_tree(basic: bool) -> None:
     """findBestPodGroupPlacement inside the composite: a child's Error is a child error."""
-    out = _outcome(_run(_Fake({"pg2"}), basic=basic))
+    out = outcome(_run(_Fake({"pg2"}), basic=basic))
     assert out == {p: ("SchedulerError", CHILD_ERR + SCORE_ERR) for p in ("p1", "p2")}
 
 
@@ -162,6 +136,6 @@ def test_unschedulable_basic_child_does_not_count(monkeypatch: pytest.MonkeyPatc
         return real(self, group, *args, **kw)
 
     monkeypatch.setattr(GroupPlacer, "best", best)
-    out = _outcome(_run(_Fake(), basic=True))
+    out = outcome(_run(_Fake(), basic=True))
     assert isinstance(out["p1"], str)
     assert isinstance(out["p2"], tuple) and out["p2"][0] == "Unschedulable"

@@ -22,15 +22,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
-from reference_impl.api import (
-    condition,
-    make_composite_pod_group,
-    make_node,
-    make_pod,
-    make_pod_group,
+from upstream_cpg_harness import (
+    FAKE,
+    GROUPS,
+    NS,
+    NoNormalize,
+    Obj,
+    cluster,
+    group_name,
+    outcome,
+    pod_group,
+    table_score,
+    use_placement_plugins,
+    whole_tree,
 )
-from reference_impl.cluster import Cluster, ClusterConfig
+
+from reference_impl.api import make_composite_pod_group, make_node, make_pod
+from reference_impl.cluster import Cluster
 from reference_impl.scheduler.framework.interface import OK, Code, Status
 from reference_impl.scheduler.framework.placement import (
     Placement,
@@ -38,11 +46,6 @@ from reference_impl.scheduler.framework.placement import (
     PodGroupInfo,
 )
 
-Obj = dict[str, Any]
-RUNTIME = {"scheduling.k8s.io/v1beta1": "true", "scheduling.k8s.io/v1alpha3": "true"}
-GATES = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True, "CompositePodGroup": True}
-NS = "default"
-FAKE = "FakePlacementPlugin"
 ERR = Status(Code.ERROR, ("injected error",))
 
 DEFAULT_PLACEMENTS = {
@@ -52,12 +55,8 @@ DEFAULT_PLACEMENTS = {
 }
 
 
-def _name(group: PodGroupInfo) -> str:
-    return str(group.pod_group["metadata"]["name"])
-
-
 @dataclass
-class _Fake:
+class _Fake(NoNormalize):
     """fakePlacementPlugin's generate and score halves, keyed by the group's name."""
 
     scores: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -70,10 +69,7 @@ class _Fake:
         return FAKE
 
     def score_placement(self, group: PodGroupInfo, a: PodGroupAssignments) -> tuple[int, Status]:
-        return self.scores.get(_name(group), {}).get(a.placement.name, 0), OK
-
-    def normalize_placement_scores(self, group: PodGroupInfo, scores: list[int]) -> Status | None:
-        return None  # PlacementScoreExtensions returns nil
+        return table_score(self.scores, group, a)
 
 
 @dataclass
@@ -88,19 +84,19 @@ class _Ordered:
     def generate_placements(
         self, group: PodGroupInfo, parent: Placement
     ) -> tuple[list[Placement], Status]:
-        if self.fake.passthrough and _name(group) not in self.fake.placements:
+        if self.fake.passthrough and group_name(group) not in self.fake.placements:
             return [Placement("all", parent.nodes)], OK
         by_name = {ni.name: ni for ni in parent.nodes}
         out = []
-        for pname, nodes in sorted(self.fake.placements.get(_name(group), {}).items()):
+        for pname, nodes in sorted(self.fake.placements.get(group_name(group), {}).items()):
             picked = [by_name[n] for n in nodes if n in by_name]
             if picked:
                 out.append(Placement(pname, picked))
-        return out, self.fake.generate_status.get(_name(group), OK)
+        return out, self.fake.generate_status.get(group_name(group), OK)
 
 
 @dataclass
-class _Scorer:
+class _Scorer(NoNormalize):
     """One of the scoring tests' fakePlacementPlugins, "FakeScorePlugin[i]"."""
 
     index: int
@@ -110,10 +106,7 @@ class _Scorer:
         return f"FakeScorePlugin[{self.index}]"
 
     def score_placement(self, group: PodGroupInfo, a: PodGroupAssignments) -> tuple[int, Status]:
-        return self.scores.get(_name(group), {}).get(a.placement.name, 0), OK
-
-    def normalize_placement_scores(self, group: PodGroupInfo, scores: list[int]) -> Status | None:
-        return None
+        return table_score(self.scores, group, a)
 
 
 def _run(fake: _Fake, scorers: list[tuple[_Scorer, int]] | None = None,
@@ -122,46 +115,24 @@ def _run(fake: _Fake, scorers: list[tuple[_Scorer, int]] | None = None,
     """``basic``: upstream's tree as it is (basic groups, a framework without
     PlacementFeasible plugins unless ``feasible`` names some) and its podPerNode Filter
     (one pod fits a node)."""
-    c = Cluster(GATES, config=ClusterConfig(nodes=0, runtime_config=RUNTIME))
-    for i in range(1, 5):
-        node = make_node(f"node{i}")
-        c.apply((node.capacity(pods="1") if basic else node).build())
-    c.settle()
-    fw = c.scheduler.framework
-    fw.placement_generate = [_Ordered(fake)]
-    if basic:
-        fw.placement_feasible = feasible or []
+    c = cluster(lambda i: (make_node(f"node{i}").capacity(pods="1") if basic
+                           else make_node(f"node{i}")).build())  # fmt: skip
     if scorers is None:
-        fw.placement_score = [fake]
-        fw.weights = {**fw.weights, FAKE: 1}
+        use_placement_plugins(c, [_Ordered(fake)], [fake], {FAKE: 1})
     else:
-        fw.placement_score = [s for s, _ in scorers]
-        fw.weights = {**fw.weights, **{s.name(): w for s, w in scorers}}
-    c.scheduler._armed = True  # noqa: SLF001 - the tree arrives whole, as upstream pops it
-    c.apply(make_composite_pod_group("cpg", NS, min_group_count=None if basic else 1))
-    for pg, pod in (("pg1", "p1"), ("pg2", "p2")):
-        obj = make_pod_group(pg, NS, min_count=None if basic else 1)
-        obj["spec"]["parentCompositePodGroupName"] = "cpg"
-        obj["spec"]["workloadRef"] = {"workloadName": "wl", "templateName": "t"}
-        c.apply(obj)
-        builder = make_pod(pod, NS).pod_group(pg)
-        if reject_all:
-            builder = builder.node_selector(rejected="true")  # the fake Filter, every node
-        c.apply(builder.build())
-    c.scheduler._armed = False  # noqa: SLF001
-    c.scheduler._kick()  # noqa: SLF001
-    c.settle()
+        use_placement_plugins(c, [_Ordered(fake)], [s for s, _ in scorers],
+                              {s.name(): w for s, w in scorers})  # fmt: skip
+    if basic:
+        c.scheduler.framework.placement_feasible = feasible or []
+    with whole_tree(c):
+        c.apply(make_composite_pod_group("cpg", NS, min_group_count=None if basic else 1))
+        for pg, pod in GROUPS:
+            c.apply(pod_group(pg, "cpg", None if basic else 1))
+            builder = make_pod(pod, NS).pod_group(pg)
+            if reject_all:
+                builder = builder.node_selector(rejected="true")  # the fake Filter, every node
+            c.apply(builder.build())
     return c
-
-
-def _outcome(c: Cluster) -> dict[str, str | tuple[str, str]]:
-    """Each pod's node, or its PodScheduled=False (reason, message)."""
-    out: dict[str, str | tuple[str, str]] = {}
-    for name in ("p1", "p2"):
-        pod = c.api.get("v1", "Pod", name, NS)
-        cond = condition(pod, "PodScheduled") or {}
-        out[name] = pod["spec"].get("nodeName") or (cond.get("reason", ""), cond.get("message", ""))
-    return out
 
 
 CASES = [
@@ -187,14 +158,14 @@ CASES = [
 def test_cpg_scheduling_placement_algorithm(
     fake: _Fake, reject_all: bool, want: dict[str, str | tuple[str, str]]
 ) -> None:
-    assert _outcome(_run(fake, reject_all=reject_all)) == want
+    assert outcome(_run(fake, reject_all=reject_all)) == want
 
 
 def test_cpg_returns_unschedulable_if_no_pods_got_scheduled() -> None:
     """"returns unschedulable if no pods got scheduled": every node rejects both pods, so
     nothing is bound and both report Unschedulable."""
     c = _run(_Fake(), reject_all=True)
-    out = _outcome(c)
+    out = outcome(c)
     assert [v[0] if isinstance(v, tuple) else v for v in out.values()] == [
         "Unschedulable", "Unschedulable"]
 
@@ -207,7 +178,7 @@ def test_cpg_respects_pods_already_scheduled_in_sibling_pod_groups() -> None:
     fake = _Fake({"cpg": {"placement1": 1},
                   "pg1": {"placement1": 2, "placement2": 1},
                   "pg2": {"placement1": 2, "placement2": 1}})
-    out = _outcome(_run(fake, basic=True))
+    out = outcome(_run(fake, basic=True))
     assert out["p1"] == "node1"
     reason, message = out["p2"]
     assert reason == "Unschedulable"
@@ -244,7 +215,7 @@ def test_cpg_discards_infeasible_placements() -> None:
                   "pg1": {"placement1": 5, "placement2": 5, "placement3": 1, "placement4": 2},
                   "pg2": {"placement1": 5, "placement2": 5, "placement3": 2, "placement4": 1}})
     feasible = _FirstCompositePlacementInfeasible(children=2)
-    out = _outcome(_run(fake, basic=True, feasible=[feasible]))
+    out = outcome(_run(fake, basic=True, feasible=[feasible]))
     assert out == {"p1": "node4", "p2": "node3"}
     assert feasible.evaluations >= 2  # placement2 was evaluated after placement1 failed
 
@@ -271,7 +242,7 @@ def test_cpg_scheduling_placement_algorithm_scoring(
     plugins: list[tuple[dict[str, dict[str, int]], int]], want: dict[str, str]
 ) -> None:
     scorers = [(_Scorer(i, scores), weight) for i, (scores, weight) in enumerate(plugins)]
-    assert _outcome(_run(_Fake(), scorers)) == want
+    assert outcome(_run(_Fake(), scorers)) == want
 
 
 # -- TestScorePlacementPodGroupAssignments ----------------------------------------------
@@ -282,7 +253,7 @@ def test_cpg_scheduling_placement_algorithm_scoring(
 
 
 @dataclass
-class _Recorder:
+class _Recorder(NoNormalize):
     """fakeAssignmentRecordingPlugin: the root's proposed pod -> node, per placement."""
 
     root: str
@@ -292,13 +263,10 @@ class _Recorder:
         return "fake-assignment-recorder"
 
     def score_placement(self, group: PodGroupInfo, a: PodGroupAssignments) -> tuple[int, Status]:
-        if _name(group) == self.root:
+        if group_name(group) == self.root:
             self.seen[a.placement.name] = {
                 p.pod["metadata"]["name"]: node for p, node in a.proposed}
         return 0, OK
-
-    def normalize_placement_scores(self, group: PodGroupInfo, scores: list[int]) -> Status | None:
-        return None
 
 
 @dataclass
@@ -313,37 +281,26 @@ def _record(
     tree: _Tree, wrap: Callable[[list[Any]], list[Any]] | None = None
 ) -> dict[str, dict[str, str]]:
     """``wrap``: replaces the profile's PlacementFeasible plugins (given them)."""
-    c = Cluster(GATES, config=ClusterConfig(nodes=0, runtime_config=RUNTIME))
-    for i in range(1, 5):
-        c.apply(make_node(f"node{i}").label("slot", f"n{i}").label(
-            "half", "a" if i <= 2 else "b").build())
-    c.settle()
+    c = cluster(lambda i: make_node(f"node{i}").label("slot", f"n{i}").label(
+        "half", "a" if i <= 2 else "b").build())
     root = tree.cpgs[0][0]
     rec = _Recorder(root)
     fake = _Fake(placements={root: tree.root_placements}, passthrough=True)
+    use_placement_plugins(c, [_Ordered(fake)], [rec], {rec.name(): 1})
     fw = c.scheduler.framework
-    fw.placement_generate = [_Ordered(fake)]
-    fw.placement_score = [rec]
-    fw.weights = {**fw.weights, rec.name(): 1}
     if wrap is not None:
         fw.placement_feasible = wrap(list(fw.placement_feasible))
-    c.scheduler._armed = True  # noqa: SLF001
-    for name, min_groups, parent in tree.cpgs:
-        c.apply(make_composite_pod_group(name, NS, min_group_count=min_groups, parent=parent))
-    for name, parent in tree.pgs:
-        obj = make_pod_group(name, NS, min_count=1)
-        obj["spec"]["parentCompositePodGroupName"] = parent
-        obj["spec"]["workloadRef"] = {"workloadName": "wl", "templateName": "t"}
-        c.apply(obj)
-    for name, group, where in tree.pods:
-        builder = make_pod(name, NS).pod_group(group)
-        if where:
-            key = "half" if where in ("a", "b") else "slot"
-            builder = builder.node_selector(**{key: where})
-        c.apply(builder.build())
-    c.scheduler._armed = False  # noqa: SLF001
-    c.scheduler._kick()  # noqa: SLF001
-    c.settle()
+    with whole_tree(c):
+        for name, min_groups, parent in tree.cpgs:
+            c.apply(make_composite_pod_group(name, NS, min_group_count=min_groups, parent=parent))
+        for name, parent in tree.pgs:
+            c.apply(pod_group(name, parent, 1))
+        for name, group, where in tree.pods:
+            builder = make_pod(name, NS).pod_group(group)
+            if where:
+                key = "half" if where in ("a", "b") else "slot"
+                builder = builder.node_selector(**{key: where})
+            c.apply(builder.build())
     return rec.seen
 
 
