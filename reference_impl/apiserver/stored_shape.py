@@ -111,6 +111,8 @@ def drop_empty_collections(obj: Obj, data: bytes) -> bool:
     """Drop, in place, the empty ``omitempty`` lists and maps of a built-in object, as a
     round trip through protobuf storage does (a custom resource is left as it is);
     ``data``: its compact JSON. Whether anything was dropped."""
+    if _EMPTIES[0] not in data and _EMPTIES[1] not in data:
+        return False  # nothing written empty: the common case, found without a lookup
     definition = root_definition_of(str(obj.get("apiVersion")), str(obj.get("kind")))
     if not definition:
         return False

@@ -279,8 +279,11 @@ class FeatureGates(Mapping[str, bool]):
         return len(self._values)
 
     def enabled(self, name: str) -> bool:
-        """Whether the gate is on."""
-        return self[name]
+        """Whether the gate is on (``__getitem__`` inlined: it is on every write's path)."""
+        try:
+            return self._values[name]
+        except KeyError:
+            raise UnknownFeature(f"unrecognized feature gate: {name}") from None
 
     def dependencies(self) -> dict[str, tuple[str, ...]]:
         """featureGate.Dependencies: a copy of the gate dependency map."""

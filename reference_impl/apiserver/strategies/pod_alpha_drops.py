@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer
 from reference_impl.features import FeatureGates
+from reference_impl.features.gate_memo import per_gates
 
 __all__ = ["SPEC_PATHS", "drop_alpha_fields", "pod_spec_at"]
 
@@ -81,32 +82,37 @@ def _user_holders(spec: Obj) -> list[tuple[Obj, str]]:
     return out
 
 
-def _mounts(spec: Obj) -> list[Obj]:
-    fields = ("initContainers", "containers", "ephemeralContainers")
-    return [m for f in fields for c in _dicts(spec.get(f)) for m in _dicts(c.get("volumeMounts"))]
-
-
-def _http_gets(spec: Obj) -> list[Obj]:
-    """Every container's probe and lifecycle handler ``httpGet``."""
-    out: list[Obj] = []
-    for field in ("initContainers", "containers", "ephemeralContainers"):
-        for c in _dicts(spec.get(field)):
-            handlers = [c.get(p) for p in ("livenessProbe", "readinessProbe", "startupProbe")]
-            life = c.get("lifecycle")
-            if isinstance(life, dict):
-                handlers += [life.get("postStart"), life.get("preStop")]
-            out += [h["httpGet"] for h in handlers if isinstance(h, dict) and isinstance(h.get("httpGet"), dict)]
-    return out
+_ALL: Final = ("initContainers", "containers", "ephemeralContainers")
+_PROBES: Final = ("livenessProbe", "readinessProbe", "startupProbe")
+_OFF_GATES: Final = (
+    "AtomicWriteVolumeUserFields", "H2CContainerProbe", "VolumeBindMountOptions",
+    "ContainerStopSignals", "EmptyDirVolumeMode", "GRPCContainerProbeTLS", "GenericWorkload",
+)  # fmt: skip
 
 
 def _containers(spec: Obj) -> list[Obj]:
-    fields = ("initContainers", "containers", "ephemeralContainers")
-    return [c for f in fields for c in _dicts(spec.get(f))]
+    return [c for f in _ALL for c in _dicts(spec.get(f))]
 
 
-def _grpcs(spec: Obj) -> list[Obj]:
+def _mounts(containers: list[Obj]) -> list[Obj]:
+    return [m for c in containers for m in _dicts(c.get("volumeMounts"))]
+
+
+def _http_gets(containers: list[Obj]) -> list[Obj]:
+    """Every container's probe and lifecycle handler ``httpGet``."""
+    out: list[Obj] = []
+    for c in containers:
+        handlers = [c.get(p) for p in _PROBES]
+        life = c.get("lifecycle")
+        if isinstance(life, dict):
+            handlers += [life.get("postStart"), life.get("preStop")]
+        out += [h["httpGet"] for h in handlers if isinstance(h, dict) and isinstance(h.get("httpGet"), dict)]
+    return out
+
+
+def _grpcs(containers: list[Obj]) -> list[Obj]:
     """Every container's probe ``grpc`` action."""
-    probes = [c.get(p) for c in _containers(spec) for p in ("livenessProbe", "readinessProbe", "startupProbe")]  # noqa: E501
+    probes = [c.get(p) for c in containers for p in _PROBES]
     return [p["grpc"] for p in probes if isinstance(p, dict) and isinstance(p.get("grpc"), dict)]
 
 
@@ -114,35 +120,40 @@ def _empty_dirs(spec: Obj) -> list[Obj]:
     return [v["emptyDir"] for v in _dicts(spec.get("volumes")) if isinstance(v.get("emptyDir"), dict)]
 
 
-def _lifecycles(spec: Obj) -> list[Obj]:
-    return [c["lifecycle"] for c in _containers(spec) if isinstance(c.get("lifecycle"), dict)]
+def _lifecycles(containers: list[Obj]) -> list[Obj]:
+    return [c["lifecycle"] for c in containers if isinstance(c.get("lifecycle"), dict)]
 
 
-def _drop_more(spec: Obj, ospec: Obj | None, gates: FeatureGates) -> None:
-    """The drops of the gates added after the first three (same in-use rule)."""
-    if not gates.enabled("ContainerStopSignals") and (
-        ospec is None or not any(lc.get("stopSignal") is not None for lc in _lifecycles(ospec))
+@per_gates
+def _off(gates: FeatureGates) -> frozenset[str]:
+    """The gates above that are off (all but GenericWorkload by default)."""
+    return frozenset(g for g in _OFF_GATES if not gates.enabled(g))
+
+
+def _drop_more(spec: Obj, ospec: Obj | None, off: frozenset[str], cs: list[Obj], ocs: list[Obj]) -> None:
+    """The drops of the gates added after the first three (same in-use rule); ``cs`` and
+    ``ocs``: the containers of ``spec`` and ``ospec``, walked once."""
+    if "ContainerStopSignals" in off and (
+        ospec is None or not any(lc.get("stopSignal") is not None for lc in _lifecycles(ocs))
     ):
-        for c in _containers(spec):
+        for c in cs:
             life = c.get("lifecycle")
             if isinstance(life, dict) and life.get("stopSignal") is not None:
                 life.pop("stopSignal")
                 if not any(v is not None for v in life.values()):  # == api.Lifecycle{}
                     c.pop("lifecycle")
-    if not gates.enabled("EmptyDirVolumeMode") and (
+    if "EmptyDirVolumeMode" in off and (
         ospec is None or not any(e.get("mode") is not None for e in _empty_dirs(ospec))
     ):
         for e in _empty_dirs(spec):
             e.pop("mode", None)
     # grpcProbeModeInUse: any mode, Plaintext included, keeps the field.
-    if not gates.enabled("GRPCContainerProbeTLS") and (
-        ospec is None or not any(g.get("mode") is not None for g in _grpcs(ospec))
+    if "GRPCContainerProbeTLS" in off and (
+        ospec is None or not any(g.get("mode") is not None for g in _grpcs(ocs))
     ):
-        for g in _grpcs(spec):
+        for g in _grpcs(cs):
             g.pop("mode", None)
-    if not gates.enabled("GenericWorkload") and (
-        ospec is None or ospec.get("schedulingGroup") is None
-    ):
+    if "GenericWorkload" in off and (ospec is None or ospec.get("schedulingGroup") is None):
         spec.pop("schedulingGroup", None)
 
 
@@ -150,26 +161,31 @@ def _drop(obj: Obj, old: Obj | None, kind: str, gates: FeatureGates) -> None:
     spec = _spec(obj, kind)
     if spec is None:
         return
+    off = _off(gates)
+    if not off:
+        return
     ospec = _spec(old, kind)
+    # No drop here adds or removes a container, so each spec's list is walked once.
+    cs, ocs = _containers(spec), ([] if ospec is None else _containers(ospec))
     # atomicWriteVolumeUserFieldsInUse: kept
-    if not gates.enabled("AtomicWriteVolumeUserFields") and (
+    if "AtomicWriteVolumeUserFields" in off and (
         ospec is None or not any(h.get(k) is not None for h, k in _user_holders(ospec))
     ):
         for holder, key in _user_holders(spec):
             holder.pop(key, None)
     # httpProbeProtocolInUse: kept
-    if not gates.enabled("H2CContainerProbe") and (
-        ospec is None or not any(g.get("protocol") is not None for g in _http_gets(ospec))
+    if "H2CContainerProbe" in off and (
+        ospec is None or not any(g.get("protocol") is not None for g in _http_gets(ocs))
     ):
-        for get in _http_gets(spec):
+        for get in _http_gets(cs):
             get.pop("protocol", None)
     # bindMountOptionsInUse: kept
-    if not gates.enabled("VolumeBindMountOptions") and (
-        ospec is None or not any(m.get("bindMountOptions") for m in _mounts(ospec))
+    if "VolumeBindMountOptions" in off and (
+        ospec is None or not any(m.get("bindMountOptions") for m in _mounts(ocs))
     ):
-        for mount in _mounts(spec):
+        for mount in _mounts(cs):
             mount.pop("bindMountOptions", None)
-    _drop_more(spec, ospec, gates)
+    _drop_more(spec, ospec, off, cs, ocs)
 
 
 def drop_alpha_fields(obj: Obj, old: Obj | None, kind: str, gates: FeatureGates) -> None:

@@ -13,12 +13,13 @@ on write while the gate is off unless the stored spec already uses them
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer
 from reference_impl.apiserver.strategies.pod_alpha_drops import SPEC_PATHS, pod_spec_at
 from reference_impl.apiserver.validation.pod_options import container_restart_rules_in_use
 from reference_impl.features import FeatureGates
+from reference_impl.features.gate_memo import per_gates
 
 __all__ = ["drop_beta_fields"]
 
@@ -68,8 +69,26 @@ def _drop_restart_rules(spec: Obj) -> None:
         c.pop("restartPolicyRules", None)
 
 
+_GATES: Final = (
+    "PodLevelResources",
+    "MatchLabelKeysInPodTopologySpread",
+    "ClusterTrustBundleProjection",
+    "PodCertificateRequest",
+    "EnvFiles",
+    "ContainerRestartRules",
+)
+
+
+@per_gates
+def _all_on(gates: FeatureGates) -> bool:
+    """Whether every gate this module drops for is on (the 1.37 defaults)."""
+    return all(gates.enabled(g) for g in _GATES)
+
+
 def drop_beta_fields(spec: Obj, old_spec: Obj | None, gates: FeatureGates) -> None:
     """The drops above on a pod spec; ``old_spec`` is None on create."""
+    if _all_on(gates):  # each drop below needs its gate off
+        return
     old: Obj = old_spec or {}
     if not gates.enabled("PodLevelResources") and not _pod_level_in_use(old):
         spec.pop("resources", None)
@@ -96,6 +115,8 @@ def drop_beta_fields(spec: Obj, old_spec: Obj | None, gates: FeatureGates) -> No
 def _register(kind: str) -> None:
     @preparer(kind)
     def drop_beta_pod_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+        if _all_on(ctx.gates):
+            return
         spec = pod_spec_at(obj, kind)
         if spec is not None:
             drop_beta_fields(spec, pod_spec_at(old, kind), ctx.gates)

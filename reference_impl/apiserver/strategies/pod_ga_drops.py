@@ -21,11 +21,12 @@ every pod template:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer
 from reference_impl.apiserver.strategies.pod_alpha_drops import SPEC_PATHS, pod_spec_at
 from reference_impl.features import FeatureGates
+from reference_impl.features.gate_memo import per_gates
 
 __all__ = ["drop_ga_fields"]
 
@@ -111,8 +112,30 @@ def _drop_more(spec: Obj, old: Obj, gates: FeatureGates) -> None:
         sc.pop("seLinuxChangePolicy", None)
 
 
+_GATES: Final = (
+    "UserNamespacesSupport",
+    "SupplementalGroupsPolicy",
+    "ProcMountType",
+    "NodeInclusionPolicyInPodTopologySpread",
+    "HostnameOverride",
+    "MatchLabelKeysInPodAffinity",
+    "InPlacePodVerticalScaling",
+    "ImageVolume",
+    "DynamicResourceAllocation",
+    "SELinuxChangePolicy",
+)
+
+
+@per_gates
+def _all_on(gates: FeatureGates) -> bool:
+    """Whether every gate this module drops for is on (the 1.37 defaults)."""
+    return all(gates.enabled(g) for g in _GATES)
+
+
 def drop_ga_fields(spec: Obj, old_spec: Obj | None, gates: FeatureGates) -> None:
     """The drops above on a pod spec; ``old_spec`` is None on create."""
+    if _all_on(gates):  # each drop below needs its gate off
+        return
     old: Obj = old_spec or {}
     if not gates.enabled("UserNamespacesSupport") and old.get("hostUsers") is None:
         spec.pop("hostUsers", None)
@@ -141,6 +164,8 @@ def drop_ga_fields(spec: Obj, old_spec: Obj | None, gates: FeatureGates) -> None
 def _register(kind: str) -> None:
     @preparer(kind)
     def drop_ga_pod_fields(obj: Obj, old: Obj | None, now: str, ctx: Context) -> None:
+        if _all_on(ctx.gates):
+            return
         spec = pod_spec_at(obj, kind)
         if spec is not None:
             drop_ga_fields(spec, pod_spec_at(old, kind), ctx.gates)

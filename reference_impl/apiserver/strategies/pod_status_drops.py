@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer
 from reference_impl.features import FeatureGates
+from reference_impl.features.gate_memo import per_gates
 
 __all__ = [
     "drop_disabled_pod_status_fields",
@@ -72,47 +73,71 @@ def _pop_all(holders: list[Obj], *keys: str) -> None:
             h.pop(k, None)
 
 
+def _sc(old_spec: Obj | None) -> Any:
+    return (old_spec or {}).get("securityContext")
+
+
+# (gate, in use by the old pod (old status, old spec), drop from the new status), in
+# upstream's order; a row runs only while its gate is off.
+_InUse = Callable[[Obj | None, Obj | None], bool]
+_ROWS: Final[tuple[tuple[str, _InUse, Callable[[Obj], None]], ...]] = (
+    ("InPlacePodLevelResourcesVerticalScaling",
+     lambda os, _: os is not None and (
+         os.get("resources") is not None or os.get("allocatedResources") is not None),
+     lambda st: _pop_all([st], "resources", "allocatedResources")),
+    ("InPlacePodVerticalScaling",
+     lambda _, osp: any(
+         c.get("resizePolicy") for c in _containers(osp, ("containers", "initContainers"))),
+     lambda st: _pop_all(_statuses(st), "resources", "allocatedResources")),
+    ("DynamicResourceAllocation",
+     lambda _, osp: bool((osp or {}).get("resourceClaims")),
+     lambda st: st.pop("resourceClaimStatuses", None)),
+    ("DRAExtendedResource",
+     lambda os, _: (os or {}).get("extendedResourceClaimStatus") is not None,
+     lambda st: st.pop("extendedResourceClaimStatus", None)),
+    ("RecursiveReadOnlyMounts",
+     lambda _, osp: any(
+         m.get("recursiveReadOnly") is not None
+         for c in _containers(osp) for m in _dicts(c.get("volumeMounts"))),
+     lambda st: _pop_all(_statuses(st), "volumeMounts")),
+    ("ResourceHealthStatus",
+     lambda os, _: resource_health_status_in_use(os),
+     lambda st: _pop_all(_statuses(st), "allocatedResourcesStatus")),
+    ("ResourceHealthStatusMessage",
+     lambda os, _: resource_health_status_message_in_use(os),
+     lambda st: _pop_all(_health_resources(st), "message")),
+    ("SupplementalGroupsPolicy",
+     lambda _, osp: isinstance(sc := _sc(osp), dict)
+     and sc.get("supplementalGroupsPolicy") is not None,
+     lambda st: _pop_all(_statuses(st), "user")),
+    ("PodObservedGenerationTracking",
+     lambda os, _: _observed_generation_in_use(os),
+     lambda st: _pop_all([st, *_dicts(st.get("conditions"))], "observedGeneration")),
+    ("ImageVolumeWithDigest",
+     lambda os, _: any(m.get("volumeStatus") is not None for m in _mounts(os)),
+     lambda st: _pop_all(_mounts(st), "volumeStatus")),
+    ("DRANodeAllocatableResources",
+     lambda os, _: bool((os or {}).get("nodeAllocatableResourceClaimStatuses")),
+     lambda st: st.pop("nodeAllocatableResourceClaimStatuses", None)),
+    ("CSIVolumeHealth",
+     lambda os, _: bool((os or {}).get("volumeHealth")),
+     lambda st: st.pop("volumeHealth", None)),
+)  # fmt: skip
+
+
+@per_gates
+def _off_rows(gates: FeatureGates) -> tuple[tuple[str, _InUse, Callable[[Obj], None]], ...]:
+    """The rows whose gate is off under ``gates`` (most are on, so most writes run none)."""
+    return tuple(row for row in _ROWS if not gates.enabled(row[0]))
+
+
 def drop_disabled_pod_status_fields(
     status: Obj, old_status: Obj | None, spec: Obj | None, old_spec: Obj | None, gates: FeatureGates
 ) -> None:
     """``dropDisabledPodStatusFields``; ``old_status``/``old_spec`` are None on create."""
-
-    def off(gate: str, in_use: Callable[[], bool]) -> bool:
-        return not gates.enabled(gate) and not in_use()
-
-    if off("InPlacePodLevelResourcesVerticalScaling", lambda: old_status is not None and (
-        old_status.get("resources") is not None or old_status.get("allocatedResources") is not None
-    )):
-        _pop_all([status], "resources", "allocatedResources")
-    if off("InPlacePodVerticalScaling", lambda: any(
-        c.get("resizePolicy") for c in _containers(old_spec, ("containers", "initContainers"))
-    )):
-        _pop_all(_statuses(status), "resources", "allocatedResources")
-    if off("DynamicResourceAllocation", lambda: bool((old_spec or {}).get("resourceClaims"))):
-        status.pop("resourceClaimStatuses", None)
-    if off("DRAExtendedResource", lambda: (old_status or {}).get("extendedResourceClaimStatus") is not None):  # noqa: E501
-        status.pop("extendedResourceClaimStatus", None)
-    if off("RecursiveReadOnlyMounts", lambda: any(
-        m.get("recursiveReadOnly") is not None
-        for c in _containers(old_spec)
-        for m in _dicts(c.get("volumeMounts"))
-    )):
-        _pop_all(_statuses(status), "volumeMounts")
-    if off("ResourceHealthStatus", lambda: resource_health_status_in_use(old_status)):
-        _pop_all(_statuses(status), "allocatedResourcesStatus")
-    if off("ResourceHealthStatusMessage", lambda: resource_health_status_message_in_use(old_status)):  # noqa: E501
-        _pop_all(_health_resources(status), "message")
-    sc = (old_spec or {}).get("securityContext")
-    if off("SupplementalGroupsPolicy", lambda: isinstance(sc, dict) and sc.get("supplementalGroupsPolicy") is not None):  # noqa: E501
-        _pop_all(_statuses(status), "user")
-    if off("PodObservedGenerationTracking", lambda: _observed_generation_in_use(old_status)):
-        _pop_all([status, *_dicts(status.get("conditions"))], "observedGeneration")
-    if off("ImageVolumeWithDigest", lambda: any(m.get("volumeStatus") is not None for m in _mounts(old_status))):  # noqa: E501
-        _pop_all(_mounts(status), "volumeStatus")
-    if off("DRANodeAllocatableResources", lambda: bool((old_status or {}).get("nodeAllocatableResourceClaimStatuses"))):  # noqa: E501
-        status.pop("nodeAllocatableResourceClaimStatuses", None)
-    if off("CSIVolumeHealth", lambda: bool((old_status or {}).get("volumeHealth"))):
-        status.pop("volumeHealth", None)
+    for _gate, in_use, drop in _off_rows(gates):
+        if not in_use(old_status, old_spec):
+            drop(status)
 
 
 def _dict(value: Any) -> Obj | None:

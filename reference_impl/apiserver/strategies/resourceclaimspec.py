@@ -4,7 +4,7 @@ off are cleared unless the old spec already used that feature."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from reference_impl.features import FeatureGates
@@ -27,20 +27,21 @@ def _devices(spec: Obj | None) -> Obj:
     return d if isinstance(d, dict) else {}
 
 
-def _exactly(spec: Obj | None) -> Iterator[Obj]:
-    for r in _dicts(_devices(spec).get("requests")):
-        if isinstance(r.get("exactly"), dict):
-            yield r["exactly"]
+def _requests(spec: Obj | None) -> list[Obj]:
+    return _dicts(_devices(spec).get("requests"))
 
 
-def _subrequests(spec: Obj | None) -> Iterator[Obj]:
-    for r in _dicts(_devices(spec).get("requests")):
-        yield from _dicts(r.get("firstAvailable"))
+def _exactly(spec: Obj | None) -> list[Obj]:
+    return [r["exactly"] for r in _requests(spec) if isinstance(r.get("exactly"), dict)]
 
 
-def _all(spec: Obj | None) -> Iterator[Obj]:
-    yield from _exactly(spec)
-    yield from _subrequests(spec)
+def _all(spec: Obj | None) -> list[Obj]:
+    """Every request's ``exactly``, then every subrequest (lists: this runs on each claim
+    write)."""
+    requests = _requests(spec)
+    out = [r["exactly"] for r in requests if isinstance(r.get("exactly"), dict)]
+    out += [s for r in requests for s in _dicts(r.get("firstAvailable"))]
+    return out
 
 
 def consumable_capacity_in_use(spec: Obj | None) -> bool:
@@ -55,8 +56,8 @@ def derived_attributes_in_use(spec: Obj | None) -> bool:
     return any(r.get("derivedAttributes") for r in _all(spec))
 
 
-def _drop(gates: FeatureGates, gate: str, in_use: bool, holders: list[Obj], key: str) -> None:
-    if gates.enabled(gate) or in_use:
+def _drop(in_use: bool, holders: Iterable[Obj], key: str) -> None:
+    if in_use:
         return
     for h in holders:
         h.pop(key, None)
@@ -64,17 +65,22 @@ def _drop(gates: FeatureGates, gate: str, in_use: bool, holders: list[Obj], key:
 
 def drop_disabled_fields(spec: Obj, old_spec: Obj | None, gates: FeatureGates) -> None:
     """``DropDisabledFields``; ``old_spec`` is None on create. The prioritized list goes
-    first, so the later steps do not walk subrequests that were just dropped."""
-    requests = _dicts(_devices(spec).get("requests"))
-    in_use = any(r.get("firstAvailable") for r in _dicts(_devices(old_spec).get("requests")))
-    _drop(gates, "DRAPrioritizedList", in_use, requests, "firstAvailable")
-    in_use = any(r.get("tolerations") for r in _all(old_spec))
-    _drop(gates, "DRADeviceTaints", in_use, list(_all(spec)), "tolerations")
-    in_use = any(r.get("adminAccess") is not None for r in _exactly(old_spec))
-    _drop(gates, "DRAAdminAccess", in_use, list(_exactly(spec)), "adminAccess")
-    in_use = consumable_capacity_in_use(old_spec)
-    constraints = _dicts(_devices(spec).get("constraints"))
-    _drop(gates, "DRAConsumableCapacity", in_use, constraints, "distinctAttribute")
-    _drop(gates, "DRAConsumableCapacity", in_use, list(_all(spec)), "capacity")
-    in_use = derived_attributes_in_use(old_spec)
-    _drop(gates, "DRADerivedAttributes", in_use, list(_all(spec)), "derivedAttributes")
+    first, so the later steps do not walk subrequests that were just dropped. A gate that
+    is on drops nothing, so neither spec is walked for it (most are on)."""
+    on = gates.enabled
+    if not on("DRAPrioritizedList"):
+        in_use = any(r.get("firstAvailable") for r in _requests(old_spec))
+        _drop(in_use, _requests(spec), "firstAvailable")
+    if not on("DRADeviceTaints"):
+        in_use = any(r.get("tolerations") for r in _all(old_spec))
+        _drop(in_use, _all(spec), "tolerations")
+    if not on("DRAAdminAccess"):
+        in_use = any(r.get("adminAccess") is not None for r in _exactly(old_spec))
+        _drop(in_use, _exactly(spec), "adminAccess")
+    if not on("DRAConsumableCapacity"):
+        in_use = consumable_capacity_in_use(old_spec)
+        _drop(in_use, _dicts(_devices(spec).get("constraints")), "distinctAttribute")
+        _drop(in_use, _all(spec), "capacity")
+    if not on("DRADerivedAttributes"):
+        in_use = derived_attributes_in_use(old_spec)
+        _drop(in_use, _all(spec), "derivedAttributes")

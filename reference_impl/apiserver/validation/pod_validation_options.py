@@ -11,6 +11,7 @@ from typing import Any
 from reference_impl.apiserver.validation import pod_options as po
 from reference_impl.apiserver.validation.pod_security import host_sysctl_error
 from reference_impl.features import FeatureGates
+from reference_impl.features.gate_memo import per_gates
 
 __all__ = [
     "PodValidationOptions",
@@ -122,21 +123,40 @@ def options_from_pod_spec_and_meta(
     gates: FeatureGates,
 ) -> PodValidationOptions:
     """``GetValidationOptionsFromPodSpecAndMeta``: gate defaults, then the ratchets an
-    update earns from what the old spec (``old_spec`` not None) already had."""
+    update earns from what the old spec (``old_spec`` not None) already had. Only the old
+    pod and the gates are read, so a create's options are the gates' alone."""
+    if old_spec is None and old_meta is None:
+        return _create_options(gates)
+    return _options(old_spec, old_meta, gates)
+
+
+def _options(old_spec: Obj | None, old_meta: Obj | None, gates: FeatureGates) -> PodValidationOptions:
     on = gates.enabled
     merge = on("MatchLabelKeysInPodTopologySpreadSelectorMerge")
-    violates, violates_legacy = po.old_pod_violates_match_label_keys(old_spec, gates)
     old = old_spec or {}
     update = old_spec is not None
+    # A ratchet reads one field of the old spec and is False without it, so a predicate
+    # is asked only when its field is there (a status write asks these on every pod).
+    violates, violates_legacy = (
+        po.old_pod_violates_match_label_keys(old_spec, gates)
+        if "topologySpreadConstraints" in old else (False, False)
+    )
     return PodValidationOptions(
         allow_invalid_pod_deletion_cost=po.allow_invalid_pod_deletion_cost(old_meta, gates),
-        allow_invalid_label_value_in_selector=update and _invalid_affinity_selector(old),
+        allow_invalid_label_value_in_selector=(
+            update and "affinity" in old and _invalid_affinity_selector(old)
+        ),
         allow_indivisible_huge_pages_values=False,  # the reference checks no hugepage ratchet
         allow_invalid_topology_spread_constraint_label_selector=(
-            update and po.allow_invalid_topology_spread_constraint_label_selector(old)
+            "topologySpreadConstraints" in old
+            and po.allow_invalid_topology_spread_constraint_label_selector(old)
         ),
-        allow_non_local_projected_token_path=update and po.allow_non_local_projected_token_path(old),
-        allow_namespaced_sysctls_for_host_net_and_host_ipc=update and _host_sysctl_in_use(old),
+        allow_non_local_projected_token_path=(
+            "volumes" in old and po.allow_non_local_projected_token_path(old)
+        ),
+        allow_namespaced_sysctls_for_host_net_and_host_ipc=(
+            "securityContext" in old and _host_sysctl_in_use(old)
+        ),
         resource_is_pod=False,
         # RelaxedEnvironmentVariableValidation is GA and locked on in 1.37.
         allow_relaxed_environment_variable_validation=True,
@@ -152,7 +172,7 @@ def options_from_pod_spec_and_meta(
         ),
         allow_sidecar_resize_policy=po.allow_sidecar_resize_policy(old_spec, gates),
         allow_invalid_label_value_in_required_node_affinity=(
-            update and po.allow_invalid_label_value_in_required_node_affinity(old)
+            "affinity" in old and po.allow_invalid_label_value_in_required_node_affinity(old)
         ),
         allow_match_label_keys_in_pod_topology_spread=on("MatchLabelKeysInPodTopologySpread"),
         allow_match_label_keys_in_pod_topology_spread_selector_merge=merge,
@@ -161,7 +181,8 @@ def options_from_pod_spec_and_meta(
         allow_env_files_validation=on("EnvFiles") or po.pod_file_key_ref_in_use(old_spec),
         allow_container_restart_policy_rules=po.allow_container_restart_policy_rules(old_spec, gates),
         allow_existing_restart_container_for_non_sidecar_init_container=(
-            po.has_restart_container_for_non_sidecar_init_container(old_spec)
+            "initContainers" in old
+            and po.has_restart_container_for_non_sidecar_init_container(old_spec)
         ),
         allow_user_namespaces_with_volume_devices=(
             update and po.has_user_namespaces_with_volume_devices(old)
@@ -172,11 +193,17 @@ def options_from_pod_spec_and_meta(
         allow_user_namespaces_host_network_support=_user_namespaces_host_network(old_spec, gates),
         allow_restart_all_containers=po.allow_restart_all_containers(old_spec, gates),
         allow_image_volume_with_digest=on("ImageVolumeWithDigest"),
-        allow_empty_image_volume_reference=update and _empty_image_volume_reference(old),
+        allow_empty_image_volume_reference="volumes" in old and _empty_image_volume_reference(old),
         allow_sys_admin_when_privilege_escalation_false=(
             po.allow_sys_admin_when_privilege_escalation_false(old_spec)
         ),
     )
+
+
+@per_gates
+def _create_options(gates: FeatureGates) -> PodValidationOptions:
+    """The options with no old pod (a create), once per gate map (they are frozen)."""
+    return _options(None, None, gates)
 
 
 def options_from_pod_template(

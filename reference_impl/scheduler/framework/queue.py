@@ -220,20 +220,19 @@ class SchedulingQueue:
         if root is None:
             self._incomplete.add(pinfo)
             return
-        if self._join_queued_group(pinfo):
+        if self._join_queued_group(pinfo, root):
             return
         if self._is_last_popped(root):
             self._pending.add(pinfo)
             return
         self._move_to_active(pinfo)
 
-    def _join_queued_group(self, pinfo: QueuedPodInfo) -> bool:
+    def _join_queued_group(self, pinfo: QueuedPodInfo, root: QueuedPodGroupInfo) -> bool:
         """``addToPodGroupIfExists``: a member whose root group is queued joins it where it
         is: activeQ (through PreEnqueue), backoffQ (with the group's backoff) or the pool
         (as the group was left there: no PreEnqueue, the group's rejectors). False: no
-        other pod of the root is queued."""
-        root = self._root_of(pinfo.pod)
-        leaves = self.workload_forest.get_leaf_pod_groups(root) if root is not None else []
+        other pod of the root is queued. ``root``: the member's, just looked up."""
+        leaves = self.workload_forest.get_leaf_pod_groups(root)
         settled = self._settled_pool(pinfo, leaves)
         if settled is not None:  # every sibling is pooled: no scan for activeQ/backoffQ
             return self._join_pooled_group(pinfo, *settled)

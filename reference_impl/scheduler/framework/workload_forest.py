@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class EntityKey:
         return f"{self.type}/{self.namespace}/{self.name}"
 
 
+@lru_cache(maxsize=4096)  # frozen keys, asked for several times per queued pod
 def pod_group_key(namespace: str, name: str) -> EntityKey:
     """``fwk.PodGroupKey``."""
     return EntityKey(POD_GROUP_KEY_TYPE, namespace, name)
@@ -209,13 +211,17 @@ class WorkloadForest:
         pg = self.pod_groups.get(key) if key is not None else None
         if pg is None:
             return None
-        return self.get_root_lookup_info_for_pod_group(pg)
+        # ``pg`` is the current object (pod_groups is keyed by each object's own key).
+        return self._root_lookup_info_for_current(pg)
 
     def get_root_lookup_info_for_pod_group(self, pg: Obj) -> QueuedPodGroupInfo | None:
         """``getRootLookupInfoForPodGroup``: the current object decides the parent."""
         current = self.pod_groups.get(pod_group_key_of(pg))
         if current is None:
             return None
+        return self._root_lookup_info_for_current(current)
+
+    def _root_lookup_info_for_current(self, current: Obj) -> QueuedPodGroupInfo | None:
         ns, name = _ns_name(current)
         if not self.pod_group_has_parent(current):
             return _lookup(POD_GROUP_KEY_TYPE, ns, name)
