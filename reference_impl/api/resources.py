@@ -7,7 +7,7 @@ TokenReview, ...) that the apiserver never stores.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 __all__ = ["RESOURCES", "ResourceInfo", "lookup", "lookup_plural", "served_versions"]
@@ -24,21 +24,21 @@ class ResourceInfo:
     status: bool = False
     gates: tuple[str, ...] = ()
     virtual: bool = False
+    # Derived once (read on every request): the API group, empty for core, and
+    # ``plural.group`` (or ``plural`` for core), as storage keys and messages use.
+    group: str = field(init=False, repr=False, compare=False)
+    group_resource: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def group(self) -> str:
-        """The API group, empty for core."""
-        return self.api_version.rpartition("/")[0]
+    def __post_init__(self) -> None:
+        group = self.api_version.rpartition("/")[0]
+        object.__setattr__(self, "group", group)
+        plural = self.plural
+        object.__setattr__(self, "group_resource", f"{plural}.{group}" if group else plural)
 
     @property
     def version(self) -> str:
         """The version part of apiVersion."""
         return self.api_version.rpartition("/")[2]
-
-    @property
-    def group_resource(self) -> str:
-        """``plural.group`` (or ``plural`` for core), as storage keys and messages use."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
 
 
 def _plural(kind: str) -> str:

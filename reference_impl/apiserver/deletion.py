@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver import dry_run as dryrun
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.admission.delete_validation import validate_delete
 from reference_impl.apiserver.customresource import crd_etcd
@@ -127,7 +128,7 @@ def delete(
     validate_delete(srv, info, obj)
     if crd_etcd.is_crd(info.group, info.kind) and not meta.get("deletionTimestamp"):
         crd_etcd.mark_for_deletion(obj, rfc3339(srv.clock.now()))
-        return srv._commit(key, obj, api_version)
+        return _commit(srv, key, obj, api_version, kv.mod_revision)
     finalizers: list[str] = list(meta.get("finalizers") or [])
     default = default_garbage_collection_policy(api_version, info.kind)
     if default == "Unsupported":
@@ -142,6 +143,8 @@ def delete(
     if not (
         finalizers or grace or (info.kind == "Namespace" and obj.get("spec", {}).get("finalizers"))
     ):
+        if srv._dry:  # dryrun.go's Delete: the stored object, read back, stays
+            return srv._out(kv, api_version)
         srv.store.delete(key)
         srv.writes += 1
         return None
@@ -157,6 +160,13 @@ def delete(
         meta["deletionGracePeriodSeconds"] = grace
     if info.kind == "Namespace":
         obj.setdefault("status", {})["phase"] = "Terminating"
+    return _commit(srv, key, obj, api_version, kv.mod_revision)
+
+
+def _commit(srv: APIServer, key: str, obj: Obj, api_version: str, revision: int) -> Obj:
+    """Store the marked object; under dryRun only answer it (at the stored revision)."""
+    if srv._dry:
+        return dryrun.reply(srv, obj, api_version, str(revision))
     return srv._commit(key, obj, api_version)
 
 

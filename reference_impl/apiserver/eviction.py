@@ -25,9 +25,12 @@ caller gives is still checked.
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.meta import condition, selector_from_label_selector, set_condition
+from reference_impl.apiserver.admission.chain import Request
+from reference_impl.apiserver.registry import Operation
 from reference_impl.clock import rfc3339
 from reference_impl.errors import (
     ApiError,
@@ -175,9 +178,18 @@ def evict(srv: APIServer, namespace: str, name: str, eviction: Obj, dry_run: lis
     meta = eviction.get("metadata") or {}
     if eviction.get("kind", "Eviction") != "Eviction" or eviction.get("apiVersion", _PDB) not in (_PDB, "policy/v1beta1"):
         raise BadRequest(f"not a Eviction object: {eviction.get('apiVersion')}/{eviction.get('kind')}")
+    # create.go: the body takes the request's namespace, then mutating admission.
+    eviction = {**eviction, "metadata": {**meta, "namespace": namespace}}
+    group, _, version = str(eviction.get("apiVersion", _PDB)).partition("/")
+    req = Request(srv, "eviction", (group, version, "Eviction"))
+    pods = srv.resource("v1", "Pod")
+    req.admit(Operation.CREATE, pods, eviction, None)
+    meta = eviction.get("metadata") or {}
     if meta.get("name") != name:
         raise BadRequest("name in URL does not match name in Eviction object")
     grace, uid, rv, dry_run_all = _delete_options(eviction, dry_run)
+    if causes := req.validate(Operation.CREATE, pods, copy.deepcopy(eviction), None):
+        raise Invalid("Eviction.policy", name, causes)  # createValidation's
     pod = srv.try_get("v1", "Pod", name, namespace)
     if pod is None:
         raise NotFound(f'pods "{name}" not found')

@@ -100,12 +100,24 @@ def current(
     kv = store.get(key)
     if kv is None:
         raise NotFound(f'{info.group_resource} "{meta.get("name")}" not found')
+    seen = peek is not None and peek.seen is not None and peek.seen[0] is kv
+    stored = peek.seen[1] if peek is not None and peek.seen is not None and seen else kv.decode()
+    if uid := meta.get("uid"):  # defaultUpdatedObjectInfo.Preconditions: the body's uid
+        _check_uid(info, key, str(name), uid, stored["metadata"].get("uid"))
     rv = meta.get("resourceVersion")
     if rv and rv != str(kv.mod_revision):
         raise Conflict(
             f'Operation cannot be fulfilled on {info.group_resource} "{meta.get("name")}": the '
             "object has been modified; please apply your changes to the latest version and try again"
         )
-    if peek is not None and peek.seen is not None and peek.seen[0] is kv:
-        return key, peek.seen[1]
-    return key, kv.decode()
+    return key, stored
+
+
+def _check_uid(info: ResourceInfo, key: str, name: str, want: object, have: object) -> None:
+    """``Preconditions.Check``'s uid half, as ``InterpretUpdateError`` answers it."""
+    if want != have:
+        raise Conflict(
+            f'Operation cannot be fulfilled on {info.group_resource} "{name}": StorageError: '
+            f"invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: "
+            f"Precondition failed: UID in precondition: {want}, UID in object meta: {have}"
+        )

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from reference_impl.api.well_known_annotations import MIRROR_POD
 from reference_impl.apiserver import conversion
+from reference_impl.apiserver.admission.chain import Request
 from reference_impl.apiserver.decode import Decoded, schema_causes
-from reference_impl.apiserver.registry import strategy_for
+from reference_impl.apiserver.registry import Operation, strategy_for
 from reference_impl.apiserver.strategies.meta import meta_causes
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.warnings.recorder import header_texts
 from reference_impl.errors import Cause, Invalid, MethodNotAllowed
 
 if TYPE_CHECKING:
@@ -70,15 +72,20 @@ def update_ephemeral_containers(srv: APIServer, manifest: Obj) -> Obj:
     ctx = srv._context(SUBRESOURCE)
     for default in strategy_for("Pod").defaulters:  # the body's decoding defaults
         default(d.obj, ctx)
+    req = Request(srv, SUBRESOURCE)  # PodSecurity and ServiceAccount look at this one
+    req.admit(Operation.UPDATE, d.info, d.obj, old)
     new = _drop_non_ephemeral_updates(d.obj, old)
     causes = meta_causes(d.info, new, old) + _metadata_and_spec_causes(new, ctx)
     if MIRROR_POD in (old["metadata"].get("annotations") or {}):
         causes = [fe.forbidden("[]", "static pods do not support ephemeral containers")]
     else:
         causes += _existing_causes(new, old)
+    causes = causes or req.validate(Operation.UPDATE, d.info, new, old)
     if causes:
         name = str(old["metadata"].get("name", ""))
         raise Invalid("Pod", name, conversion.wire_causes(causes, d.info, d.api_version))
     if new["spec"] != old["spec"]:  # updatePodGeneration
         new["metadata"]["generation"] = int(old["metadata"].get("generation", 1)) + 1
-    return srv._finish_update(key, Decoded(d.info, new, d.api_version), old)
+    out = srv._finish_update(key, Decoded(d.info, new, d.api_version), old)
+    srv.warnings = header_texts(req.done())
+    return out

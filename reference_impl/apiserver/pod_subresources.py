@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.well_known_annotations import MIRROR_POD
 from reference_impl.apiserver import conversion, keys
+from reference_impl.apiserver.admission.chain import Request
 from reference_impl.apiserver.admission.pod_resize import validate_pod_resize
 from reference_impl.apiserver.admission.pod_topology_labels import topology_labels
 from reference_impl.apiserver.admission.resource_quota import ResourceQuotaAdmission
@@ -77,6 +78,12 @@ def bind(srv: APIServer, namespace: str, name: str, node_name: str) -> Obj:
     """``APIServer.bind``: set spec.nodeName once, as the scheduler does; the reply is
     ``metav1.Status{Status: Success}`` (BindingREST.Create), not the pod."""
     info = srv.resource("v1", "Pod")
+    binding: Obj = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                    "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}  # fmt: skip
+    req = Request(srv, "binding", ("", "v1", "Binding"))  # create.go, then BindingREST.Create
+    req.admit(Operation.CREATE, info, binding, None)
+    if causes := req.validate(Operation.CREATE, info, binding, None):
+        raise Invalid("Binding", name, causes)
     kv = srv.store.get(keys.key(info, name, namespace))
     if kv is None:
         raise NotFound(f'pods "{name}" not found')

@@ -73,6 +73,12 @@ class Context:
     # ``Attributes.AddAnnotation`` for admission plugins: the request's audit annotation
     # sink (key, value), None where no request is behind the context.
     annotate: Callable[[str, str], None] | None = None
+    # The request's kind (group, version, kind) where it is not the resource's own: a
+    # subresource's body (autoscaling/v1 Scale, v1 Binding, policy/v1 Eviction).
+    kind: tuple[str, str, str] | None = None
+    # ``dryRun=All``: the Service REST's allocators then hand out without holding
+    # (alloc.go's ``dryRun`` branches); nothing is stored either way.
+    dry_run: bool = False
 
     def lister_get(self, api_version: str, kind: str, name: str, ns: str | None) -> Obj | None:
         """The object from the lister (read-only), or None."""

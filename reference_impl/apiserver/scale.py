@@ -15,9 +15,12 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from reference_impl.apiserver.admission.chain import Request, ScaleValidation
 from reference_impl.apiserver.customresource import handler as cr_handler
 from reference_impl.apiserver.customresource.info import CustomResourceInfo
+from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.validation import fielderr as fe
+from reference_impl.apiserver.warnings.recorder import header_texts
 from reference_impl.errors import (
     BadRequest,
     Cause,
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SCALABLE",
+    "SCALE_KIND",
     "get_scale",
     "merge_patch",
     "patch_scale",
@@ -44,6 +48,7 @@ __all__ = [
 Obj = dict[str, Any]
 # The built-in kinds that serve /scale, and the group their scale resource names.
 SCALABLE: Final = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"})
+SCALE_KIND: Final = ("autoscaling", "v1", "Scale")  # every /scale's kind in 1.37
 _INVALID_SPEC_REPLICAS: Final = -2147483648  # etcd.go: "signal that this was not set before"
 _INT32: Final = (-(2**31), 2**31 - 1)
 _FIELD_MANAGER_MAX: Final = 128  # FieldManagerMaxLength
@@ -269,6 +274,8 @@ def _update(
         raise NotFound(f'{resource} "{name}" not found')
     old = _scale_from_builtin(parent)
     scale = new_scale(old)
+    req = Request(srv, "scale", SCALE_KIND)
+    req.admit(Operation.UPDATE, info, scale, old)  # the handler's, on the Scale body
     if causes := validate_scale(scale):
         raise Invalid("Scale.autoscaling", str(parent["metadata"]["name"]), causes)
     replicas = int((scale.get("spec") or {}).get("replicas") or 0)
@@ -280,7 +287,9 @@ def _update(
         )
     parent["spec"]["replicas"] = replicas
     _precondition(parent, meta)
-    return _scale_from_builtin(srv.update(parent))
+    updated = ScaleValidation(req, old, _scale_from_builtin).run(lambda: srv.update(parent))
+    srv.warnings = header_texts(srv.warnings + req.done())
+    return _scale_from_builtin(updated)
 
 
 def _precondition(parent: Obj, scale_meta: Obj) -> None:
@@ -307,6 +316,8 @@ def _update_custom(
     if not found:
         old["spec"]["replicas"] = _INVALID_SPEC_REPLICAS
     scale = new_scale(old)
+    req = Request(srv, "scale", SCALE_KIND)
+    req.admit(Operation.UPDATE, info, scale, old)
     path = str(info.scale.get("specReplicasPath", ""))
     replicas = int((scale.get("spec") or {}).get("replicas") or 0)
     if replicas == _INVALID_SPEC_REPLICAS:
@@ -315,8 +326,14 @@ def _update_custom(
     rv = _meta(scale).get("resourceVersion")
     if rv:  # otherwise the stored one stays: the update is unconditional
         cr["metadata"]["resourceVersion"] = str(rv)
-    out, _ = _scale_from_custom(cr_handler.update(srv, cr), info.scale)
-    return out
+
+    def scale_of(obj: Obj) -> Obj:
+        assert info.scale is not None
+        return _scale_from_custom(obj, info.scale)[0]
+
+    updated = ScaleValidation(req, old, scale_of).run(lambda: cr_handler.update(srv, cr))
+    srv.warnings = header_texts(srv.warnings + req.done())
+    return scale_of(updated)
 
 
 def _set_nested(obj: Obj, fields: list[str], value: int) -> None:

@@ -14,17 +14,19 @@ approval in ``subresource_updates``, ``<resource>/scale`` in ``scale``, decoding
 from __future__ import annotations
 
 import builtins
+import contextlib
 import copy
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from reference_impl.api.meta import parse_selector
-from reference_impl.api.resources import ResourceInfo
+from reference_impl.api.resources import RESOURCES, ResourceInfo
 from reference_impl.api.watch import WatchEvent
 from reference_impl.apiserver import (
     access_reviews,
     conversion,
     customresource,
+    default_service_cidr,
     deletion,
     keys,
     list_options,
@@ -33,12 +35,15 @@ from reference_impl.apiserver import (
     pod_subresources,
     rbac_bootstrap,
     scale,
+    service_ipaddresses,
     strategies,
     subresource_updates,
     warnings,
 )
+from reference_impl.apiserver import dry_run as dryrun
 from reference_impl.apiserver import eviction as eviction_subresource
 from reference_impl.apiserver.admission.attributes import add_annotation
+from reference_impl.apiserver.admission.chain import Request
 from reference_impl.apiserver.customresource import handler as cr_handler
 from reference_impl.apiserver.customresource import schema as cr_schema
 from reference_impl.apiserver.decode import (
@@ -110,9 +115,14 @@ def _object_filter(
     return keep
 
 
-def _custom(manifest: Obj) -> bool:
+def _custom(manifest: object) -> bool:
     """Whether a write body names a custom resource (the static tables do not know it)."""
-    return isinstance(manifest, dict) and customresource.is_custom(manifest.get("apiVersion"), manifest.get("kind"))
+    if not isinstance(manifest, dict):
+        return False
+    av, kind = manifest.get("apiVersion"), manifest.get("kind")
+    if type(av) is str and type(kind) is str and (av, kind) in RESOURCES:
+        return False  # a built-in kind, the usual case: answered by the table alone
+    return customresource.is_custom(av, kind)
 
 
 class APIServer:
@@ -134,6 +144,9 @@ class APIServer:
         self.admission: list[AdmissionPlugin] = []
         self._handlers: list[Callable[[ObjectEvent], None]] = []
         self._by_group_resource: dict[str, ResourceInfo] = {}
+        # (apiVersion, kind) -> a built-in resource no feature gate switches: every request
+        # resolves its kind, and these answer the same every time.
+        self._resolved: dict[tuple[str, str], ResourceInfo] = {}
         # (apiVersion, kind) -> schema of each custom resource version read or written:
         # reads default stored objects, as the CR storage codec does (empty: no CRs).
         self._cr_schemas: dict[tuple[str, str], Obj] = {}
@@ -155,14 +168,24 @@ class APIServer:
         self._delivered: dict[str, Obj] = {}
         # (key, api version) -> (mod revision, object) for the admission listers.
         self._lister: dict[tuple[str, str], tuple[int, Obj]] = {}
+        # Set while a ``dryRun=All`` write runs (``dry_run``); its uids and generated names
+        # come from their own stream, so a dry run shifts no later object's.
+        self._dry = False
+        self._dry_rng = rng.child("dry-run")
         # The rbac post-start hook; before this apiserver listens, having no handlers yet.
         rbac_bootstrap.ensure_rbac_policy(self)
+        # The Service REST's IPAddress writes, and the default ServiceCIDR's first sync.
+        service_ipaddresses.install(self)
+        default_service_cidr.sync(self)
         store.add_listener(self._on_store_event)
 
     # -- resolution -------------------------------------------------------------------
 
     def resource(self, api_version: str, kind: str) -> ResourceInfo:
         """The served resource, or NotFound naming why (unknown, or gated off)."""
+        hit = self._resolved.get((api_version, kind))
+        if hit is not None:
+            return hit
         try:
             info = lookups.resolve(api_version, kind, self.gates)
         except NotFound:  # only when the static tables miss: a CRD's resource, if any
@@ -175,6 +198,8 @@ class APIServer:
         if info.group_resource not in self._by_group_resource:
             # Commit events name the resource at its storage version, whichever version asked.
             self._by_group_resource[info.group_resource] = conversion.storage_info(info)
+        if not info.gates:
+            self._resolved[(api_version, kind)] = info
         return info
 
     # -- reads ------------------------------------------------------------------------
@@ -272,7 +297,8 @@ class APIServer:
     ) -> Context:
         return Context(self.gates, self.try_get, self._list_any, subresource,
                        self._shared_get, self._shared_list, self.clock.now(), warn,
-                       self.service_cidrs, self.user, self._annotate)  # fmt: skip
+                       self.service_cidrs, self.user, self._annotate,
+                       dry_run=self._dry)  # fmt: skip
 
     def _annotate(self, key: str, value: str) -> None:
         """The request's ``AddAnnotation``; a refused key or overwrite is dropped (logged upstream)."""
@@ -307,10 +333,26 @@ class APIServer:
 
     def _generate_name(self, kind: str, base: str) -> str:
         """The strategy's name generator: IPAddress's is a no-op (its name is its IP)."""
-        return base if kind == "IPAddress" else f"{base[:58]}{self._rng.suffix()}"
+        rng = self._dry_rng if self._dry else self._rng
+        return base if kind == "IPAddress" else f"{base[:58]}{rng.suffix()}"
 
-    def create(self, manifest: Obj) -> Obj:
-        """Create; AlreadyExists when the name is taken. ``warnings`` holds its warnings."""
+    @contextlib.contextmanager
+    def dry_running(self, dry_run: bool) -> Iterator[None]:
+        """Run the write inside as ``dryRun=All`` when ``dry_run`` (see ``dry_run``)."""
+        before = self._dry
+        self._dry = before or dry_run
+        try:
+            yield
+        finally:
+            self._dry = before
+
+    def create(self, manifest: Obj, *, dry_run: bool = False) -> Obj:
+        """Create; AlreadyExists when the name is taken. ``warnings`` holds its warnings.
+        ``dry_run``: all of it but the store (``dry_run``)."""
+        with self.dry_running(dry_run):
+            return self._create(manifest)
+
+    def _create(self, manifest: Obj) -> Obj:
         self.warnings = []
         if access_reviews.is_review(manifest):  # answered, never stored
             return access_reviews.review(manifest, self.resource, self._shared_get, self._shared_list)
@@ -355,13 +397,19 @@ class APIServer:
             # rest.CheckGeneratedNameError: a generated name gets NewGenerateNameConflict's text.
             why = ", the server was not able to generate a unique name for the object" if generated else ""
             raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists{why}')
+        if self._dry:
+            return dryrun.reply(self, obj, d.api_version, None)
         out = self._commit(key, obj, d.api_version)
         # again: an event handler's own write may have reset them
         self.warnings, self.audit_annotations = warned, audited
         return out
 
-    def update(self, manifest: Obj) -> Obj:
+    def update(self, manifest: Obj, *, dry_run: bool = False) -> Obj:
         """Replace the object (status kept for kinds with a status subresource)."""
+        with self.dry_running(dry_run):
+            return self._update(manifest)
+
+    def _update(self, manifest: Obj) -> Obj:
         self.warnings = []
         if _custom(manifest):
             return cr_handler.update(self, manifest)
@@ -405,8 +453,12 @@ class APIServer:
             body["metadata"].pop("resourceVersion", None)
         return self.create(body)
 
-    def update_status(self, manifest: Obj) -> Obj:
+    def update_status(self, manifest: Obj, *, dry_run: bool = False) -> Obj:
         """Replace only ``status`` through the /status subresource."""
+        with self.dry_running(dry_run):
+            return self._update_status(manifest)
+
+    def _update_status(self, manifest: Obj) -> Obj:
         self.warnings = []
         if _custom(manifest):
             return cr_handler.update_status(self, manifest)
@@ -424,6 +476,8 @@ class APIServer:
         self._refuse_new_finalizers(info, new, old)
         if "status" in obj:
             new["status"] = obj["status"]
+        req = Request(self, "status")  # the whole chain, as on every write
+        req.admit(Operation.UPDATE, info, new, old)
         ctx = self._context("status")
         strat = strategy_for(info.kind)
         if strat.status_preparers:  # drop gated status fields first, as upstream
@@ -435,12 +489,16 @@ class APIServer:
             causes += meta_causes(info, new, old)
         for v in strat.status_validators:
             causes += v(new, old, ctx)
+        causes = causes or req.validate(Operation.UPDATE, info, new, old)
         if causes:
             raise Invalid(info.kind, meta.get("name", ""), causes)
         d = Decoded(info, new, d.api_version)
-        warned = self._warn(d, old, status=True)
+        warned = self._warn(d, old, status=True, ctx=ctx)
+        if req.warnings:
+            warned = self.warnings = header_texts(warned + req.warnings)
         out = self._finish_update(key, d, old)
         self.warnings = warned
+        req.done()
         return out
 
     def resize(self, manifest: Obj) -> Obj:
@@ -465,21 +523,24 @@ class APIServer:
         StatefulSet, ReplicationController or custom resource with a scale subresource."""
         return scale.get_scale(self, api_version, kind, name, namespace)
 
-    def update_scale(self, api_version: str, kind: str, body: Obj) -> Obj:
+    def update_scale(self, api_version: str, kind: str, body: Obj, *, dry_run: bool = False) -> Obj:
         """PUT ``<resource>/scale``: the Scale ``body`` names the parent; its replicas go
-        into the parent's spec through the parent's update."""
+        into the parent's spec through the parent's update (``dry_run``: a dry one)."""
         self.warnings = []
         meta = body.get("metadata") if isinstance(body, dict) else None
         meta = meta if isinstance(meta, dict) else {}
-        return scale.update_scale(self, api_version, kind, str(meta.get("name", "")),
-                                  meta.get("namespace"), body)  # fmt: skip
+        with self.dry_running(dry_run):
+            return scale.update_scale(self, api_version, kind, str(meta.get("name", "")),
+                                      meta.get("namespace"), body)  # fmt: skip
 
     def patch_scale(
-        self, api_version: str, kind: str, name: str, namespace: str | None, patch: Obj
+        self, api_version: str, kind: str, name: str, namespace: str | None, patch: Obj,
+        *, dry_run: bool = False,
     ) -> Obj:
         """PATCH ``<resource>/scale`` with a merge patch over the current Scale."""
         self.warnings = []
-        return scale.patch_scale(self, api_version, kind, name, namespace, patch)
+        with self.dry_running(dry_run):
+            return scale.patch_scale(self, api_version, kind, name, namespace, patch)
 
     def evict(self, namespace: str, name: str, eviction: Obj) -> Obj:
         """The pods/eviction subresource: delete the pod as its PodDisruptionBudget allows."""
@@ -500,26 +561,29 @@ class APIServer:
         grace_period_seconds: int | None = None,
         propagation_policy: str | None = None,
         uid: str | None = None,
+        dry_run: bool = False,
     ) -> Obj | None:
         """Delete; with finalizers or a graceful pod, only mark deletionTimestamp. Without
         ``propagation_policy`` the kind's default applies (Orphan for v1 Jobs and
         ReplicationControllers, as upstream keeps for back compatibility).
 
-        Returns the object as it now is (marked), or None when it is gone.
+        Returns the object as it now is (marked), or None when it is gone. ``dry_run``:
+        nothing changes; the marked object, or the object as stored where it would go.
         """
         audited: dict[str, str] = {}
         self.audit_annotations = audited
         try:
-            return deletion.delete(
-                self,
-                api_version,
-                kind,
-                name,
-                namespace,
-                grace_period_seconds,
-                propagation_policy,
-                uid,
-            )
+            with self.dry_running(dry_run):
+                return deletion.delete(
+                    self,
+                    api_version,
+                    kind,
+                    name,
+                    namespace,
+                    grace_period_seconds,
+                    propagation_policy,
+                    uid,
+                )
         finally:
             self.audit_annotations = audited  # not an event handler's nested write's
 
@@ -614,15 +678,18 @@ class APIServer:
             raise Invalid(info.kind, obj["metadata"].get("name", ""), causes)
         conversion.stored_default(obj, info)  # what a read of the stored object would add
 
-    def _warn(self, d: Decoded, old: Obj | None, *, status: bool) -> builtins.list[str]:
+    def _warn(
+        self, d: Decoded, old: Obj | None, *, status: bool, ctx: Context | None = None
+    ) -> builtins.list[str]:
         """rest.BeforeCreate/BeforeUpdate's ``warning.AddWarnings`` of the strategy's
         WarningsOnCreate/Update, set on ``warnings`` and returned; most kinds have none, so
-        nothing is built for them."""
+        nothing is built for them. ``ctx``: the request's, where already built."""
         strat = strategy_for(d.info.kind)
         warners = strat.status_warners if status else strat.warners
         texts = deprecation_warnings(d.api_version, d.info.kind)  # the route's, first
         if warners:
-            ctx = self._context("status" if status else "")
+            if ctx is None:
+                ctx = self._context("status" if status else "")
             texts += [t for w in warners for t in w(d.obj, old, ctx)]
         if self._admission_warned and not status:
             texts += self._admission_warned
@@ -642,6 +709,8 @@ class APIServer:
 
     def _finish_update(self, key: str, d: Decoded, old: Obj) -> Obj:
         obj = d.obj
+        if self._dry:
+            return dryrun.finish_update(self, key, d, old, goes=deletion.goes_now(d.info, obj))
         if deletion.goes_now(d.info, obj):
             self.store.delete(key)
             self.writes += 1
@@ -676,7 +745,7 @@ class APIServer:
         return codec.dumps(obj, sort_keys=True) if drop_empty_collections(obj, data) else data
 
     def _uid(self) -> str:
-        return self._rng.uuid4()
+        return (self._dry_rng if self._dry else self._rng).uuid4()
 
     def rng_stream(self, name: str) -> Rng:
         """An independent seeded stream of the apiserver's randomness, for an admission

@@ -40,6 +40,7 @@ from reference_impl.controllers.resourcepoolstatusrequest import (
 from reference_impl.controllers.resourcequota import ResourceQuotaController
 from reference_impl.controllers.root_ca_publisher import RootCACertPublisher
 from reference_impl.controllers.serviceaccounts import ServiceAccountsController
+from reference_impl.controllers.servicecidrs import ServiceCIDRController
 from reference_impl.controllers.statefulset import StatefulSetController
 from reference_impl.controllers.taint_eviction import TaintEvictionController
 from reference_impl.controllers.ttl_after_finished import TTLAfterFinishedController
@@ -73,6 +74,7 @@ __all__ = [
     "ResourceQuotaController",
     "RootCACertPublisher",
     "ServiceAccountsController",
+    "ServiceCIDRController",
     "StatefulSetController",
     "TaintEvictionController",
     "TTLAfterFinishedController",
@@ -140,6 +142,7 @@ def start_controllers(
         EphemeralVolumeController(ctx),
         DisruptionController(ctx),
         TaintEvictionController(ctx),
+        ServiceCIDRController(ctx),
         PodGCController(ctx),
     ]
     unknown = {f.removeprefix("-") for f in flags} - {"*"} - {c.name for c in controllers}

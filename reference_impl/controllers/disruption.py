@@ -229,13 +229,10 @@ class DisruptionController:
     def _scale_of(self, ref: Mapping[str, Any], namespace: str) -> tuple[str, int] | None:
         """``getExpectedScale``'s inner loop: the first finder that knows the controller."""
         for finder in FINDERS:
-            found = finder(self._get, ref, namespace)
+            found = finder(self._ctx.server, ref, namespace)
             if found is not None:
                 return found
         return None
-
-    def _get(self, api_version: str, kind: str, name: str, namespace: str) -> Obj | None:
-        return self._ctx.server.try_get(api_version, kind, name, namespace)
 
     # -- stale DisruptionTarget conditions ------------------------------------------------
 

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from celpy.adapter import json_to_cel
+
 from reference_impl.api.resources import ResourceInfo, lookup
 from reference_impl.apiserver import conversion
 from reference_impl.apiserver.admission import policy_matching as pm
 from reference_impl.apiserver.admission.policy_cel import (
     Activation,
+    CelInputs,
     request_of,
     type_name,
     versioned,
@@ -113,10 +116,12 @@ class _Invocation:
     """One (policy, binding, param) to run (generic ``PolicyInvocation``)."""
 
     def __init__(
-        self, policy: Obj, binding: Obj, param: Obj | None, gvr: Any, gvk: Any, authz: AuthorizerVal
+        self, policy: Obj, binding: Obj, param: Obj | None, gvr: Any, gvk: Any, authz: AuthorizerVal,
+        request: Obj,
     ) -> None:
         self.policy, self.binding, self.param, self.gvr, self.gvk = policy, binding, param, gvr, gvk
         self.authz = authz  # the ``authorizer`` variable (the request's user)
+        self.request = request  # ``CreateAdmissionRequest``'s, one per policy (shared)
 
 
 def _invocations(
@@ -140,6 +145,11 @@ def _invocations(
             if fail:
                 errors.append(_text(policy, None, f"failed to configure policy: {e}"))
             continue
+        request = request_of(
+            op=a.operation, kind=gvk, resource=gvr, request_kind=a.kind,
+            request_resource=a.resource, subresource=a.subresource, name=a.name,
+            namespace=a.namespace, user=authz.user,
+        )  # fmt: skip
         for b in bindings:
             bspec = b.get("spec") or {}
             mr = bspec.get("matchResources")
@@ -151,26 +161,25 @@ def _invocations(
                 if fail:
                     errors.append(_text(policy, b, f"failed to configure binding: {e}"))
                 continue
-            out += [_Invocation(policy, b, p, gvr, gvk, authz) for p in params]
+            out += [_Invocation(policy, b, p, gvr, gvk, authz, request) for p in params]
     return out
 
 
 def _run(
-    inv: _Invocation, obj: Obj, a: pm.Attributes, namespace: Obj | None, errors: list[str]
+    inv: _Invocation, obj: Obj, a: pm.Attributes, namespace: Obj | None, errors: list[str],
+    inputs: CelInputs,
 ) -> tuple[Obj, bool, bool]:
     """One invocation of ``dispatchInvocations``: match conditions, then the mutations in
     order, each on the previous one's result. Also whether it was invoked (its match
-    conditions held) and whether a patcher ran (``VersionedAttributes.Dirty``)."""
+    conditions held) and whether a patcher ran (``VersionedAttributes.Dirty``). ``inputs``:
+    the write's CEL values but the object, which changes (converted here, once a version)."""
     spec = inv.policy.get("spec") or {}
     fail = _fail_policy(inv.policy) != "Ignore"
-    request = request_of(
-        op=a.operation, kind=inv.gvk, resource=inv.gvr, request_kind=a.kind,
-        request_resource=a.resource, subresource=a.subresource, name=a.name,
-        namespace=a.namespace, user=inv.authz.user,
-    )  # fmt: skip
+    request = inv.request
     variables = [(str(v.get("name")), str(v.get("expression") or "")) for v in spec.get("variables") or []]  # fmt: skip
-    old = versioned(a.old, inv.gvk)
-    act = Activation(obj, old, request, inv.param, namespace, inv.authz)
+    old = inputs.versioned(a.old, inv.gvk)
+    src, obj_cel = obj, json_to_cel(obj)
+    act = Activation(obj, old, request, inv.param, namespace, inv.authz, inputs=inputs, object_cel=obj_cel)  # fmt: skip
     act.with_variables(variables)
     matched, err = _match_conditions(spec, act, _fail_policy(inv.policy))
     if err:
@@ -180,7 +189,9 @@ def _run(
         return obj, False, False
     dirty = False
     for mutation in spec.get("mutations") or []:
-        act = Activation(obj, old, request, inv.param, namespace, inv.authz)
+        if obj is not src:  # the last mutation patched it
+            src, obj_cel = obj, json_to_cel(obj)
+        act = Activation(obj, old, request, inv.param, namespace, inv.authz, inputs=inputs, object_cel=obj_cel)  # fmt: skip
         act.with_variables(variables)
         try:
             obj = _mutate_one(mutation, obj, act)
@@ -192,14 +203,15 @@ def _run(
 
 
 def _run_versioned(
-    inv: _Invocation, obj: Obj, a: pm.Attributes, namespace: Obj | None, errors: list[str]
+    inv: _Invocation, obj: Obj, a: pm.Attributes, namespace: Obj | None, errors: list[str],
+    inputs: CelInputs,
 ) -> tuple[Obj, bool, bool]:
     """``_run`` on the object at the matched version, converted back to the stored one
     (dispatchInvocations' final ``Convert``)."""
     stored = obj.get("apiVersion")
     vobj = versioned(obj, inv.gvk)
     assert vobj is not None
-    out, invoked, ran = _run(inv, vobj, a, namespace, errors)
+    out, invoked, ran = _run(inv, vobj, a, namespace, errors, inputs)
     if not ran:
         return obj, invoked, ran
     if out.get("apiVersion") != stored:
@@ -230,15 +242,16 @@ def mutate(
     namespace = ctx.lister_get("v1", "Namespace", ns_name, None) if ns_name else None
     reinvocable: list[_Invocation] = []
     dirty = False
+    inputs = CelInputs()  # old object, requests, params, namespace: converted once
     for inv in invocations:
-        obj, invoked, ran = _run_versioned(inv, obj, a, namespace, errors)
+        obj, invoked, ran = _run_versioned(inv, obj, a, namespace, errors, inputs)
         dirty = dirty or ran
         if invoked and (inv.policy.get("spec") or {}).get("reinvocationPolicy") == "IfNeeded":
             reinvocable.append(inv)
     # A patched object (Dirty) asks for one reinvocation of every IfNeeded policy invoked.
     if dirty and not errors:
         for inv in reinvocable:
-            obj = _run_versioned(inv, obj, a, namespace, errors)[0]
+            obj = _run_versioned(inv, obj, a, namespace, errors, inputs)[0]
     return obj, errors
 
 
@@ -267,7 +280,7 @@ class MutatingAdmissionPolicyAdmission:
         if new is not obj and new != obj:
             obj.clear()
             obj.update(new)
-            for defaulter in strategy_for(info.kind).defaulters:
+            for defaulter in strategy_for(ctx.kind[2] if ctx.kind else info.kind).defaulters:
                 defaulter(obj, ctx)
 
     def validate(

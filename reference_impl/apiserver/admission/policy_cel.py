@@ -26,6 +26,7 @@ from reference_impl.apiserver.user_info import UserInfo, admission_user_info
 
 __all__ = [
     "Activation",
+    "CelInputs",
     "EvalResult",
     "compile_error",
     "evaluate",
@@ -103,10 +104,50 @@ def _to_py(v: Any) -> Any:
     return v
 
 
+class CelInputs:
+    """One write's admission inputs as CEL values, each converted when first read and then
+    shared, read-only, by every policy, binding and param that reads it (upstream converts
+    them for every evaluation; the values are the same). Keyed by the source's identity:
+    a source must not change while this lives, and is kept here so no identity is reused."""
+
+    __slots__ = ("_cel", "_namespaces", "_versioned")
+
+    def __init__(self) -> None:
+        self._cel: dict[int, tuple[object, Any]] = {}
+        self._namespaces: dict[int, tuple[object, Any]] = {}
+        self._versioned: dict[tuple[int, tuple[str, str, str]], tuple[object, Obj | None]] = {}
+
+    def cel(self, value: Obj | None) -> Any:
+        """``json_to_cel(value)``."""
+        hit = self._cel.get(id(value))
+        if hit is None or hit[0] is not value:
+            hit = self._cel[id(value)] = (value, json_to_cel(value))
+        return hit[1]
+
+    def namespace_object(self, ns: Obj | None) -> Any:
+        """``json_to_cel`` of ``CreateNamespaceObject(ns)``."""
+        hit = self._namespaces.get(id(ns))
+        if hit is None or hit[0] is not ns:
+            hit = self._namespaces[id(ns)] = (ns, json_to_cel(_namespace_object(ns)))
+        return hit[1]
+
+    def versioned(self, obj: Obj | None, gvk: tuple[str, str, str]) -> Obj | None:
+        """``versioned(obj, gvk)``, converted once per version; the copy is read-only."""
+        key = (id(obj), gvk)
+        hit = self._versioned.get(key)
+        if hit is None or hit[0] is not obj:
+            hit = self._versioned[key] = (obj, versioned(obj, gvk))
+        return hit[1]
+
+
+_CONVERT: Final = object()  # Activation's ``object_cel`` default: convert ``obj``
+
+
 class Activation:
     """The bindings of one evaluation: object, oldObject, request, params, namespaceObject,
     authorizer (where bound) and the composition's variables (activation.go
-    ``evaluationActivation``)."""
+    ``evaluationActivation``). ``inputs``: the write's converted values, to share;
+    ``object_cel``: ``obj`` already converted."""
 
     def __init__(
         self,
@@ -116,14 +157,26 @@ class Activation:
         params: Obj | None,
         namespace: Obj | None,
         authorizer: AuthorizerVal | None = None,
+        *,
+        inputs: CelInputs | None = None,
+        object_cel: Any = _CONVERT,
     ) -> None:
-        self.bindings: dict[str, Any] = {
-            "object": json_to_cel(obj),
-            "oldObject": json_to_cel(old),
-            "request": json_to_cel(request),
-            "params": json_to_cel(params),
-            "namespaceObject": json_to_cel(_namespace_object(namespace)),
-        }
+        if inputs is None:
+            self.bindings: dict[str, Any] = {
+                "object": json_to_cel(obj) if object_cel is _CONVERT else object_cel,
+                "oldObject": json_to_cel(old),
+                "request": json_to_cel(request),
+                "params": json_to_cel(params),
+                "namespaceObject": json_to_cel(_namespace_object(namespace)),
+            }
+        else:
+            self.bindings = {
+                "object": inputs.cel(obj) if object_cel is _CONVERT else object_cel,
+                "oldObject": inputs.cel(old),
+                "request": inputs.cel(request),
+                "params": inputs.cel(params),
+                "namespaceObject": inputs.namespace_object(namespace),
+            }
         if authorizer is not None:  # OptionalVariableBindings.Authorizer
             self.bindings["authorizer"] = authorizer
 
@@ -191,9 +244,10 @@ def request_of(
     name: str,
     namespace: str,
     user: UserInfo | None = None,
+    dry_run: bool = False,
 ) -> Obj:
     """``CreateAdmissionRequest``: the matched (equivalent) kind/resource, the request's
-    own and the requesting user (``{}`` when the request has none)."""
+    own, the requesting user (``{}`` when the request has none) and ``IsDryRun``."""
 
     def gvk(t: tuple[str, str, str]) -> Obj:
         return {"group": t[0], "version": t[1], "kind": t[2]}
@@ -212,7 +266,7 @@ def request_of(
         "namespace": namespace,
         "operation": op,
         "userInfo": admission_user_info(user),
-        "dryRun": False,
+        "dryRun": dry_run,
     }
 
 

@@ -5,17 +5,27 @@ predicates/object ``MatchObjectSelector``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
+from reference_impl.api.formats import label_key_errors, label_value_errors
 from reference_impl.api.meta import selector_from_label_selector
 from reference_impl.api.resources import lookup_plural, served_versions
 
-__all__ = ["Attributes", "GVK", "GVR", "matches"]
+__all__ = ["GVK", "GVR", "Attributes", "EquivalentMapper", "MatchError", "matches"]
 
 Obj = dict[str, Any]
 GVR = tuple[str, str, str]  # group, version, resource
 GVK = tuple[str, str, str]  # group, version, kind
+# ``EquivalentResourceMapper``: (resource, subresource) -> the equivalent resources, each
+# with the kind its subresource has there (``KindFor``).
+EquivalentMapper = Callable[[GVR, str], list[tuple[GVR, GVK]]]
+_SCALE: Final = ("autoscaling", "v1", "Scale")  # every served /scale's kind
+
+
+class MatchError(ValueError):
+    """A selector that does not parse, reported only for a request the rules match."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +43,22 @@ class Attributes:
     old: Obj | None
     # The request namespace's labels (None: cluster-scoped, or the namespace is gone).
     namespace_labels: dict[str, str] | None
+
+
+def _selector_error(raw: Obj) -> str:
+    """``metav1.LabelSelectorAsSelector``'s error (its label key and value checks), or ""."""
+    errs: list[str] = []
+    pairs = [(str(k), [str(v)], "Equals") for k, v in (raw.get("matchLabels") or {}).items()]
+    pairs += [(str(e.get("key", "")), [str(v) for v in e.get("values") or []], str(e.get("operator")))
+              for e in raw.get("matchExpressions") or [] if isinstance(e, dict)]  # fmt: skip
+    for key, values, op in pairs:
+        if bad := label_key_errors(key):
+            errs.append(f'key: Invalid value: "{key}": {"; ".join(bad)}')
+        if op in ("In", "NotIn", "Equals"):
+            for i, v in enumerate(values):
+                if bad := label_value_errors(v):
+                    errs.append(f'values[{i}][{key}]: Invalid value: "{v}": {"; ".join(bad)}')
+    return ", ".join(errs)
 
 
 def _labels(o: Obj | None) -> dict[str, str] | None:
@@ -98,9 +124,10 @@ def _named(rule: Obj, a: Attributes) -> bool:
     return not names or a.name in names
 
 
-def _equivalents(resource: GVR) -> list[tuple[GVR, GVK]]:
+def _equivalents(resource: GVR, subresource: str) -> list[tuple[GVR, GVK]]:
     """The same group and resource at the other served versions (upstream's
-    EquivalentResourceMapper, whose cross-group equivalences the reference does not serve)."""
+    EquivalentResourceMapper, whose cross-group equivalences the reference does not serve),
+    each with its kind: the parent's, or a /scale's Scale."""
     group, version, plural = resource
     out: list[tuple[GVR, GVK]] = []
     for api_version in served_versions():
@@ -109,18 +136,20 @@ def _equivalents(resource: GVR) -> list[tuple[GVR, GVK]]:
             continue
         info = lookup_plural(api_version, plural)
         if info is not None:
-            out.append(((g, v, plural), (g, v, info.kind)))
+            out.append(((g, v, plural), _SCALE if subresource == "scale" else (g, v, info.kind)))
     return out
 
 
-def _rules_match(rules: list[Any], policy: str | None, a: Attributes) -> tuple[bool, GVR, GVK]:
+def _rules_match(
+    rules: list[Any], policy: str | None, a: Attributes, mapper: EquivalentMapper
+) -> tuple[bool, GVR, GVK]:
     """``matchesResourceRules``: exact first, then (Equivalent) the equivalent resources."""
     for rule in rules:
         if isinstance(rule, dict) and _rule_matches(rule, a, a.resource) and _named(rule, a):
             return True, a.resource, a.kind
     if policy != "Equivalent":
         return False, a.resource, a.kind
-    equivalents = _equivalents(a.resource)
+    equivalents = [e for e in mapper(a.resource, a.subresource) if e[0] != a.resource]
     for rule in rules:
         for gvr, gvk in equivalents:
             if isinstance(rule, dict) and _rule_matches(rule, a, gvr) and _named(rule, a):
@@ -128,15 +157,30 @@ def _rules_match(rules: list[Any], policy: str | None, a: Attributes) -> tuple[b
     return False, a.resource, a.kind
 
 
-def matches(criteria: Obj, a: Attributes) -> tuple[bool, GVR, GVK]:
+def matches(
+    criteria: Obj, a: Attributes, mapper: EquivalentMapper = _equivalents
+) -> tuple[bool, GVR, GVK]:
     """``Matcher.Matches``: the namespace and object selectors, the exclusions, then the
-    resource rules (none: every resource); with the matched resource and kind."""
-    if not _namespace_matches(criteria, a) or not _object_matches(criteria, a):
+    resource rules (none: every resource); with the matched resource and kind. A selector
+    that does not parse is a MatchError, raised only once the rules match."""
+    # Selector errors are looked for only where they decide (they rarely exist).
+    def ns_error() -> str:
+        if not a.namespace and a.resource[2] != "namespaces":
+            return ""  # cluster-scoped: the namespace selector is never parsed
+        return _selector_error(criteria.get("namespaceSelector") or {})
+
+    def obj_error() -> str:
+        return _selector_error(criteria.get("objectSelector") or {})
+
+    if not _namespace_matches(criteria, a) and not ns_error():
+        return False, a.resource, a.kind
+    if not _object_matches(criteria, a) and not obj_error():
         return False, a.resource, a.kind
     policy = criteria.get("matchPolicy")  # defaulted to Equivalent; unset is Exact
-    if _rules_match(criteria.get("excludeResourceRules") or [], policy, a)[0]:
+    if _rules_match(criteria.get("excludeResourceRules") or [], policy, a, mapper)[0]:
         return False, a.resource, a.kind
     rules = criteria.get("resourceRules") or []
-    if not rules:
-        return True, a.resource, a.kind
-    return _rules_match(rules, policy, a)
+    out = (True, a.resource, a.kind) if not rules else _rules_match(rules, policy, a, mapper)
+    if out[0] and (err := ns_error() or obj_error()):
+        raise MatchError(err)
+    return out

@@ -36,8 +36,8 @@ class PriorityAdmission:
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
     ) -> None:
         """Fill priority/preemptionPolicy on create; reject unknown classes and mismatches."""
-        if op is not Operation.CREATE or info.kind not in ("Pod", *_GROUP_KINDS):
-            return
+        if op is not Operation.CREATE or info.kind not in ("Pod", *_GROUP_KINDS) or ctx.subresource:
+            return  # upstream: "Ignore all calls to subresources" (pods/binding too)
         spec = obj.setdefault("spec", {})
         pc_name = spec.get("priorityClassName") or ""
         if pc_name:
@@ -87,7 +87,7 @@ class PriorityAdmission:
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
     ) -> list[Cause]:
         """Only one PriorityClass may be the global default."""
-        if info.kind != "PriorityClass" or not obj.get("globalDefault"):
+        if info.kind != "PriorityClass" or not obj.get("globalDefault") or ctx.subresource:
             return []
         other = _global_default(ctx)
         if other is not None and other["metadata"]["name"] != obj["metadata"].get("name"):

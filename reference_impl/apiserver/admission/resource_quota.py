@@ -183,10 +183,16 @@ class ResourceQuotaAdmission:
             if q.equals(q.from_wire(old.get("status", {}).get("used")),
                         q.from_wire(new.get("status", {}).get("used"))):  # fmt: skip
                 continue
+            # The admitted request's audit annotations stay, not this write's (a fake
+            # server in tests has none).
+            audited = getattr(self._server, "audit_annotations", None)
             try:
                 self._server.update_status(new)
             except Conflict:
                 failed.append(new["metadata"]["name"])
+            finally:
+                if audited is not None:
+                    self._server.audit_annotations = audited
         return failed
 
 

@@ -32,7 +32,7 @@ class TaintNodesByCondition:
         self, op: Operation, info: ResourceInfo, obj: Obj, old: Obj | None, ctx: Context
     ) -> None:
         """Node creation only; the taint has no value and no timeAdded, as upstream."""
-        if op is not Operation.CREATE or info.kind != "Node":
+        if op is not Operation.CREATE or info.kind != "Node" or ctx.subresource:
             return
         spec = obj.setdefault("spec", {})
         taints = spec.get("taints") or [] if isinstance(spec, dict) else None

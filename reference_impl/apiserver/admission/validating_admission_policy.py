@@ -29,11 +29,11 @@ from reference_impl.apiserver.admission.policy_audit import (
 )
 from reference_impl.apiserver.admission.policy_cel import (
     Activation,
+    CelInputs,
     compile_error,
     evaluate,
     request_of,
     type_name,
-    versioned,
 )
 from reference_impl.apiserver.admission.policy_source import Grouped, PolicyBindings
 from reference_impl.apiserver.cel_authz import Authorizer, authorizer_value, rbac
@@ -274,7 +274,7 @@ def _attributes(
     return pm.Attributes(
         operation=op.value,
         resource=(info.group, info.version, info.plural),
-        kind=(info.group, info.version, info.kind),
+        kind=ctx.kind or (info.group, info.version, info.kind),
         subresource=ctx.subresource,
         name=str(meta.get("name") or ""),
         namespace=ns,
@@ -292,10 +292,11 @@ def _dispatch(
     denials: list[tuple[str, str]] = []
     failures: list[ValidationFailure] = []
     authorize = rbac(ctx.lister_get, ctx.lister_list)
+    inputs = CelInputs()  # the write's values, converted once for every evaluation
     for policy_name, bindings in grouped:
         policy = ctx.lister_get(_V1, "ValidatingAdmissionPolicy", policy_name, None)
         if policy is not None:
-            denials += _dispatch_policy(policy, bindings, a, ctx, authorize, failures)
+            denials += _dispatch_policy(policy, bindings, a, ctx, authorize, failures, inputs)
     publish_validation_failures(failures, ctx.annotate)
     return denials[0] if denials else None
 
@@ -322,9 +323,10 @@ def _dispatch_policy(
     ctx: Context,
     authorize: Authorizer,
     failures: list[ValidationFailure],
+    inputs: CelInputs,
 ) -> list[tuple[str, str]]:
     """One policy's denials; its Audit failures go to ``failures``, its audit annotations
-    to ``ctx.annotate``."""
+    to ``ctx.annotate``; ``inputs``: the write's CEL values, shared."""
     spec = policy.get("spec") or {}
     ok, gvr, gvk = pm.matches(spec.get("matchConstraints") or {}, a)
     if not ok:
@@ -338,6 +340,7 @@ def _dispatch_policy(
     namespace = ctx.lister_get("v1", "Namespace", ns_name, None) if ns_name else None
     # NewResourceAuthorizerVal: the request's own resource, not the matched one.
     requested = (a.resource[0], a.resource[2], a.subresource, a.namespace, a.name)
+    request: Obj | None = None  # the same for every binding: made for the first
     collector = AnnotationCollector()
     for binding in bindings:
         bspec = binding.get("spec") or {}
@@ -351,15 +354,18 @@ def _dispatch_policy(
         except _ConfigError as e:
             out += _config_denial(policy, binding, str(e))
             continue
-        request = request_of(
-            op=a.operation, kind=gvk, resource=gvr, request_kind=a.kind, request_resource=a.resource,
-            subresource=a.subresource, name=a.name, namespace=a.namespace, user=ctx.user,
-        )  # fmt: skip
+        if request is None:
+            request = request_of(
+                op=a.operation, kind=gvk, resource=gvr, request_kind=a.kind,
+                request_resource=a.resource, subresource=a.subresource, name=a.name,
+                namespace=a.namespace, user=ctx.user, dry_run=ctx.dry_run,
+            )  # fmt: skip
         actions = [str(x) for x in bspec.get("validationActions") or []]
         p, b = policy["metadata"]["name"], binding["metadata"]["name"]
         for param in params:
             authz = authorizer_value(ctx.user, authorize, requested)
-            act = Activation(versioned(a.obj, gvk), versioned(a.old, gvk), request, param, namespace, authz)  # fmt: skip
+            obj, old = inputs.versioned(a.obj, gvk), inputs.versioned(a.old, gvk)
+            act = Activation(obj, old, request, param, namespace, authz, inputs=inputs)
             decisions, annotations = validate_policy(policy, act, namespace)
             for i, d in enumerate(decisions):
                 if not d.deny:

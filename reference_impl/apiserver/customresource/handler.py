@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from reference_impl.apiserver import dry_run as dryrun
 from reference_impl.apiserver import keys
+from reference_impl.apiserver.admission.chain import Request
 from reference_impl.apiserver.customresource import objectmeta, schema, strategy
 from reference_impl.apiserver.customresource.info import CustomResourceInfo
 from reference_impl.apiserver.decode import SERVER_META, Decoded, carry_meta
+from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.strategies.meta import meta_causes
 from reference_impl.apiserver.warnings.recorder import header_texts
 from reference_impl.clock import rfc3339
@@ -85,16 +88,20 @@ def create(srv: APIServer, manifest: Obj) -> Obj:
         meta.pop(k, None)
     meta["uid"] = srv._uid()
     meta["creationTimestamp"] = rfc3339(srv.clock.now())
+    req = Request(srv)
+    req.admit(Operation.CREATE, info, obj, None)
     strategy.prepare_for_create(obj, info.status)
     causes = strategy.validate(info.schema, info.scale, obj, meta_causes(info, obj, None))
+    causes = causes or req.validate(Operation.CREATE, info, obj, None)
     if causes:
         raise Invalid(info.kind, meta.get("name", ""), causes)
     key = keys.key(info, meta["name"], ns)
     if srv.store.get(key) is not None:
         raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists')
-    warned = header_texts(strategy.finalizer_warnings(obj, None))
-    out = srv._commit(key, obj, api_version)
+    warned = header_texts(strategy.finalizer_warnings(obj, None) + req.warnings)
+    out = dryrun.reply(srv, obj, api_version, None) if srv._dry else srv._commit(key, obj, api_version)
     srv.warnings = warned
+    req.done()
     return out
 
 
@@ -109,16 +116,20 @@ def update(srv: APIServer, manifest: Obj) -> Obj:
         meta["namespace"] = ns
     carry_meta(old, obj)
     srv._refuse_new_finalizers(info, obj, old)
+    req = Request(srv)
+    req.admit(Operation.UPDATE, info, obj, old)
     strategy.prepare_for_update(obj, old, info.status)
     texts: list[str] = []  # the ratcheted rules' warnings, then the strategy's
     causes = strategy.validate_update(
         info.schema, info.scale, obj, old, meta_causes(info, obj, old), texts
     )
+    causes = causes or req.validate(Operation.UPDATE, info, obj, old)
     if causes:
         raise Invalid(info.kind, meta.get("name", ""), causes)
-    warned = header_texts(texts + strategy.finalizer_warnings(obj, old))
+    warned = header_texts(texts + strategy.finalizer_warnings(obj, old) + req.warnings)
     out = srv._finish_update(key, Decoded(info, obj, api_version), old)
     srv.warnings = warned
+    req.done()
     return out
 
 
@@ -129,13 +140,17 @@ def update_status(srv: APIServer, manifest: Obj) -> Obj:
     if not info.status:
         raise MethodNotAllowed(f"{info.group_resource} has no status subresource")
     key, old = srv._current(info, obj["metadata"])
+    req = Request(srv, "status")
+    req.admit(Operation.UPDATE, info, obj, old)
     strategy.status_prepare_for_update(obj, old)
     texts: list[str] = []
     causes = strategy.validate_status_update(
         info.schema, info.scale, obj, old, meta_causes(info, obj, old), texts
     )
+    causes = causes or req.validate(Operation.UPDATE, info, obj, old)
     if causes:
         raise Invalid(info.kind, obj["metadata"].get("name", ""), causes)
     out = srv._finish_update(key, Decoded(info, obj, api_version), old)
-    srv.warnings = header_texts(texts)
+    srv.warnings = header_texts(texts + req.warnings)
+    req.done()
     return out

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from reference_impl.api.formats import label_key_errors
-from reference_impl.apiserver.customresource import cel, objectmeta, schema
+from reference_impl.apiserver.customresource import cel, objectmeta, scale_validation, schema
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 from reference_impl.storage import codec
@@ -28,7 +28,6 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
-_INT32_MAX = 2**31 - 1
 
 
 def prepare_for_create(obj: Obj, status_enabled: bool) -> None:
@@ -72,27 +71,10 @@ def status_prepare_for_update(obj: Obj, old: Obj) -> None:
         obj.pop("status", None)
 
 
-def _replicas_causes(obj: Obj, path: Any) -> list[Cause]:
-    if not isinstance(path, str):
-        return []
-    v: Any = obj
-    for part in path.lstrip(".").split("."):
-        v = v.get(part) if isinstance(v, dict) else None
-    if isinstance(v, bool) or not isinstance(v, int):
-        return []  # NestedInt64 of a missing value is 0; a mistyped one fails the schema first
-    if v < 0:
-        return [fe.invalid(path, v, "should be a non-negative integer")]
-    if v > _INT32_MAX:
-        return [fe.invalid(path, v, f"should be less than or equal to {_INT32_MAX}")]
-    return []
-
-
 def scale_causes(obj: Obj, scale: Obj | None, *, spec: bool = True) -> list[Cause]:
     """``ValidateScaleSpec`` (``spec``) and ``ValidateScaleStatus``."""
-    if not scale:
-        return []
-    out = _replicas_causes(obj, scale.get("specReplicasPath")) if spec else []
-    return out + _replicas_causes(obj, scale.get("statusReplicasPath"))
+    out = scale_validation.validate_scale_spec(obj, scale) if spec else []
+    return out + scale_validation.validate_scale_status(obj, scale)
 
 
 _BLOCKING = frozenset({

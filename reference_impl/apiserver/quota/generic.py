@@ -46,6 +46,9 @@ _ZERO: Final = Quantity(Decimal(0), "DecimalSI")
 _OPS: Final = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}
 
 
+_CRD: Final = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+
+
 def gate_enabled(env: Env, name: str) -> bool:
     """``feature.DefaultFeatureGate.Enabled(name)``."""
     return env.ctx.gates.enabled(name)
@@ -156,13 +159,31 @@ def calculate_usage_stats(
 
 def served_resource(group_resource: str, env: Env) -> ResourceInfo | None:
     """The stored resource of ``plural[.group]`` (its storage version), or None when 1.37
-    does not serve it, it is virtual, or its gates are off."""
+    does not serve it, it is virtual, or its gates are off; a custom resource when an
+    Established CRD defines it (the quota monitor discovers those too)."""
     for info in resources.RESOURCES.values():
         if info.group_resource == group_resource and not info.virtual:
             stored = conversion.storage_info(info)
             if all(gate_enabled(env, g) for g in stored.gates):
                 return stored
-    return None
+    return _custom_resource(group_resource, env) if "." in group_resource else None
+
+
+def _custom_resource(group_resource: str, env: Env) -> ResourceInfo | None:
+    """The storage version of the custom resource ``plural.group``, read from its CRD."""
+    plural, _, group = group_resource.partition(".")
+    crd = env.ctx.lister_get(*_CRD, group_resource, None)
+    spec = (crd or {}).get("spec") or {}
+    conds = ((crd or {}).get("status") or {}).get("conditions") or []
+    if spec.get("group") != group or (spec.get("names") or {}).get("plural") != plural or not any(
+        c.get("type") == "Established" and c.get("status") == "True" for c in conds
+    ):
+        return None
+    storage = next((v["name"] for v in spec.get("versions") or [] if v.get("storage")), None)
+    if storage is None:
+        return None
+    kind = str((spec.get("names") or {}).get("kind") or "")
+    return ResourceInfo(f"{group}/{storage}", kind, plural, spec.get("scope") == "Namespaced")
 
 
 @dataclass(frozen=True)

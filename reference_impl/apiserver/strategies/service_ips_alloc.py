@@ -5,11 +5,10 @@
 ``clusterIP``/``clusterIPs`` on create and ``updateClusterIPs`` on update (from
 ExternalName: all; an upgrade to dual-stack: the secondary).
 
-The cluster's ranges are the apiserver's ``--service-cluster-ip-range``
+The cluster's families are the apiserver's ``--service-cluster-ip-range``
 (``Context.service_cidrs``; by default single-stack IPv4 10.0.0.0/24, the local
-cluster's). Free addresses are the ones no stored Service holds, so an update or delete
-that drops an address releases it; no IPAddress objects are written
-(``service_ip_ranges``).
+cluster's); the addresses come from the ServiceCIDR objects of each family, and an
+address is free when no IPAddress object is named after it (``service_cidr_alloc``).
 """
 
 from __future__ import annotations
@@ -18,6 +17,14 @@ import ipaddress
 from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer
+from reference_impl.apiserver.strategies.service_cidr_alloc import (
+    NETWORKING_V1,
+    allocate_next,
+    allocate_static,
+    allocators,
+    held_addresses,
+)
+from reference_impl.apiserver.strategies.service_dry_run import dry_run_ip
 from reference_impl.apiserver.strategies.service_ip_ranges import (
     IPRange,
     dynamic_order,
@@ -131,33 +138,27 @@ def _init_ip_family_fields(
     spec["ipFamilies"] = families
 
 
-def _held(ctx: Context, me: Obj) -> set[tuple[int, int]]:
-    """The addresses every other stored Service holds."""
-    meta = me.get("metadata") or {}
-    used: list[str] = []
-    for other in ctx.list("v1", "Service", None):
-        ometa = other.get("metadata") or {}
-        if (ometa.get("namespace"), ometa.get("name")) != (meta.get("namespace"), meta.get("name")):
-            used += [str(ip) for ip in (other.get("spec") or {}).get("clusterIPs") or []]
-    return held_ips(used)
-
-
-def _alloc_ips(
-    svc: Obj, spec: Obj, wanted: dict[int, str], ranges: dict[str, IPRange], ctx: Context
-) -> None:
-    """``allocIPs`` over ``clusterIPs`` index -> the address asked for ("" for any): the
-    family's address as asked (in range and free), else its next free one. The indexes go
-    in order where upstream walks a map."""
-    held = _held(ctx, svc)
+def _alloc_ips(svc: Obj, spec: Obj, wanted: dict[int, str], ctx: Context) -> None:
+    """``allocIPs`` over ``clusterIPs`` index -> the address asked for ("" for any), through
+    the family's ``MetaAllocator`` (``service_cidr_alloc``): an address asked for must lie in
+    a ready ServiceCIDR and be free; any other is the next free one of the first allocator
+    not full. The indexes go in order where upstream walks a map. The IPAddress objects are
+    written once the Service is stored (``service_ipaddresses``)."""
+    held = held_addresses(ctx)
+    cidrs = ctx.lister_list(NETWORKING_V1, "ServiceCIDR", None)
     ips: list[str] = spec["clusterIPs"]
     for i, ip in wanted.items():
-        rng = ranges[str(spec["ipFamilies"][i])]
+        allocs = allocators(cidrs, str(spec["ipFamilies"][i]))
+        if ctx.dry_run:  # allocator.DryRun(): one allocator, nothing held
+            ips[i] = dry_run_ip(svc, ips, ip, [a.range for a in allocs])
+            continue
         if ip:
-            why = rng.static_error(ip, held)
+            why = allocate_static(allocs, ip, held)
             if why:
                 raise _refuse(svc, [fe.invalid("spec.clusterIPs", ips, f"failed to allocate IP {ip}: {why}")])
+            held.update(held_ips([ip]))
             continue
-        free = rng.next_free(held)
+        free = allocate_next(allocs, held)
         if free is None:
             name = str((svc.get("metadata") or {}).get("name", ""))
             raise ApiError(  # NewInternalError over ipallocator.ErrFull
@@ -169,7 +170,7 @@ def _alloc_ips(
         spec["clusterIP"] = ips[0]
 
 
-def _alloc_cluster_ips(svc: Obj, spec: Obj, ranges: dict[str, IPRange], ctx: Context) -> None:
+def _alloc_cluster_ips(svc: Obj, spec: Obj, ctx: Context) -> None:
     """``allocClusterIPs``: one address per family, "" marking the ones to pick."""
     ips = [str(x) for x in spec.get("clusterIPs") or []]
     if ips and ips[0] == "None":
@@ -177,18 +178,17 @@ def _alloc_cluster_ips(svc: Obj, spec: Obj, ranges: dict[str, IPRange], ctx: Con
     families = spec.get("ipFamilies") or []
     ips += [""] * (len(families) - len(ips))
     spec["clusterIPs"] = ips
-    _alloc_ips(svc, spec, {i: ips[i] for i in range(len(families))}, ranges, ctx)
+    _alloc_ips(svc, spec, {i: ips[i] for i in range(len(families))}, ctx)
 
 
-def _update_cluster_ips(
-    svc: Obj, spec: Obj, ospec: Obj, ranges: dict[str, IPRange], ctx: Context
-) -> None:
+def _update_cluster_ips(svc: Obj, spec: Obj, ospec: Obj, ctx: Context) -> None:
     """``updateClusterIPs``: from ExternalName all (case A); an upgrade to two families
-    the secondary (case C). Releases (cases B and D) are the stored object's to make."""
+    the secondary (case C). Releases (cases B and D) follow the stored update
+    (``service_ipaddresses``)."""
     if _matching_prefer_dual_stack(spec, ospec):
         return
     if ospec.get("type") == "ExternalName" and spec.get("type") != "ExternalName":
-        _alloc_cluster_ips(svc, spec, ranges, ctx)
+        _alloc_cluster_ips(svc, spec, ctx)
         return
     if (ospec.get("clusterIPs") or [None])[0] == "None" or spec.get("type") == "ExternalName":
         return
@@ -197,7 +197,7 @@ def _update_cluster_ips(
         if len(ips) < 2:
             ips.append("")
         spec["clusterIPs"] = ips
-        _alloc_ips(svc, spec, {1: ips[1]}, ranges, ctx)
+        _alloc_ips(svc, spec, {1: ips[1]}, ctx)
 
 
 @preparer("Service")
@@ -214,6 +214,6 @@ def allocate_cluster_ips(svc: Obj, old: Obj | None, now: str, ctx: Context) -> N
     if spec.get("type") == "ExternalName":
         return
     if ospec is None:
-        _alloc_cluster_ips(svc, spec, ranges, ctx)
+        _alloc_cluster_ips(svc, spec, ctx)
     else:
-        _update_cluster_ips(svc, spec, ospec, ranges, ctx)
+        _update_cluster_ips(svc, spec, ospec, ctx)

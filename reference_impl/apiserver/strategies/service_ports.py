@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from reference_impl.apiserver.registry import Context, preparer, validator
 from reference_impl.apiserver.strategies.pod_containers import port_number_errors
+from reference_impl.apiserver.strategies.service_dry_run import DryRunPorts
 from reference_impl.apiserver.strategies.service_ips_alloc import dynamic_order, range_offset
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import ApiError, Cause, Invalid
@@ -76,6 +77,8 @@ _ORDER: Final = dynamic_order(
 
 def _next_free(used: set[int], what: str = "a nodePort") -> int:
     """``AllocateNext``: the first free port in the dynamic order."""
+    if isinstance(used, DryRunPorts):
+        return used.allocate_next()
     for candidate in _ORDER:
         if candidate not in used:
             used.add(candidate)
@@ -210,6 +213,8 @@ def prepare_health_check_node_port(svc: Obj, old: Obj | None, now: str, ctx: Con
     needed, needs = needs_health_check(old), needs_health_check(svc)
     # An update's new ports may not take what the old version still holds.
     used = _ports_in_use(ctx, svc) | _ports_held(old)
+    if ctx.dry_run:
+        used = DryRunPorts(used)
     if old is None and node_type:
         _init_node_ports(svc, used)
     elif old is not None and node_type:

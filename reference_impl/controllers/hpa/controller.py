@@ -11,10 +11,13 @@ each reconcile, failed or not, re-adds the HPA one period later (``AddRateLimite
 reconciled at once, a status-only update waits its period.
 
 The flow and the conditions are ``reconcileAutoscaler``'s: AbleToScale (SucceededGetScale,
-then the normalization's ReadyForNewScale / Scale{Up,Down}Stabilized, then SucceededRescale
-after a write), ScalingActive (ValidMetricFound, FailedGet*Metric, ScalingDisabled) and
-ScalingLimited; a count above maxReplicas or below minReplicas is corrected without
-reading metrics; every status write carries ``observedGeneration``.
+or FailedGetScale with the mapping's or the apiserver's error, then the normalization's
+ReadyForNewScale / Scale{Up,Down}Stabilized, then SucceededRescale after a write retried on
+conflict, or FailedUpdateScale keeping the old desired count), ScalingActive
+(ValidMetricFound, FailedGet*Metric, ScalingDisabled) and ScalingLimited; a count above
+maxReplicas or below minReplicas is corrected without reading metrics; every status write
+carries ``observedGeneration``. Failed reads and writes of the Scale (FailedGetScale,
+FailedRescale) are Warning events, kept as trace records.
 
 Scale to zero (KEP-2021): every rescale sets ``ScaledToZero``: True when it took the
 target from >0 to 0 under ``minReplicas: 0`` with an Object or External metric, else
@@ -55,6 +58,12 @@ from reference_impl.controllers.hpa.replica_rules import (
     CPU_INITIALIZATION_PERIOD,
     DELAY_OF_INITIAL_READINESS_STATUS,
 )
+from reference_impl.controllers.hpa.scale_client import (
+    MappingError,
+    ScaleTarget,
+    scale_for_target,
+    update_scale,
+)
 from reference_impl.controllers.hpa.selectors import HPASelectors
 from reference_impl.errors import ApiError, Conflict, NotFound
 
@@ -63,9 +72,6 @@ __all__ = ["SCALED_TO_ZERO", "SYNC_PERIOD_S", "HorizontalController"]
 Obj = dict[str, Any]
 SYNC_PERIOD_S: Final = 15.0
 SCALED_TO_ZERO: Final = "ScaledToZero"
-_SCALABLE: Final = {
-    "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1", "ReplicationController": "v1",
-}
 
 
 class HorizontalController:
@@ -152,10 +158,11 @@ class HorizontalController:
             return
         spec = hpa["spec"]
         status: Obj = copy.deepcopy(hpa.get("status") or {})
-        target = self._scale_target(spec, hpa["metadata"]["namespace"], status)
-        if target is None:
+        st = self._scale_target(hpa, status)
+        if st is None:
             self._write_status(hpa, status)
             return
+        target = st.scale
         current = int((target.get("spec") or {}).get("replicas", 0))  # Scale: omitempty
         self.stabilizer.record_initial(key, self._ctx.clock.now(), current)
         lo, hi = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"])
@@ -168,45 +175,46 @@ class HorizontalController:
                        "scaling is disabled since the replica count of the target is zero")
             desired = current
         elif current > hi or 0 < current < lo:
-            desired = self._rescale(key, spec, target, status, current, hi if current > hi else lo)
+            desired = hi if current > hi else lo
+            bound = "above Spec.MaxReplicas" if current > hi else "below Spec.MinReplicas"
+            if not self._rescale(key, hpa, st, status, current, desired,
+                                 f"Current number of replicas {bound}", None):  # fmt: skip
+                return
         else:
             proposal = self._from_metrics(key, hpa, target, status, current, scaled_to_zero)
             if proposal is None:
                 return  # the metrics failed: status is written, the old desired count kept
-            desired, results = proposal
-            if desired != current:
-                self._rescale(key, spec, target, status, current, desired)
+            desired, results, reason = proposal
+            if desired != current and not self._rescale(key, hpa, st, status, current, desired, reason, results):
+                return
         self._write_status(hpa, self._status(hpa, status, current, desired, results))
 
     def _cond(self, status: Obj, ctype: str, value: str, reason: str, message: str) -> None:
         set_condition(status, _cond(ctype, value, reason, message), rfc3339(self._ctx.clock.now()))
 
-    def _scale_target(self, spec: Obj, ns: str, status: Obj) -> Obj | None:
-        """``scaleForResourceMappings``: the target's Scale (its /scale subresource), with
+    def _scale_target(self, hpa: Obj, status: Obj) -> ScaleTarget | None:
+        """``reconcileAutoscaler``'s mapping of scaleTargetRef and
+        ``scaleForResourceMappings``: the target's Scale (its /scale subresource), with
         AbleToScale saying whether it could be read."""
-        api_version, kind, name = _target_ref(spec)
-        target: Obj | None = None
-        what = f'no matches for kind "{kind}"'
-        if api_version:
-            try:
-                target = self._server.get_scale(api_version, kind, name, ns)
-            except ApiError as e:
-                # An unknown kind, or one without /scale, keeps the short "no matches".
-                unmapped = isinstance(e, NotFound) and not e.message.endswith(" not found")
-                what = what if unmapped and kind not in _SCALABLE else e.message
-        if target is None:
+        spec, ns = hpa["spec"], hpa["metadata"]["namespace"]
+        try:
+            st = scale_for_target(self._server, spec.get("scaleTargetRef") or {}, ns)
+        except (MappingError, ApiError) as e:
+            what = e.message if isinstance(e, ApiError) else str(e)
+            self._event(hpa, "FailedGetScale", what)
             self._cond(status, "AbleToScale", "False", "FailedGetScale",
                        f"the HPA controller was unable to get the target's current scale: {what}")
-        else:
-            self._cond(status, "AbleToScale", "True", "SucceededGetScale",
-                       "the HPA controller was able to get the target's current scale")
-        return target
+            return None
+        self._cond(status, "AbleToScale", "True", "SucceededGetScale",
+                   "the HPA controller was able to get the target's current scale")
+        return st
 
     def _from_metrics(
         self, key: str, hpa: Obj, target: Obj, status: Obj, current: int, scaled_to_zero: bool
-    ) -> tuple[int, list[tuple[str, MetricResult | MetricFailure]]] | None:
+    ) -> tuple[int, list[tuple[str, MetricResult | MetricFailure]], str] | None:
         """``computeReplicasForMetrics`` then ``normalizeDesiredReplicas``: the desired
-        count and the per-metric results; None when the HPA cannot scale (status written)."""
+        count, the per-metric results and the rescale reason; None when the HPA cannot
+        scale (status written)."""
         spec, ns = hpa["spec"], hpa["metadata"]["namespace"]
         kept = int(status.get("desiredReplicas", 0))
         invalid = self._invalid_selector(key, ns, target)
@@ -231,6 +239,8 @@ class HorizontalController:
         self._cond(status, "ScalingActive", "True", "ValidMetricFound",
                    f"the HPA was able to successfully calculate a replica count from {best_name}")
         lo, hi, now = int(spec.get("minReplicas", 1)), int(spec["maxReplicas"]), self._ctx.clock.now()
+        reason = (f"{best_name if best.replicas > 0 else ''} above target" if best.replicas > current
+                  else "All metrics below target" if best.replicas < current else "")  # fmt: skip
         norm = (self.stabilizer.normalize_with_behaviors(key, now, spec["behavior"], current, best.replicas, lo, hi)
                 if spec.get("behavior") is not None
                 else self.stabilizer.normalize_without_behavior(key, now, current, best.replicas, lo, hi))
@@ -238,12 +248,29 @@ class HorizontalController:
         self._cond(status, "ScalingLimited", "True" if norm.limited else "False",
                    norm.limited_reason, norm.limited_message)
         if current == 0 and lo != 0 and scaled_to_zero and norm.replicas < lo:
-            return lo, results  # leaving zero after minReplicas was raised
-        return norm.replicas, results
+            # leaving zero after minReplicas was raised
+            return lo, results, reason or "Current number of replicas below Spec.MinReplicas"
+        return norm.replicas, results, reason
 
-    def _rescale(self, key: str, spec: Obj, target: Obj, status: Obj, current: int, desired: int) -> int:
-        """Write the target's new scale and the conditions and times that record it."""
-        self._scale(spec, target, desired)
+    def _rescale(
+        self, key: str, hpa: Obj, st: ScaleTarget, status: Obj, current: int, desired: int, reason: str,
+        results: list[tuple[str, MetricResult | MetricFailure]] | None,
+    ) -> bool:  # fmt: skip
+        """Write the target's new scale (``RetryOnConflict``) and the conditions and times
+        that record it; on failure AbleToScale=False/FailedUpdateScale, the status written
+        with the old desired count, and False."""
+        spec = hpa["spec"]
+        self._ctx.trace.record(self.name, "scale", object_key(st.scale), str(desired))
+        try:
+            update_scale(self._server, st, desired)
+        except ApiError as e:
+            self._event(hpa, "FailedRescale", f"New size: {desired}; reason: {reason}; error: {e.message}")
+            self._cond(status, "AbleToScale", "False", "FailedUpdateScale",
+                       f"the HPA controller was unable to update the target scale: {e.message}")
+            # setCurrentReplicasAndMetricsInStatus: the old desired count is kept.
+            kept = int(status.get("desiredReplicas", 0))
+            self._write_status(hpa, self._status(hpa, status, current, kept, results))
+            return False
         self._cond(status, "AbleToScale", "True", "SucceededRescale",
                    f"the HPA controller was able to update the target scale to {desired}")
         if spec.get("behavior") is not None:
@@ -255,7 +282,11 @@ class HorizontalController:
             self._cond(status, SCALED_TO_ZERO, "False", "NotScaledToZero",
                        "the HPA controller did not scale the workload to zero")
         status["lastScaleTime"] = rfc3339(self._ctx.clock.now())
-        return desired
+        return True
+
+    def _event(self, hpa: Obj, reason: str, message: str) -> None:
+        """The controller's Warning event on the HPA, as a trace record."""
+        self._ctx.trace.record(self.name, reason, object_key(hpa), message)
 
     def _invalid_selector(self, key: str, ns: str, target: Obj) -> tuple[str, str] | None:
         """``validateAndParseSelector``: (reason, message) when the target's pods cannot be
@@ -337,12 +368,6 @@ class HorizontalController:
             if p["metadata"].get("namespace") == ns and sel.matches(p["metadata"].get("labels"))
         ]
 
-    def _scale(self, spec: Obj, target: Obj, replicas: int) -> None:
-        """Update the target's Scale (its resourceVersion the precondition) to ``replicas``."""
-        api_version, kind, _ = _target_ref(spec)
-        self._ctx.trace.record(self.name, "scale", object_key(target), str(replicas))
-        self._server.update_scale(api_version, kind, {**target, "spec": {"replicas": replicas}})
-
     def _write_status(self, hpa: Obj, status: Obj) -> None:
         status.setdefault("desiredReplicas", 0)  # never omitted by the Go type
         if status == hpa.get("status"):
@@ -355,14 +380,6 @@ class HorizontalController:
 
 def _cond(ctype: str, status: str, reason: str, message: str) -> Obj:
     return {"type": ctype, "status": status, "reason": reason, "message": message}
-
-
-def _target_ref(spec: Obj) -> tuple[str, str, str]:
-    """(apiVersion, kind, name) of ``scaleTargetRef``; a built-in kind's version when the
-    reference names none."""
-    ref = spec.get("scaleTargetRef") or {}
-    kind = str(ref.get("kind"))
-    return str(ref.get("apiVersion") or _SCALABLE.get(kind, "")), kind, str(ref.get("name"))
 
 
 def _object_or_external(spec: Obj) -> bool:

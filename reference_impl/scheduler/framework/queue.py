@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from enum import Enum
 from typing import Any, Final, Protocol
 
 from reference_impl.clock import Duration, Instant, SimClock, seconds
@@ -82,6 +83,15 @@ def _key(p: QueuedPodInfo) -> str:
     return p.info.key
 
 
+class _Lookup(Enum):
+    """A root argument's default: look the pod's root up (``_root_of``) where needed."""
+
+    ROOT = 0
+
+
+_Root = QueuedPodGroupInfo | None | _Lookup
+
+
 class SchedulingQueue:
     """The scheduling queue; ``on_ready`` is called whenever a pod may be popped."""
 
@@ -120,8 +130,10 @@ class SchedulingQueue:
         # A pending member changed PodGroup: its key may linger under the old group, so
         # groups are no longer marked pooled (the scans decide, as before).
         self._group_moved = False
-        # In-flight member pod -> its root's key when popped (for AddAttemptedPodGroupIfNeeded).
+        # In-flight member pod -> its root's key when popped (for AddAttemptedPodGroupIfNeeded),
+        # and each such root's count of pods in flight (kept with it, not rebuilt per pod).
         self._flight_roots: dict[str, EntityKey] = {}
+        self._roots_in_flight: dict[EntityKey, int] = {}
         # Whether plugins' pool indexes (upstream's PreQueueingHintFns) may narrow events.
         self._pre_queueing_hints = pre_queueing_hints
         # OpportunisticBatching's PodSigner (signPod); None: no pod gets a signature.
@@ -225,7 +237,7 @@ class SchedulingQueue:
         if self._is_last_popped(root):
             self._pending.add(pinfo)
             return
-        self._move_to_active(pinfo)
+        self._move_to_active(pinfo, root=root if self._is_pod_group_member(pinfo.pod) else None)
 
     def _join_queued_group(self, pinfo: QueuedPodInfo, root: QueuedPodGroupInfo) -> bool:
         """``addToPodGroupIfExists``: a member whose root group is queued joins it where it
@@ -238,7 +250,7 @@ class SchedulingQueue:
             return self._join_pooled_group(pinfo, *settled)
         queued = self._queued_siblings(pinfo, leaves)
         if any(self._active.get(p.key) is p for p in queued):
-            self._move_to_active(pinfo)
+            self._move_to_active(pinfo, root=root if self._is_pod_group_member(pinfo.pod) else None)
             return True
         for heap in (self._backoff, self._error_backoff):
             sib = next((p for p in queued if heap.get(p.key) is p), None)
@@ -281,7 +293,7 @@ class SchedulingQueue:
         themselves came back one by one (``add_unschedulable_if_not_present``)."""
         if self._last_popped is None and not len(self._pending):
             return
-        flying = set(self._flight_roots.values())
+        flying = self._roots_in_flight
         if self._last_popped is not None and self._last_popped.key not in flying:
             self._last_popped = None  # ``clearPoppedEntity``
         released = [p for p in self._pending.infos()
@@ -352,7 +364,8 @@ class SchedulingQueue:
         self._unschedulable.pop(key, None)
         self._unindex_member(pod, key)
         if self._in_flight.pop(key, None) is not None:
-            self._flight_roots.pop(key, None)
+            if key in self._flight_roots:
+                self._land(key)
             self._prune_flight_events()
             self._add_attempted_pod_group_if_needed()
         self._errored.discard(key)
@@ -505,12 +518,24 @@ class SchedulingQueue:
         """The pod left the queue for a cycle; its root (if a member) is in flight with it."""
         self._unindex_member(pinfo.pod, pinfo.key)
         if root is not None:
-            self._flight_roots[pinfo.key] = root.key
+            if pinfo.key in self._flight_roots:  # not expected: one flight until it returns
+                self._land(pinfo.key)
+            self._flight_roots[pinfo.key] = rkey = root.key
+            self._roots_in_flight[rkey] = self._roots_in_flight.get(rkey, 0) + 1
+
+    def _land(self, key: str) -> None:
+        """The pod (in ``_flight_roots``) is no longer in flight: its root has one fewer there."""
+        rkey = self._flight_roots.pop(key)
+        if (n := self._roots_in_flight[rkey] - 1) > 0:
+            self._roots_in_flight[rkey] = n
+        else:
+            del self._roots_in_flight[rkey]
 
     def done(self, key: str) -> None:
         """The pod's cycle ended without a requeue (bound, or gone)."""
         if self._in_flight.pop(key, None) is not None:
-            self._flight_roots.pop(key, None)
+            if key in self._flight_roots:
+                self._land(key)
             self._prune_flight_events()
         self._errored.discard(key)
         self._add_attempted_pod_group_if_needed()
@@ -565,7 +590,8 @@ class SchedulingQueue:
 
     def _add_unschedulable(self, pinfo: QueuedPodInfo, *, error: bool) -> None:
         entry = self._in_flight.pop(pinfo.key, None)
-        self._flight_roots.pop(pinfo.key, None)
+        if pinfo.key in self._flight_roots:
+            self._land(pinfo.key)
         seen: list[tuple[ClusterEvent, Obj | None, Obj | None]] = []
         if entry is not None:
             seen = [(ev, old, new) for seq, key, ev, old, new in self._flight_events
@@ -645,14 +671,15 @@ class SchedulingQueue:
         pinfo.gating_plugin = pinfo.gating_message = ""
         return True
 
-    def _pre_enqueue_entity(self, pinfo: QueuedPodInfo) -> bool:
+    def _pre_enqueue_entity(self, pinfo: QueuedPodInfo, root: _Root = _Lookup.ROOT) -> bool:
         """PreEnqueue for the pod's entity (``runPreEnqueuePlugins`` runs it for every pod of
         a pod group): a gated member gates its root group, whose queued pods then wait in
-        the pool; a member passing while another is still gated waits there too."""
+        the pool; a member passing while another is still gated waits there too. ``root``:
+        ``_root_of(pinfo.pod)``, where the caller has it."""
         if not self._pre_enqueue(pinfo):
-            self._gate_group(pinfo)
+            self._gate_group(pinfo, root)
             return False
-        if self._held_by_group_gate(pinfo):
+        if self._held_by_group_gate(pinfo, root):
             self._park(pinfo)
             return False
         return True
@@ -660,6 +687,15 @@ class SchedulingQueue:
     def _index_member(self, pinfo: QueuedPodInfo) -> None:
         if self._is_pod_group_member(pinfo.pod) and (pg := pod_group_key_for_pod(pinfo.pod)) is not None:
             self._queued_members.setdefault(pg, {})[pinfo.key] = None
+
+    def _index_queued(self, pinfo: QueuedPodInfo) -> None:
+        """The pod entered activeQ or backoffQ: ``_index_member`` then ``_unpool``, the
+        PodGroup key looked up once."""
+        if (pg := pod_group_key_for_pod(pinfo.pod)) is None:
+            return
+        if self._is_pod_group_member(pinfo.pod):
+            self._queued_members.setdefault(pg, {})[pinfo.key] = None
+        self._pooled_groups.discard(pg)
 
     def _unpool(self, pinfo: QueuedPodInfo) -> None:
         """The pod entered activeQ or backoffQ: its group is not all pooled."""
@@ -674,13 +710,14 @@ class SchedulingQueue:
                 del self._queued_members[pg]
 
     def _queued_siblings(
-        self, pinfo: QueuedPodInfo, leaves: list[Obj] | None = None
+        self, pinfo: QueuedPodInfo, leaves: list[Obj] | None = None, root: _Root = _Lookup.ROOT
     ) -> list[QueuedPodInfo]:
         """The other queued pods (activeQ, backoffQ or the pool) of the pod's root group, in
         the order they were queued: every member of the root's leaf PodGroups still queued
-        (``leaves``: those PodGroups, if already looked up)."""
+        (``leaves``: those PodGroups, if already looked up; else ``root``, if it was)."""
         if leaves is None:
-            root = self._root_of(pinfo.pod)
+            if root is _Lookup.ROOT:
+                root = self._root_of(pinfo.pod)
             if root is None:
                 return []
             leaves = self.workload_forest.get_leaf_pod_groups(root)
@@ -726,9 +763,10 @@ class SchedulingQueue:
                     return first, True
         return (first, False) if first is not None else None
 
-    def _gate_group(self, pinfo: QueuedPodInfo) -> None:
+    def _gate_group(self, pinfo: QueuedPodInfo, root: _Root = _Lookup.ROOT) -> None:
         """The gated member's group waits in the pool: its pods in activeQ or backoffQ go there."""
-        root = self._root_of(pinfo.pod)
+        if root is _Lookup.ROOT:
+            root = self._root_of(pinfo.pod)
         if root is None:
             return
         leaves = self.workload_forest.get_leaf_pod_groups(root)
@@ -740,10 +778,10 @@ class SchedulingQueue:
         if not self._group_moved:
             self._pooled_groups.update(pod_group_key_of(pg) for pg in leaves)
 
-    def _held_by_group_gate(self, pinfo: QueuedPodInfo) -> bool:
+    def _held_by_group_gate(self, pinfo: QueuedPodInfo, root: _Root = _Lookup.ROOT) -> bool:
         """Whether another member of the pod's root is still gated; PreEnqueue runs again for
         each gated member, and when all pass they join activeQ (the group is ungated)."""
-        gated = [m for m in self._queued_siblings(pinfo)
+        gated = [m for m in self._queued_siblings(pinfo, root=root)
                  if m.gated and self._unschedulable.get(m.key) is m]  # fmt: skip
         if not gated:
             return False
@@ -772,15 +810,16 @@ class SchedulingQueue:
         self._index_member(pinfo)
         self._arm_leftover_timer(_pooled_since(pinfo))
 
-    def _move_to_active(self, pinfo: QueuedPodInfo, *, from_backoff: bool = False) -> None:
+    def _move_to_active(
+        self, pinfo: QueuedPodInfo, *, from_backoff: bool = False, root: _Root = _Lookup.ROOT
+    ) -> None:
         # ``moveToActiveQ``: a pod leaving backoffQ passed PreEnqueue when it entered it.
-        if not from_backoff and not self._pre_enqueue_entity(pinfo):
+        if not from_backoff and not self._pre_enqueue_entity(pinfo, root):
             return
         self._backoff_delete(pinfo.key)
         self._unschedulable.pop(pinfo.key, None)
         self._active.push(pinfo.key, pinfo)
-        self._index_member(pinfo)
-        self._unpool(pinfo)
+        self._index_queued(pinfo)
         self._on_ready()
 
     def _requeue(self, pinfo: QueuedPodInfo, *, immediate: bool) -> None:
@@ -876,8 +915,7 @@ class SchedulingQueue:
         errored = pinfo.key in self._errored
         (self._backoff if errored else self._error_backoff).delete(pinfo.key)
         (self._error_backoff if errored else self._backoff).push(pinfo.key, pinfo)
-        self._index_member(pinfo)
-        self._unpool(pinfo)
+        self._index_queued(pinfo)
         self._arm_backoff_timer()
         if not self._active and not errored:
             self._on_ready()

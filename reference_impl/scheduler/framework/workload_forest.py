@@ -48,20 +48,39 @@ class EntityKey:
     type: str
     namespace: str
     name: str
+    # The fields' hash, made once: keys are looked up in dicts many times per pod.
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.type, self.namespace, self.name)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
+        # Rebuilt through __init__: a str hash differs from one process to the next.
+        return EntityKey, (self.type, self.namespace, self.name)
 
     def __str__(self) -> str:
         return f"{self.type}/{self.namespace}/{self.name}"
 
 
-@lru_cache(maxsize=4096)  # frozen keys, asked for several times per queued pod
+# Frozen keys, asked for several times per queued pod: each is made once (while cached).
+@lru_cache(maxsize=4096)
+def _entity_key(type_: str, namespace: str, name: str) -> EntityKey:
+    return EntityKey(type_, namespace, name)
+
+
+@lru_cache(maxsize=4096)
 def pod_group_key(namespace: str, name: str) -> EntityKey:
     """``fwk.PodGroupKey``."""
-    return EntityKey(POD_GROUP_KEY_TYPE, namespace, name)
+    return _entity_key(POD_GROUP_KEY_TYPE, namespace, name)
 
 
+@lru_cache(maxsize=1024)
 def composite_pod_group_key(namespace: str, name: str) -> EntityKey:
     """``fwk.CompositePodGroupKey``."""
-    return EntityKey(COMPOSITE_POD_GROUP_KEY_TYPE, namespace, name)
+    return _entity_key(COMPOSITE_POD_GROUP_KEY_TYPE, namespace, name)
 
 
 def _ns_name(obj: Obj) -> tuple[str, str]:
@@ -109,7 +128,7 @@ class PodGroupInfo:
     @property
     def key(self) -> EntityKey:
         """The entity's key."""
-        return EntityKey(self.type, self.namespace, self.name)
+        return _entity_key(self.type, self.namespace, self.name)
 
 
 @dataclass(slots=True)

@@ -346,12 +346,17 @@ def test_cr_scale_selector_and_status_replicas() -> None:
 
 
 def test_cr_scale_non_integer_replicas() -> None:
-    """``NestedInt64``'s accessor error for a spec replicas that is not an integer."""
+    """``NestedInt64``'s accessor error for a spec replicas that is not an integer. The
+    strategy's ``ValidateScaleSpec`` rejects such a write, so the object is stored first and
+    the CRD then points specReplicasPath at its string field."""
     srv = _crd_server()
-    srv.create(_noxu(None) | {"spec": {"replicas": "many"}})
+    srv.create(_noxu() | {"spec": {"replicas": 7, "other": "many"}})
+    crd = srv.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", "noxus.mygroup.example.com")
+    crd["spec"]["versions"][0]["subresources"]["scale"]["specReplicasPath"] = ".spec.other"
+    srv.update(crd)
     with pytest.raises(
         ApiError,
-        match=r"\.spec\.replicas accessor error: many is of the type string, expected int64",
+        match=r"\.spec\.other accessor error: many is of the type string, expected int64",
     ):
         srv.get_scale(CR_AV, "Noxu", "foo", NS)
 

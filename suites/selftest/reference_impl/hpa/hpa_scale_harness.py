@@ -70,6 +70,8 @@ class Scenario:
     hpa_selectors: dict[str, Obj] = field(default_factory=dict)  # other HPAs' selectors, by name
     pod_labels: Obj = field(default_factory=dict)  # extra labels on every pod
     initial_status: Obj | None = None  # the HPA's whole status, instead of buildHPA's
+    # PrependReactor("update", ...): the scale updates' errors, in order (then the real one)
+    scale_update_errors: Sequence[Exception] = ()
 
 
 @dataclass
@@ -165,8 +167,9 @@ def _hpa(s: Scenario) -> Obj:
             "metadata": {"name": "test-hpa", "namespace": NS}, "spec": spec}
 
 
-def run_scenario(s: Scenario) -> Outcome:
-    """Store the scenario's objects, then let the controller reconcile the HPA once."""
+def run_scenario(s: Scenario, target_ref: Obj | None = None) -> Outcome:
+    """Store the scenario's objects, then let the controller reconcile the HPA once;
+    ``target_ref`` replaces the HPA's scaleTargetRef."""
     clock = SimClock()
     clock.run_until(START)
     rng, gates = Rng(1), FeatureGates()
@@ -197,11 +200,16 @@ def run_scenario(s: Scenario) -> Outcome:
         if deleted:  # a finalizer keeps it, marked for deletion
             server.update({**stored, "metadata": {**stored["metadata"], "finalizers": ["garhwal.dev/hold"]}})
             server.delete("v1", "Pod", stored["metadata"]["name"], NS)
-    hpa = server.create(_hpa(s))
+    hpa_obj = _hpa(s)
+    if target_ref is not None:
+        hpa_obj["spec"]["scaleTargetRef"] = target_ref
+    hpa = server.create(hpa_obj)
     status: Obj = {"currentReplicas": s.spec_replicas, "desiredReplicas": s.spec_replicas}  # buildHPA
     if s.initial_conditions is not None:
         status["conditions"] = list(s.initial_conditions)
     hpa = server.update_status({**hpa, "status": s.initial_status if s.initial_status is not None else status})
+    if s.scale_update_errors:
+        _fail_scale_updates(server, list(s.scale_update_errors))
     ctx = ComponentContext(server, InformerFactory(server), clock, rng, gates, Trace(clock))
     ctrl = HorizontalController(ctx, external, pod_metrics=pod_metrics, tolerance=s.tolerance,
                                 delays=(seconds(120), seconds(10)), scale_up_limit_factor=8.0)
@@ -221,6 +229,19 @@ def run_scenario(s: Scenario) -> Outcome:
     stored_hpa = server.get("autoscaling/v2", "HorizontalPodAutoscaler", "test-hpa", NS)
     written = stored_hpa["metadata"]["resourceVersion"] != hpa["metadata"]["resourceVersion"]
     return Outcome(int(got["spec"].get("replicas", 0)), stored_hpa.get("status") or {}, written)
+
+
+def _fail_scale_updates(server: APIServer, errors: list[Exception]) -> None:
+    """The scale client's update reactor: each call raises the next error, then the
+    apiserver answers."""
+    real = server.update_scale
+
+    def update_scale(api_version: str, kind: str, body: Obj) -> Obj:
+        if errors:
+            raise errors.pop(0)
+        return real(api_version, kind, body)
+
+    setattr(server, "update_scale", update_scale)  # noqa: B010
 
 
 def conds(status: Obj) -> list[tuple[str, str, str]]:

@@ -1,6 +1,7 @@
 """Rows of upstream ``horizontal_test.go`` (v1.37.2) about the conditions one reconcile
 sets: ambiguous and invalid selectors, failed metrics (with the ScalingActive messages),
-a failed scale read, and the rows the reference cannot take. See ``hpa_scale_harness``."""
+a failed scale read or write, the rescale's conflict retry, and the rows the reference
+cannot take. See ``hpa_scale_harness``."""
 
 from __future__ import annotations
 
@@ -14,11 +15,16 @@ from hpa_scale_harness import (
     Scenario,
     T,
     check,
+    conds,
     cpu,
     external_qps,
     object_qps,
+    ok_with,
     pods_qps,
+    run_scenario,
 )
+
+from reference_impl.errors import ApiError, Conflict
 
 Obj = dict[str, Any]
 TENTH = ["0.1"] * 3
@@ -88,9 +94,93 @@ def test_condition_failed_get_scale() -> None:
           [("AbleToScale", F, "FailedGetScale")])
 
 
-@pytest.mark.skip(reason="no way to make the scale update fail: the reference writes spec.replicas directly")
 def test_condition_failed_update_scale() -> None:
-    """TestConditionFailedUpdateScale."""
+    """TestConditionFailedUpdateScale: the update fails (not a conflict: no retry); the
+    metrics' conditions stay, AbleToScale=False/FailedUpdateScale, the count and
+    status.desiredReplicas are kept, no ScaledToZero and no lastScaleTime."""
+    s = Scenario(1, 5, 3, 3, 100, [150, 150, 150], TENTH,
+                 scale_update_errors=[_SomethingWentWrong()])
+    status = check(s, 3, ok_with(("AbleToScale", F, "FailedUpdateScale")))
+    assert _messages(status)["AbleToScale"] == (
+        "the HPA controller was unable to update the target scale: something went wrong")
+    assert "lastScaleTime" not in status
+    assert status["currentMetrics"][0]["resource"]["current"]["averageUtilization"] == 150
+
+
+class _SomethingWentWrong(ApiError):
+    """The reactor's plain ``fmt.Errorf("something went wrong")``."""
+
+    def __init__(self) -> None:
+        super().__init__("something went wrong")
+
+
+def _conflict() -> Conflict:
+    return Conflict('Operation cannot be fulfilled on replicationcontrollers "test-rc": simulated conflict')
+
+
+def test_hpa_rescale_with_successful_conflict_retry() -> None:
+    """TestHPARescaleWithSuccessfulConflictRetry: the first update conflicts, the
+    controller reads the latest Scale and the retry succeeds."""
+    s = Scenario(2, 6, 3, 3, 50, [600, 700, 800], cpu(3), scale_update_errors=[_conflict()])
+    status = check(s, 5, RESCALED)
+    assert _messages(status)["AbleToScale"] == "the HPA controller was able to update the target scale to 5"
+
+
+def test_hpa_rescale_conflict_retries_exhausted() -> None:
+    """``retry.DefaultRetry``'s five steps all conflict: the last conflict is the
+    FailedUpdateScale error (the same setup as the row above)."""
+    s = Scenario(2, 6, 3, 3, 50, [600, 700, 800], cpu(3), scale_update_errors=[_conflict()] * 5)
+    status = check(s, 3, ok_with(("AbleToScale", F, "FailedUpdateScale")))
+    assert _messages(status)["AbleToScale"].endswith("simulated conflict")
+    s = Scenario(2, 6, 3, 3, 50, [600, 700, 800], cpu(3), scale_update_errors=[_conflict()] * 4)
+    check(s, 5, RESCALED)  # the fifth try succeeds
+
+
+def test_failed_update_scale_at_max_replicas() -> None:
+    """A count above maxReplicas is corrected without metrics; a failed write keeps the
+    count with AbleToScale=False and no metric status."""
+    s = Scenario(1, 2, 3, 3, 100, [150, 150, 150], TENTH,
+                 scale_update_errors=[_SomethingWentWrong()])
+    status = check(s, 3, [("AbleToScale", F, "FailedUpdateScale")])
+    assert "currentMetrics" not in status
+
+
+def _get_scale_message(kind: str, api_version: str, name: str) -> str:
+    """A scenario whose HPA targets ``api_version``/``kind`` ``name``: the FailedGetScale
+    message (the target itself is the usual test-rc)."""
+    s = Scenario(1, 100, 3, 3, 10, [100, 200, 300], TENTH)
+    out = run_scenario(s, target_ref={"apiVersion": api_version, "kind": kind, "name": name})
+    assert conds(out.status) == [("AbleToScale", F, "FailedGetScale")]
+    assert out.replicas == 3  # the real target is untouched
+    return str(_messages(out.status)["AbleToScale"]).removeprefix(
+        "the HPA controller was unable to get the target's current scale: ")
+
+
+FAILED_GET_SCALE = [
+    pytest.param("Cheese", "cheese.example.com/v1", "test-rc",
+                 'no matches for kind "Cheese" in group "cheese.example.com"', id="unknown kind"),
+    pytest.param("ReplicaSet", "batch/v1", "test-rc", 'no matches for kind "ReplicaSet" in group "batch"',
+                 id="a kind of another group"),
+    pytest.param("ReplicationController", "", "test-rc", None, id="no apiVersion: core ReplicationController"),
+    pytest.param("Deployment", "apps/v1beta1", "missing", 'deployments.apps "missing" not found',
+                 id="any version of the group: the missing object"),
+    pytest.param("ReplicationController", "v1", "missing", 'replicationcontrollers "missing" not found',
+                 id="missing target"),
+    pytest.param("Job", "batch/v1", "test-rc", "the server could not find the requested resource",
+                 id="kind without a scale subresource"),
+]
+
+
+@pytest.mark.parametrize(("kind", "api_version", "name", "error"), FAILED_GET_SCALE)
+def test_failed_get_scale_messages(kind: str, api_version: str, name: str, error: str | None) -> None:
+    """``reconcileAutoscaler``'s FailedGetScale: ParseGroupVersion, RESTMappings (group
+    and kind only) and ``scaleForResourceMappings``, each with upstream's error text."""
+    if error is None:
+        s = Scenario(1, 100, 3, 3, 10, [100, 200, 300], TENTH)
+        out = run_scenario(s, target_ref={"apiVersion": "", "kind": kind, "name": name})
+        assert conds(out.status)[0] == ("AbleToScale", T, "SucceededRescale")
+        return
+    assert _get_scale_message(kind, api_version, name) == error
 
 
 _EVENTS = pytest.mark.skip(reason="the reference controller records no Events (SuccessfulRescale)")

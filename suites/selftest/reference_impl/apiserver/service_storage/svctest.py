@@ -1,8 +1,8 @@
 """Helpers for the service REST storage ports: ``pkg/api/service/testing/make.go``'s
 ``MakeService`` and its tweaks as v1 dicts, and storage_test.go's ``prove*`` checks.
 
-The reference keeps no allocator bitmaps (the stored Services are the allocation state),
-so "is allocated" is asked the way a client would: a probe Service requesting the address
+The reference keeps no allocator bitmaps (the IPAddress objects and the stored Services'
+node ports are the allocation state), so "is allocated" is asked the way a client would: a probe Service requesting the address
 or port is refused as already allocated, or accepted (and deleted again)."""
 
 from __future__ import annotations

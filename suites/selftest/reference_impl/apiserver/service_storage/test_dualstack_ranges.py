@@ -26,7 +26,8 @@ def _causes(err: Invalid) -> list[tuple[str, str]]:
 
 
 def test_ipv6_range_bounds() -> None:
-    """2000::/108: the network address is ErrNotInRange; the all-ones address is a host
+    """2000::/108: the network address is in no ServiceCIDR (``PrefixContainsIP``), so
+    ErrMismatchedNetwork; the all-ones address is a host
     (IPv6 has no broadcast address); the first dynamic address is past the 256 reserved."""
     s = new_server(("IPv6",))
     with pytest.raises(Invalid) as err:
@@ -34,8 +35,8 @@ def test_ipv6_range_bounds() -> None:
     assert _causes(err.value) == [
         (
             "spec.clusterIPs",
-            'Invalid value: ["2000::"]: failed to allocate IP 2000::: the provided IP (2000::) '
-            "is not in the valid range. The range of valid IPs is 2000::/108",
+            'Invalid value: ["2000::"]: failed to allocate IP 2000::: '
+            "the provided network does not match the current range",
         )
     ]
     assert s.create(make_service("b", cluster_ips=("2000::f:ffff",)))["spec"]["clusterIP"]

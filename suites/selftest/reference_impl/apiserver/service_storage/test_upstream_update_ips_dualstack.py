@@ -6,8 +6,8 @@ TestUpdateIPsFromDualStack (all three), through ``APIServer`` with
 kept, a secondary allocated or released. The ``singlestack:v4`` control table is
 ``test_upstream_update_allocs``'s.
 
-``beforeUpdate``'s allocator reservation of an address is a Service holding it here (the
-reference's allocation state is the stored Services).
+``beforeUpdate``'s allocator reservation of an address is a Service holding it here (its
+IPAddress, written once the Service is stored).
 """
 
 from __future__ import annotations
