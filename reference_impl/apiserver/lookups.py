@@ -56,15 +56,17 @@ def check_served(info: ResourceInfo, served: APIResourceConfig) -> None:
     )
 
 
-def check_namespace(store: MVCCStore, ns: str, info: ResourceInfo) -> None:
-    """NotFound for a missing namespace, Forbidden for one being terminated."""
+def check_namespace(store: MVCCStore, ns: str, info: ResourceInfo, name: str = "") -> None:
+    """NotFound for a missing namespace, Forbidden for one being terminated (NamespaceLifecycle's
+    ``NewForbidden`` names the object when the request does: not for a generated name)."""
     kv = store.get(f"{keys.PREFIX}namespaces/{ns}")
     if kv is None:
         raise NotFound(f'namespaces "{ns}" not found')
     # Most namespaces never held the word, so most creates skip the decode.
     if b'"deletionTimestamp"' in kv.value and kv.decode()["metadata"].get("deletionTimestamp"):
+        who = f'{info.group_resource} "{name}"' if name else info.group_resource
         raise Forbidden(
-            f"{info.group_resource} is forbidden: unable to create new content in namespace {ns} "
+            f"{who} is forbidden: unable to create new content in namespace {ns} "
             "because it is being terminated"
         )
 

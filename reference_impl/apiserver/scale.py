@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from reference_impl.apiserver.admission.chain import Request, ScaleValidation
 from reference_impl.apiserver.customresource import handler as cr_handler
 from reference_impl.apiserver.customresource.info import CustomResourceInfo
+from reference_impl.apiserver.customresource.scale_validation import AccessorError, nested
 from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.apiserver.warnings.recorder import header_texts
@@ -127,39 +128,12 @@ def _path(p: str) -> list[str]:
 
 
 def _nested(obj: Obj, fields: list[str], want: str) -> tuple[Any, bool]:
-    """``unstructured.NestedInt64`` / ``NestedString``: (value, found); an accessor error
-    for a value of another type."""
-    v: Any = obj
-    for i, f in enumerate(fields):
-        if v is None:
-            return None, False
-        if not isinstance(v, dict):
-            where = "." + ".".join(fields[: i + 1])
-            raise InternalError(
-                f"{where} accessor error: {_go_v(v)} is of the type {_go_t(v)}, "
-                "expected map[string]interface{}"
-            )
-        if f not in v:
-            return None, False
-        v = v[f]
-    ok = (isinstance(v, int) and not isinstance(v, bool)) if want == "int64" else isinstance(v, str)
-    if not ok:
-        where = "." + ".".join(fields)
-        raise InternalError(
-            f"{where} accessor error: {_go_v(v)} is of the type {_go_t(v)}, expected {want}"
-        )
-    return v, True
-
-
-def _go_t(v: Any) -> str:
-    return {bool: "bool", int: "int64", float: "float64", str: "string", list: "[]interface {}",
-            dict: "map[string]interface {}"}.get(type(v), "<nil>")  # fmt: skip
-
-
-def _go_v(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return "<nil>" if v is None else str(v)
+    """``unstructured.NestedInt64`` / ``NestedString``: (value, found); the accessor error of
+    a mistyped value is an InternalError here (``scaleFromCustomResource``)."""
+    try:
+        return nested(obj, ".".join(fields), want)
+    except AccessorError as e:
+        raise InternalError(str(e)) from None
 
 
 def _scale_from_custom(cr: Obj, scale: Obj) -> tuple[Obj, bool]:

@@ -370,7 +370,7 @@ class APIServer:
         ns = keys.namespace_for(info, meta.get("namespace"))
         if ns is not None:
             meta["namespace"] = ns
-            self._check_namespace(ns, info)
+            self._check_namespace(ns, info, "" if generated else str(meta.get("name") or ""))
         else:
             meta.pop("namespace", None)
         sent_generation = meta.get("generation")
@@ -698,8 +698,8 @@ class APIServer:
         self.warnings = header_texts(texts) if texts else []
         return self.warnings
 
-    def _check_namespace(self, ns: str, info: ResourceInfo) -> None:
-        lookups.check_namespace(self.store, ns, info)
+    def _check_namespace(self, ns: str, info: ResourceInfo, name: str = "") -> None:
+        lookups.check_namespace(self.store, ns, info, name)
 
     def _current(
         self, info: ResourceInfo, meta: Obj, peek: lookups.StoredPeek | None = None

@@ -148,7 +148,7 @@ def _invocations(
         request = request_of(
             op=a.operation, kind=gvk, resource=gvr, request_kind=a.kind,
             request_resource=a.resource, subresource=a.subresource, name=a.name,
-            namespace=a.namespace, user=authz.user,
+            namespace=a.namespace, user=authz.user, dry_run=ctx.dry_run,
         )  # fmt: skip
         for b in bindings:
             bspec = b.get("spec") or {}

@@ -21,7 +21,7 @@ from celpy.evaluation import CELEvalError
 from reference_impl.apiserver.cel_quantity import QUANTITY_FUNCTIONS
 from reference_impl.apiserver.customresource.cel_library_net import NET_LIBRARY, LibraryError
 
-__all__ = ["LIBRARY", "NAMESPACES"]
+__all__ = ["LIBRARY", "NAMESPACES", "go_float"]
 
 _NUM: Final = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
 _S = celtypes.StringType
@@ -257,7 +257,7 @@ def _duration(x: Any) -> Any:
     return celtypes.DurationType(seconds=0, nanos=nanos)
 
 
-def _go_float(f: float) -> str:
+def go_float(f: float) -> str:
     """``strconv.FormatFloat(f, 'g', -1, 64)``: shortest digits, exponent form below 1e-4
     or from 1e6 (``%g``)."""
     if f != f or f in (float("inf"), float("-inf")):
@@ -297,7 +297,7 @@ def _string(x: Any) -> Any:
     if isinstance(x, celtypes.BoolType):
         return _S("true" if x else "false")
     if isinstance(x, celtypes.DoubleType):
-        return _S(_go_float(float(x)))
+        return _S(go_float(float(x)))
     if isinstance(x, celtypes.DurationType):
         return _S(_seconds(x))
     if isinstance(x, celtypes.BytesType):

@@ -76,12 +76,13 @@ def create(srv: APIServer, manifest: Obj) -> Obj:
     meta = obj["metadata"]
     if meta.get("resourceVersion"):
         raise BadRequest("resourceVersion should not be set on objects to be created")
-    if not meta.get("name") and meta.get("generateName"):
+    generated = not meta.get("name") and bool(meta.get("generateName"))
+    if generated:
         meta["name"] = srv._generate_name(info.kind, meta["generateName"])
     ns = keys.namespace_for(info, meta.get("namespace"))
     if ns is not None:
         meta["namespace"] = ns
-        srv._check_namespace(ns, info)
+        srv._check_namespace(ns, info, "" if generated else str(meta.get("name") or ""))
     else:
         meta.pop("namespace", None)
     for k in SERVER_META:

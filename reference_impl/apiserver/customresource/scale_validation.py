@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from reference_impl.apiserver.customresource.cel_library import _go_float
+from reference_impl.apiserver.customresource.cel_library import go_float
 from reference_impl.apiserver.validation import fielderr as fe
 from reference_impl.errors import Cause
 
-__all__ = ["nested", "validate_scale_spec", "validate_scale_status"]
+__all__ = ["AccessorError", "nested", "validate_scale_spec", "validate_scale_status"]
 
 Obj = dict[str, Any]
 _INT32_MAX: Final = 2**31 - 1
@@ -39,7 +39,7 @@ def _go_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
-        return _go_float(v)
+        return go_float(v)
     if isinstance(v, dict):
         return "map[" + " ".join(f"{k}:{_go_value(v[k])}" for k in sorted(v)) + "]"
     if isinstance(v, list):

@@ -14,11 +14,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import warnings
 from typing import Any, Final
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography.utils import CryptographyDeprecationWarning
 
 from reference_impl.api.meta import dns1123_subdomain_errors, label_key_errors
 from reference_impl.apiserver.registry import Context, defaulter, validator
@@ -215,7 +217,7 @@ def validate_ctb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         causes.append(Cause(path, "FieldValueInvalid", "duplicate trust anchor"))
     for i, der in enumerate(ders):
         try:
-            cert = x509.load_der_x509_certificate(der)
+            cert = _parse_certificate(der)
         except ValueError:
             causes.append(
                 Cause(path, "FieldValueInvalid", f"entry {i} does not parse: bad certificate")
@@ -228,3 +230,15 @@ def validate_ctb(obj: Obj, old: Obj | None, ctx: Context) -> list[Cause]:
         if not ca:
             causes.append(Cause(path, "FieldValueInvalid", f"entry {i} is not a CA certificate"))
     return causes
+
+
+def _parse_certificate(der: bytes) -> x509.Certificate:
+    """Go's ``x509.ParseCertificate`` on serial numbers: zero parses, negative does not
+    (Go 1.23+). cryptography parses both with a deprecation warning, which is not ours."""
+    with warnings.catch_warnings():  # the serial is parsed on first read
+        warnings.simplefilter("ignore", CryptographyDeprecationWarning)
+        cert = x509.load_der_x509_certificate(der)
+        negative = cert.serial_number < 0
+    if negative:
+        raise ValueError("x509: negative serial number")
+    return cert

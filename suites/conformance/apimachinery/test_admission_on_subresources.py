@@ -13,7 +13,7 @@ resource, never the subresource).
 
 Policies and bindings are cluster-scoped: their names carry the test's namespace and they
 match only that namespace. A new binding applies once the policy informer has it, so the
-first refusal is polled for.
+first refusal is polled for on a probe object; the object under test then meets one write.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from fixtures import Target
 from fixtures.helpers.eventually import eventually
 from fixtures.targets.extensions import ScaleSubresource, scale_subresource_of
 from reference_impl.api import make_deployment, make_pod
-from reference_impl.errors import ApiError, Forbidden, NotFound
+from reference_impl.errors import Forbidden, NotFound
 
 pytestmark = pytest.mark.conformance
 
@@ -80,22 +80,25 @@ def _install(target: Target, objs: list[Obj], cleanup: list[tuple[str, str, str]
         cleanup.append((obj["apiVersion"], obj["kind"], obj["metadata"]["name"]))
 
 
-def _refusal(target: Target, write: Callable[[], object], what: str) -> Forbidden:
-    """The Forbidden ``write`` meets once the binding applies (polled: informer delay)."""
-    seen: list[ApiError] = []
+def _await_refusal(target: Target, probe: Callable[[], object], what: str) -> None:
+    """Poll ``probe`` (a write to a throwaway object) until the binding refuses it: a new
+    binding applies once the policy informer has it."""
 
     def check() -> str:
         try:
-            write()
-        except Forbidden as e:
-            seen.append(e)
+            probe()
+        except Forbidden:
             return ""
         return "admitted"
 
     eventually(target, check, 30, f"refusal of {what}")
-    err = seen[-1]
-    assert isinstance(err, Forbidden)
-    return err
+
+
+def _refusal(write: Callable[[], object]) -> Forbidden:
+    """The Forbidden ``write`` meets, its one attempt."""
+    with pytest.raises(Forbidden) as refused:
+        write()
+    return refused.value
 
 
 def _denied(resource: str, name: str, policy: str, message: str) -> str:
@@ -144,7 +147,8 @@ def test_policies_match_custom_resources_and_their_status(
         return {"apiVersion": av, "kind": "Gizmo", "metadata": {"name": name, "namespace": namespace},
                 "spec": {"size": n}}  # fmt: skip
 
-    err = _refusal(target, lambda: target.apply(gizmo("big", 5)), "a Gizmo of size 5")
+    _await_refusal(target, lambda: target.apply(gizmo("probe", 5)), "a Gizmo of size 5")
+    err = _refusal(lambda: target.apply(gizmo("big", 5)))
     assert err.code == 403
     assert err.message == _denied(f"gizmos.{group}", "big", size, "size at most 3")
     with pytest.raises(NotFound):
@@ -152,12 +156,15 @@ def test_policies_match_custom_resources_and_their_status(
 
     target.apply(gizmo("small", 1))
 
-    def write_status() -> object:
-        current = target.get(av, "Gizmo", "small", namespace)
+    target.apply(gizmo("probe-status", 1))
+
+    def write_status(name: str) -> object:
+        current = target.get(av, "Gizmo", name, namespace)
         current["status"] = {"ready": 5}
         return target.patch_status(current)
 
-    err = _refusal(target, write_status, "a Gizmo status of ready 5")
+    _await_refusal(target, lambda: write_status("probe-status"), "a Gizmo status of ready 5")
+    err = _refusal(lambda: write_status("small"))
     assert err.message == _denied(f"gizmos.{group}", "small", ready, "ready at most 1")
     assert "status" not in target.get(av, "Gizmo", "small", namespace)
     # The status policy does not match the main resource: its update is admitted.
@@ -191,14 +198,16 @@ def test_a_policy_on_deployments_scale_refuses_scale_updates_only(
     """
     pod = make_pod("x").req(cpu="10m", memory="16Mi")
     target.apply(make_deployment("scaled", namespace, replicas=0, pod=pod).build())
+    target.apply(make_deployment("probe", namespace, replicas=0, pod=pod).build())
     policy = f"garhwal-adm-scale-{namespace}"
     _install(target, _policy_and_binding(policy, namespace, _rule("apps", "deployments/scale"),
                                          "object.spec.replicas <= 1", "at most 1 replica"), cleanup)  # fmt: skip
 
-    err = _refusal(
-        target, lambda: scales.update_scale("apps/v1", "Deployment", "scaled", namespace, 3),
+    _await_refusal(
+        target, lambda: scales.update_scale("apps/v1", "Deployment", "probe", namespace, 3),
         "a Scale update to 3 replicas",
     )  # fmt: skip
+    err = _refusal(lambda: scales.update_scale("apps/v1", "Deployment", "scaled", namespace, 3))
     assert err.code == 403
     assert err.message == _denied("deployments.apps", "scaled", policy, "at most 1 replica")
     assert target.get("apps/v1", "Deployment", "scaled", namespace)["spec"]["replicas"] == 0

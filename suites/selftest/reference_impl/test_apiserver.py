@@ -200,8 +200,16 @@ def test_terminating_namespace_refuses_new_content(server: APIServer) -> None:
     server.create(make_namespace("doomed").build())
     server.delete("v1", "Namespace", "doomed")
     assert server.get("v1", "Namespace", "doomed")["status"]["phase"] == "Terminating"
-    with pytest.raises(Forbidden, match="being terminated"):
+    with pytest.raises(Forbidden) as named:
         server.create(make_pod("p", "doomed").build())
+    # NamespaceLifecycle's NewForbidden names the object the request names (checked live).
+    why = "is forbidden: unable to create new content in namespace doomed because it is being terminated"
+    assert str(named.value) == f'pods "p" {why}'
+    generated = make_pod("", "doomed").build()
+    generated["metadata"]["generateName"] = "p-"
+    with pytest.raises(Forbidden) as unnamed:
+        server.create(generated)
+    assert str(unnamed.value) == f"pods {why}"
     assert server.finalize_namespace("doomed") is None
 
 

@@ -348,8 +348,9 @@ def test_namespace_lifecycle_custom_resource_in_terminating_namespace() -> None:
     gizmo["metadata"]["namespace"] = "gone"
     with pytest.raises(Forbidden) as e:
         c.apply(gizmo)
-    assert "unable to create new content in namespace gone because it is being terminated" in str(
-        e.value
+    assert str(e.value) == (
+        'gizmos.example.com "g" is forbidden: unable to create new content in namespace gone '
+        "because it is being terminated"
     )
 
 

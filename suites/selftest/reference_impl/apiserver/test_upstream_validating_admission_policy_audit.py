@@ -331,3 +331,19 @@ def test_mutating_policy_sees_user_and_authorizer() -> None:
     c.api.user = UserInfo("root", groups=("system:masters",))
     c.api.create(_cm("cm"))
     assert c.api.get("v1", "ConfigMap", "cm", "default")["metadata"]["labels"] == {"by": "root", "master": "true"}
+
+
+def test_mutating_policy_sees_the_dry_run() -> None:
+    """MutatingAdmissionPolicy's ``request.dryRun`` is the write's (``Attributes.IsDryRun``
+    in the request its compilation reads)."""
+    c = _cluster()
+    patch = "Object{metadata: Object.metadata{labels: {'dry': string(request.dryRun)}}}"
+    c.api.create({"apiVersion": V1, "kind": "MutatingAdmissionPolicy", "metadata": {"name": "m"},
+                  "spec": {"matchConstraints": CM_RULES, "reinvocationPolicy": "Never",
+                           "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": patch}}]}})  # fmt: skip
+    c.api.create({"apiVersion": V1, "kind": "MutatingAdmissionPolicyBinding", "metadata": {"name": "m"},
+                  "spec": {"policyName": "m"}})  # fmt: skip
+    dry = c.api.create(_cm("cm"), dry_run=True)
+    assert dry is not None and dry["metadata"]["labels"] == {"dry": "true"}
+    c.api.create(_cm("cm"))
+    assert c.api.get("v1", "ConfigMap", "cm", "default")["metadata"]["labels"] == {"dry": "false"}
