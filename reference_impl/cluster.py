@@ -18,6 +18,7 @@ from reference_impl.api.builders import make_namespace, make_node
 from reference_impl.api.resources import lookup
 from reference_impl.api.runtime_config import APIResourceConfig
 from reference_impl.api.watch import WatchEvent
+from reference_impl.apiserver import kubernetes_service, repair_ip
 from reference_impl.apiserver.admission import (
     default_storage_class,
     default_toleration_seconds,
@@ -170,13 +171,19 @@ class Cluster:
         for plugin, install in _ADMISSION:
             if plugin not in self.config.disable_admission_plugins:
                 install(self.api)
+        # Post-start hooks: default/kubernetes and its endpoints, the ClusterIP repair loop.
+        kubernetes_service.start(self.api)
+        repair_ip.install(self.api, repair_ip.trace_recorder(self.trace))
         self.informers = InformerFactory(self.api)
         self._last_rev = 0
         self.external_metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
         self.pod_metrics: dict[tuple[str, str, str], float] = {}
-        # The apiserver's warnings of the last write through this API that succeeded,
-        # taken before settling (controllers' own writes reset ``api.warnings``).
+        # The apiserver's warnings of the last write (a delete or eviction included)
+        # through this API that succeeded, taken before settling (controllers' own
+        # writes reset ``api.warnings``).
         self.write_warnings: tuple[str, ...] = ()
+        # The deprecation warnings of the last get or list through this API that succeeded.
+        self.read_warnings: tuple[str, ...] = ()
         ctx = ComponentContext(
             self.api, self.informers, self.clock, self.rng, self.feature_gates, self.trace
         )
@@ -235,7 +242,9 @@ class Cluster:
         """The stored object; NotFound when absent."""
         self._served({"apiVersion": api_version, "kind": kind})
         with etcd_unavailable_as_timeout():
-            return self.api.get(api_version, kind, name, namespace)
+            out = self.api.get(api_version, kind, name, namespace)
+        self.read_warnings = tuple(self.api.read_warnings)
+        return out
 
     def list(
         self,
@@ -250,7 +259,9 @@ class Cluster:
         self._served({"apiVersion": api_version, "kind": kind})
         fields = self._field_filter(api_version, kind, field_selector)
         with etcd_unavailable_as_timeout():
-            return self.api.list(api_version, kind, namespace, label_selector, fields)
+            items = self.api.list(api_version, kind, namespace, label_selector, fields)
+        self.read_warnings = tuple(self.api.read_warnings)
+        return items
 
     def list_page(
         self,
@@ -270,8 +281,10 @@ class Cluster:
         fields = self._field_filter(api_version, kind, field_selector)
         opts = ListOptions(limit, continue_, resource_version, resource_version_match)
         with etcd_unavailable_as_timeout():
-            return self.api.list_page(api_version, kind, namespace, label_selector, fields,
+            page = self.api.list_page(api_version, kind, namespace, label_selector, fields,
                                       options=opts)  # fmt: skip
+        self.read_warnings = tuple(self.api.read_warnings)
+        return page
 
     def _field_filter(
         self, api_version: str, kind: str, field_selector: str | None
@@ -300,6 +313,7 @@ class Cluster:
                 propagation_policy=propagation_policy,
                 grace_period_seconds=grace_period_seconds,
             )
+        self.write_warnings = tuple(self.api.warnings)
         self.settle()
 
     def patch_status(self, manifest: Obj) -> Obj:
@@ -328,6 +342,7 @@ class Cluster:
                             "metadata": {"name": name, "namespace": namespace}}  # fmt: skip
         with etcd_unavailable_as_timeout():
             out = self.api.evict(namespace, name, body)
+        self.write_warnings = tuple(self.api.warnings)
         self.settle()
         return out
 

@@ -8,6 +8,7 @@ controller finalizes it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
@@ -15,6 +16,7 @@ from reference_impl.apiserver import dry_run as dryrun
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.admission.delete_validation import validate_delete
 from reference_impl.apiserver.customresource import crd_etcd
+from reference_impl.apiserver.customresource.info import CustomResourceInfo
 from reference_impl.clock import rfc3339
 from reference_impl.errors import Conflict, MethodNotAllowed, NotFound
 
@@ -109,12 +111,20 @@ def delete(
     grace_period_seconds: int | None,
     propagation_policy: str | None,
     uid: str | None,
+    warn: Callable[[str], None] | None = None,
+    *,
+    request_name: str | None = None,
 ) -> Obj | None:
     """``APIServer.delete``: the object as it now is (marked), or None when gone. Without a
-    propagation policy the kind's default applies (``deletionFinalizersForGarbageCollection``)."""
+    propagation policy the kind's default applies (``deletionFinalizersForGarbageCollection``).
+    ``warn`` takes validating admission's warnings; ``request_name``: admission's name
+    where the request names another (a deletecollection's items: "")."""
     info = srv.resource(api_version, kind)
     if info.virtual:
         raise MethodNotAllowed(f"{info.kind} cannot be deleted")
+    if warn is not None and isinstance(info, CustomResourceInfo):
+        for text in info.deprecation_warnings:  # a deprecated CRD version's, as on every verb
+            warn(text)
     key = keys.key(info, name, keys.namespace_for(info, namespace))
     kv = srv.store.get(key)
     if kv is None:
@@ -125,7 +135,7 @@ def delete(
         raise Conflict(
             f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}"
         )
-    validate_delete(srv, info, obj)
+    validate_delete(srv, info, obj, warn, name=request_name)
     if crd_etcd.is_crd(info.group, info.kind) and not meta.get("deletionTimestamp"):
         crd_etcd.mark_for_deletion(obj, rfc3339(srv.clock.now()))
         return _commit(srv, key, obj, api_version, kv.mod_revision)

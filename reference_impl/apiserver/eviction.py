@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 from reference_impl.api.meta import condition, selector_from_label_selector, set_condition
 from reference_impl.apiserver.admission.chain import Request
 from reference_impl.apiserver.registry import Operation
+from reference_impl.apiserver.warnings.recorder import header_texts
 from reference_impl.clock import rfc3339
 from reference_impl.errors import (
     ApiError,
@@ -174,14 +175,25 @@ def _add_condition_and_delete(srv: APIServer, pod: Obj, grace: int | None, uid: 
 
 def evict(srv: APIServer, namespace: str, name: str, eviction: Obj, dry_run: list[str] | None = None) -> Obj:
     """``APIServer.evict``: POST pods/{name}/eviction; a Success Status, or the API error.
-    ``dry_run`` is the request's own dryRun option (``CreateOptions``)."""
+    ``dry_run`` is the request's own dryRun option (``CreateOptions``). ``srv.warnings``
+    ends as admission's warnings of the Eviction: EvictionREST deletes through the store,
+    so the pod's delete adds none (and policy/v1 Eviction is not deprecated)."""
+    srv.warnings = []
+    group, _, version = str(eviction.get("apiVersion", _PDB)).partition("/")
+    req = Request(srv, "eviction", (group, version, "Eviction"))
+    try:
+        return _evict(srv, namespace, name, eviction, dry_run, req)
+    finally:
+        srv.warnings = header_texts(req.warnings) if req.warnings else []
+
+
+def _evict(srv: APIServer, namespace: str, name: str, eviction: Obj, dry_run: list[str] | None,
+           req: Request) -> Obj:  # fmt: skip
     meta = eviction.get("metadata") or {}
     if eviction.get("kind", "Eviction") != "Eviction" or eviction.get("apiVersion", _PDB) not in (_PDB, "policy/v1beta1"):
         raise BadRequest(f"not a Eviction object: {eviction.get('apiVersion')}/{eviction.get('kind')}")
     # create.go: the body takes the request's namespace, then mutating admission.
     eviction = {**eviction, "metadata": {**meta, "namespace": namespace}}
-    group, _, version = str(eviction.get("apiVersion", _PDB)).partition("/")
-    req = Request(srv, "eviction", (group, version, "Eviction"))
     pods = srv.resource("v1", "Pod")
     req.admit(Operation.CREATE, pods, eviction, None)
     meta = eviction.get("metadata") or {}

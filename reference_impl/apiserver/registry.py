@@ -79,6 +79,9 @@ class Context:
     # ``dryRun=All``: the Service REST's allocators then hand out without holding
     # (alloc.go's ``dryRun`` branches); nothing is stored either way.
     dry_run: bool = False
+    # The request's name where it is not the object's: "" for the items of a
+    # deletecollection (delete.go's attributes name none); None: the object's.
+    name: str | None = None
 
     def lister_get(self, api_version: str, kind: str, name: str, ns: str | None) -> Obj | None:
         """The object from the lister (read-only), or None."""

@@ -68,6 +68,7 @@ from reference_impl.apiserver.status_meta import metadata_changed, status_metada
 from reference_impl.apiserver.stored_shape import drop_empty_collections
 from reference_impl.apiserver.strategies.meta import generic_meta_only, meta_causes
 from reference_impl.apiserver.user_info import UserInfo
+from reference_impl.apiserver.warnings.delete import delete_warnings
 from reference_impl.apiserver.warnings.deprecation import deprecation_warnings
 from reference_impl.apiserver.warnings.recorder import header_texts
 from reference_impl.apiserver.watch import ObjectEvent, object_event, open_watch
@@ -154,6 +155,9 @@ class APIServer:
         # The "Warning:" texts of the last create, update, apply or status update (upstream
         # sends them as 299 headers with the reply, failed or not); [] when there were none.
         self.warnings: builtins.list[str] = []
+        # The deprecation warnings of the last get, list or watch (installer.go warns on
+        # every route of a deprecated version, reads included).
+        self.read_warnings: builtins.list[str] = []
         # Validating admission's warning.AddWarning texts of the write under way; they
         # follow the strategy's (store.Create/Update validate after BeforeCreate/Update).
         self._admission_warned: builtins.list[str] = []
@@ -168,6 +172,9 @@ class APIServer:
         self._delivered: dict[str, Obj] = {}
         # (key, api version) -> (mod revision, object) for the admission listers.
         self._lister: dict[tuple[str, str], tuple[int, Obj]] = {}
+        # Whether a group resource has a stored object, as last seen; a write to it drops
+        # the entry (_on_store_event).
+        self._stored: dict[str, bool] = {}
         # Set while a ``dryRun=All`` write runs (``dry_run``); its uids and generated names
         # come from their own stream, so a dry run shifts no later object's.
         self._dry = False
@@ -178,6 +185,7 @@ class APIServer:
         service_ipaddresses.install(self)
         default_service_cidr.sync(self)
         store.add_listener(self._on_store_event)
+        self._stored.clear()  # what was seen before the listener heard writes
 
     # -- resolution -------------------------------------------------------------------
 
@@ -204,6 +212,15 @@ class APIServer:
 
     # -- reads ------------------------------------------------------------------------
 
+    def _read(self, api_version: str, kind: str) -> ResourceInfo:
+        """The resource a read asks for; its route's warnings go to ``read_warnings``."""
+        self.read_warnings = []
+        info = self.resource(api_version, kind)
+        self.read_warnings = deprecation_warnings(api_version, info.kind)
+        if isinstance(info, customresource.CustomResourceInfo):
+            self.read_warnings += info.deprecation_warnings  # a deprecated CRD version's
+        return info
+
     def get(
         self,
         api_version: str,
@@ -219,7 +236,7 @@ class APIServer:
         watch cache (any age), "N" the cache once at least N, else "Too large resource
         version" 504 (``watchCache.WaitUntilFreshAndGet`` gives up). The reference's
         cache is always current, so each answers the newest stored object."""
-        info = self.resource(api_version, kind)
+        info = self._read(api_version, kind)
         if resource_version:
             minimum = list_options.parse_resource_version(resource_version)
             if minimum > self.store.revision:
@@ -247,7 +264,7 @@ class APIServer:
         field_selector: Callable[[Obj], bool] | None = None,
     ) -> builtins.list[Obj]:
         """Objects in key order (namespace, then name), filtered by a label selector."""
-        info = self.resource(api_version, kind)
+        info = self._read(api_version, kind)
         keep = _object_filter(label_selector, field_selector)
         out = []
         for kv in self.store.range(keys.prefix(info, namespace)).kvs:
@@ -268,7 +285,7 @@ class APIServer:
     ) -> Obj:
         """The list object (``<Kind>List``: items and ListMeta) for a list with ``limit``,
         ``continue``, ``resourceVersion`` and ``resourceVersionMatch`` (``list_options``)."""
-        info = self.resource(api_version, kind)
+        info = self._read(api_version, kind)
         keep = _object_filter(label_selector, field_selector)
         decoded: dict[str, Obj] = {}
 
@@ -293,12 +310,18 @@ class APIServer:
         return obj
 
     def _context(
-        self, subresource: str = "", warn: Callable[[str], None] | None = None
+        self,
+        subresource: str = "",
+        warn: Callable[[str], None] | None = None,
+        *,
+        annotate: Callable[[str, str], None] | None = None,
+        kind: tuple[str, str, str] | None = None,
     ) -> Context:
+        """The hooks' Context; ``annotate``: the audit sink where not the server's."""
         return Context(self.gates, self.try_get, self._list_any, subresource,
                        self._shared_get, self._shared_list, self.clock.now(), warn,
-                       self.service_cidrs, self.user, self._annotate,
-                       dry_run=self._dry)  # fmt: skip
+                       self.service_cidrs, self.user, annotate or self._annotate,
+                       kind, self._dry)  # fmt: skip
 
     def _annotate(self, key: str, value: str) -> None:
         """The request's ``AddAnnotation``; a refused key or overwrite is dropped (logged upstream)."""
@@ -324,10 +347,32 @@ class APIServer:
 
     def _shared_list(self, api_version: str, kind: str, ns: str | None) -> builtins.list[Obj]:
         info = self.resource(api_version, kind)
-        return [self._shared(kv, api_version) for kv in self.store.range(keys.prefix(info, ns)).kvs]
+        if self._stored.get(info.group_resource) is False and self.store.available:
+            return []  # nothing stored (no policy bindings, quotas: the usual case)
+        kvs = self.store.range(keys.prefix(info, ns)).kvs
+        if not kvs:
+            self._note_empty(info, ns)
+        return [self._shared(kv, api_version) for kv in kvs]
 
     def _list_any(self, api_version: str, kind: str, namespace: str | None) -> builtins.list[Obj]:
-        return self.list(api_version, kind, namespace)
+        info = self.resource(api_version, kind)
+        if self._stored.get(info.group_resource) is False and self.store.available:
+            return []
+        out = self.list(api_version, kind, namespace)
+        if not out:
+            self._note_empty(info, namespace)
+        return out
+
+    def _note_empty(self, info: ResourceInfo, ns: str | None) -> None:
+        """After a lister read found nothing under ``ns``: remember whether the resource
+        has any object at all, until the next write to it, so reads of an empty resource
+        skip the store."""
+        if info.group_resource in self._stored:
+            return
+        whole = keys.prefix(info, None)
+        self._stored[info.group_resource] = whole != keys.prefix(info, ns) and bool(
+            self.store.range(whole, limit=1).kvs
+        )
 
     # -- writes -----------------------------------------------------------------------
 
@@ -349,6 +394,8 @@ class APIServer:
     def create(self, manifest: Obj, *, dry_run: bool = False) -> Obj:
         """Create; AlreadyExists when the name is taken. ``warnings`` holds its warnings.
         ``dry_run``: all of it but the store (``dry_run``)."""
+        if not dry_run:  # the usual write: the flag stays as it is, no context manager
+            return self._create(manifest)
         with self.dry_running(dry_run):
             return self._create(manifest)
 
@@ -406,6 +453,8 @@ class APIServer:
 
     def update(self, manifest: Obj, *, dry_run: bool = False) -> Obj:
         """Replace the object (status kept for kinds with a status subresource)."""
+        if not dry_run:  # the usual write: the flag stays as it is, no context manager
+            return self._update(manifest)
         with self.dry_running(dry_run):
             return self._update(manifest)
 
@@ -455,6 +504,8 @@ class APIServer:
 
     def update_status(self, manifest: Obj, *, dry_run: bool = False) -> Obj:
         """Replace only ``status`` through the /status subresource."""
+        if not dry_run:  # the usual write: the flag stays as it is, no context manager
+            return self._update_status(manifest)
         with self.dry_running(dry_run):
             return self._update_status(manifest)
 
@@ -569,9 +620,11 @@ class APIServer:
 
         Returns the object as it now is (marked), or None when it is gone. ``dry_run``:
         nothing changes; the marked object, or the object as stored where it would go.
+        ``warnings`` holds its warnings (``warnings.delete``, then validating admission's).
         """
         audited: dict[str, str] = {}
         self.audit_annotations = audited
+        warned = self.warnings = delete_warnings(api_version, kind, propagation_policy)
         try:
             with self.dry_running(dry_run):
                 return deletion.delete(
@@ -583,9 +636,34 @@ class APIServer:
                     grace_period_seconds,
                     propagation_policy,
                     uid,
+                    warned.append,
                 )
         finally:
             self.audit_annotations = audited  # not an event handler's nested write's
+            self.warnings = header_texts(warned) if warned else []
+
+    def delete_collection(
+        self, api_version: str, kind: str, namespace: str | None,
+        label_selector: str = "", field_selector: str = "", propagation_policy: str | None = None,
+        grace_period_seconds: int | None = None, dry_run: bool = False, *, limit: int = 0,
+    ) -> Obj:  # fmt: skip
+        """DELETE on a collection (``delete_collection``): each item the selectors list
+        deleted as by ``delete`` with the same options; the ``<Kind>List`` listed.
+        ``warnings`` holds its warnings, as ``delete``'s."""
+        from reference_impl.apiserver.delete_collection import delete_collection
+
+        audited: dict[str, str] = {}
+        self.audit_annotations = audited
+        warned: builtins.list[str] = []
+        self.warnings = warned
+        try:
+            with self.dry_running(dry_run):
+                return delete_collection(self, api_version, kind, namespace, label_selector,
+                                         field_selector, propagation_policy, grace_period_seconds,
+                                         limit, warned)  # fmt: skip
+        finally:
+            self.audit_annotations = audited
+            self.warnings = header_texts(warned) if warned else []
 
     def finalize_namespace(self, name: str, finalizers: builtins.list[str] | None = None) -> Obj | None:
         """The namespaces/finalize subresource: set spec.finalizers (default: none); with
@@ -616,7 +694,7 @@ class APIServer:
         resourceVersion Gone, as a real apiserver's watch ends with an ERROR event. Every
         event's object is converted to ``api_version``.
         """
-        info = self.resource(api_version, kind)
+        info = self._read(api_version, kind)
         list_options.validate_watch_options(send_initial_events, resource_version_match)
         matches = _object_filter(label_selector, field_selector)
         ns = keys.namespace_for(info, namespace) if namespace else None
@@ -753,9 +831,12 @@ class APIServer:
         return self._rng.child(name)
 
     def _on_store_event(self, ev: StoreEvent) -> None:
+        group_resource = keys.group_resource_of(ev.kv.key)
+        if self._stored:
+            self._stored.pop(group_resource, None)
         if not self._handlers:
             return
-        info = self._by_group_resource.get(keys.group_resource_of(ev.kv.key))
+        info = self._by_group_resource.get(group_resource)
         if info is None:
             return
         key = ev.kv.key

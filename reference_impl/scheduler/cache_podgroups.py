@@ -162,6 +162,18 @@ class PodGroupCache:
             return None, f"composite pod group object not found for composite pod group {key}"
         return state.composite_pod_group, ""
 
+    def get_root_key_for_group(self, key: EntityKey) -> tuple[EntityKey | None, bool]:
+        """``GetRootKeyForGroup`` (``cache_hierarchy``); HierarchyError on a cycle."""
+        from reference_impl.scheduler import cache_hierarchy  # it subclasses this class
+
+        return cache_hierarchy.get_root_key_for_group(self, key)
+
+    def build_hierarchy_snapshot_from_pod(self, pod: Obj) -> PodGroupCache:
+        """``BuildHierarchySnapshotFromPod`` (``cache_hierarchy``); HierarchyError."""
+        from reference_impl.scheduler import cache_hierarchy
+
+        return cache_hierarchy.build_hierarchy_snapshot_from_pod(self, pod)
+
     # -- PodGroup and CompositePodGroup objects ---------------------------------------------
 
     def _link(self, namespace: str, parent: str, child: EntityKey) -> None:

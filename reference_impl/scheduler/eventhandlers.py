@@ -125,9 +125,18 @@ class EventHandlers:
         return handle
 
     def on_pod(self, ev: ObjectEvent) -> None:
-        """Route pod events by assignment: assigned pods feed the cache, others the queue."""
+        """Route pod events by assignment: assigned pods feed the cache, others the queue.
+        Upstream's pod informer lists and watches with ``status.phase!=Succeeded,
+        status.phase!=Failed`` (scheduler.go): a terminal pod is never seen, and a pod
+        turning terminal arrives as a delete of its previous version."""
         new = None if ev.type == "DELETED" else ev.obj
         old = ev.obj if ev.type == "DELETED" else ev.old
+        if old is not None and _terminal(old):
+            old = None
+        if new is not None and _terminal(new):
+            new = None
+        if new is None and old is None:
+            return
         if _assigned(new):
             assert new is not None
             if not _assigned(old):
@@ -165,11 +174,6 @@ class EventHandlers:
 
     def _assigned_changed(self, old: Obj | None, new: Obj) -> None:
         cache, queue = self._s.cache, self._s.queue
-        if _terminal(new):
-            # A finished pod frees its node, as upstream drops terminal pods from the cache.
-            if old is not None and not _terminal(old):
-                self._assigned_gone(old)
-            return
         if old is None:
             cache.add_pod(new)
             queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, new)
@@ -207,6 +211,9 @@ class EventHandlers:
             queue.update(old, new, self._pod_events(EventResource.TARGET_POD, old, new))
             if _nominated(old) and _nominated(old) != _nominated(new):
                 self._nomination_gone(old)
+        if old is None and self._ours(new) and self._s.features.enable_generic_workload:
+            # After AddPodGroupMember, as addPodToSchedulingQueue: hints count the new pod.
+            self._s.workload.pod_added(new)
 
     def _unassigned_gone(self, pod: Obj, *, binding: bool = False) -> None:
         """``deletePodFromSchedulingQueue``; a binding is no removal from the cluster."""

@@ -24,17 +24,26 @@ __all__ = [
     "CompositePodGroupStateSnapshot",
     "PodGroupState",
     "PodGroupStateSnapshot",
+    "last_pod_group_generation",
     "next_pod_group_generation",
     "pod_uid",
 ]
 
 Obj = dict[str, Any]
 _generation = itertools.count(1)
+_last = [0]
 
 
 def next_pod_group_generation() -> int:
     """``nextPodGroupGeneration``: monotonic across all states."""
-    return next(_generation)
+    _last[0] = next(_generation)
+    return _last[0]
+
+
+def last_pod_group_generation() -> int:
+    """The latest generation drawn: unchanged means no state anywhere changed (readers
+    memoise on it)."""
+    return _last[0]
 
 
 def pod_uid(pod: Obj) -> str:

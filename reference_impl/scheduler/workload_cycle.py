@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from reference_impl.apiserver.server import ObjectEvent
 from reference_impl.clock import rfc3339
 from reference_impl.errors import ApiError
 from reference_impl.scheduler.composite_cycle import CompositeCycle
@@ -93,18 +92,16 @@ class WorkloadCycle:
             self._s.cache.add_pod_group(pg)
             self._s.queue.add_pod_group(pg)
         groups.add_handler(EventHandlers(self._s).on_pod_group)
-        if self.gang is not None:
-            self._s.ctx.informers.informer("v1", "Pod").add_handler(self._on_pod)
         if self.composite is not None:
             self.composite.start()
 
-    def _on_pod(self, ev: ObjectEvent) -> None:
-        if (
-            ev.type == "ADDED"
-            and group_key(ev.obj) is not None
-            and not ev.obj["spec"].get("nodeName")
-        ):
-            self._s.queue.move_all_to_active_or_backoff(_POD_ADD, None, ev.obj)
+    def pod_added(self, pod: Obj) -> None:
+        """``addPodToSchedulingQueue``'s UnscheduledPod/Add move, once the pod is in its
+        group's state (``eventhandlers``), so GangScheduling's PreEnqueue counts it.
+        Narrower than upstream's (every pod of this scheduler, GenericWorkload on): only a
+        member pod with GangScheduling on, as this move always was here."""
+        if self.gang is not None and group_key(pod) is not None:
+            self._s.queue.move_all_to_active_or_backoff(_POD_ADD, None, pod)
 
     def group_of(self, pod: Obj) -> Obj | None:
         """The pod's PodGroup, gang or basic, when the pod-group cycle applies, else None:

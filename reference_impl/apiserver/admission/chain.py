@@ -13,7 +13,6 @@ decides from the attributes alone (``a.GetSubresource()``, ``a.GetResource()``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -41,8 +40,9 @@ class Request:
         self.plugins = list(srv.admission)  # the chain as configured, whatever swaps it
         self.warnings: list[str] = []
         self.annotations: dict[str, str] = {}
-        ctx = srv._context(subresource, self.warnings.append)
-        self.ctx = dataclasses.replace(ctx, kind=kind, annotate=self._annotate)
+        self.ctx = srv._context(
+            subresource, self.warnings.append, annotate=self._annotate, kind=kind
+        )
 
     def _annotate(self, key: str, value: str) -> None:
         add_annotation(self.annotations, key, value)

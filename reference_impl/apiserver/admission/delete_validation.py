@@ -8,6 +8,8 @@ the stored one as the old object."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
@@ -21,12 +23,21 @@ __all__ = ["validate_delete"]
 _ON_DELETE: Final = frozenset({"ValidatingAdmissionPolicy"})
 
 
-def validate_delete(srv: APIServer, info: ResourceInfo, obj: dict[str, Any]) -> None:
+def validate_delete(
+    srv: APIServer,
+    info: ResourceInfo,
+    obj: dict[str, Any],
+    warn: Callable[[str], None] | None = None,
+    *,
+    name: str | None = None,
+) -> None:
     """Run the DELETE-aware validating plugins on ``obj`` (the stored object); a denial
-    raises."""
+    raises. ``warn``: the request's warning sink (a Warn binding's messages)."""
     plugins = [p for p in srv.admission if getattr(p, "name", "") in _ON_DELETE]
     if not plugins:
         return
-    ctx = srv._context("")
+    ctx = srv._context("", warn)
+    if name is not None:  # a deletecollection's item: the request names none
+        ctx = dataclasses.replace(ctx, name=name)
     for plugin in plugins:
         plugin.validate(Operation.DELETE, info, obj, obj, ctx)

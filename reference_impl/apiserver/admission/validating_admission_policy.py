@@ -256,6 +256,8 @@ class ValidatingAdmissionPolicyAdmission:
         denied = _dispatch(op, info, obj, old, ctx, self._bindings.grouped(bindings))
         if denied is not None:
             name = str((obj.get("metadata") or {}).get("name") or "")
+            if ctx.name is not None:  # extractResourceName: no name, no object (a DELETE)
+                name = ctx.name or "Unknown"
             raise policy_error(info.group_resource, name, *denied)
         return []
 
@@ -276,7 +278,7 @@ def _attributes(
         resource=(info.group, info.version, info.plural),
         kind=ctx.kind or (info.group, info.version, info.kind),
         subresource=ctx.subresource,
-        name=str(meta.get("name") or ""),
+        name=str(meta.get("name") or "") if ctx.name is None else ctx.name,
         namespace=ns,
         obj=obj if op is not Operation.DELETE else None,
         old=old,

@@ -99,7 +99,8 @@ def create(srv: APIServer, manifest: Obj) -> Obj:
     key = keys.key(info, meta["name"], ns)
     if srv.store.get(key) is not None:
         raise AlreadyExists(f'{info.group_resource} "{meta["name"]}" already exists')
-    warned = header_texts(strategy.finalizer_warnings(obj, None) + req.warnings)
+    warned = header_texts([*info.deprecation_warnings, *strategy.finalizer_warnings(obj, None),
+                           *req.warnings])  # fmt: skip
     out = dryrun.reply(srv, obj, api_version, None) if srv._dry else srv._commit(key, obj, api_version)
     srv.warnings = warned
     req.done()
@@ -120,7 +121,8 @@ def update(srv: APIServer, manifest: Obj) -> Obj:
     req = Request(srv)
     req.admit(Operation.UPDATE, info, obj, old)
     strategy.prepare_for_update(obj, old, info.status)
-    texts: list[str] = []  # the ratcheted rules' warnings, then the strategy's
+    # The version's deprecation, the ratcheted rules' warnings, then the strategy's.
+    texts: list[str] = list(info.deprecation_warnings)
     causes = strategy.validate_update(
         info.schema, info.scale, obj, old, meta_causes(info, obj, old), texts
     )
@@ -144,7 +146,7 @@ def update_status(srv: APIServer, manifest: Obj) -> Obj:
     req = Request(srv, "status")
     req.admit(Operation.UPDATE, info, obj, old)
     strategy.status_prepare_for_update(obj, old)
-    texts: list[str] = []
+    texts: list[str] = list(info.deprecation_warnings)
     causes = strategy.validate_status_update(
         info.schema, info.scale, obj, old, meta_causes(info, obj, old), texts
     )

@@ -11,6 +11,7 @@ from weakref import WeakKeyDictionary
 from reference_impl.api import resources
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import keys
+from reference_impl.apiserver.customresource.deprecation import version_warnings
 from reference_impl.storage.mvcc import MVCCStore
 
 __all__ = ["CRD_PREFIX", "CustomResourceInfo", "StoredCRDs", "is_custom", "lookup", "stored_crds"]
@@ -33,6 +34,8 @@ class CustomResourceInfo(ResourceInfo):
     terminating: bool = field(default=False, compare=False, hash=False)
     # The version's selectableFields, as field selectors name them (no leading dot).
     selectable_fields: tuple[str, ...] = field(default=(), compare=False, hash=False)
+    # A deprecated version's warnings, sent with every request to it (deprecation.py).
+    deprecation_warnings: tuple[str, ...] = field(default=(), compare=False, hash=False)
 
     def storage_info(self) -> CustomResourceInfo:
         """This resource at its CRD's storage version (what commit events name)."""
@@ -89,6 +92,7 @@ def from_crd(crd: Obj, version: str) -> CustomResourceInfo | None:
                 for sf in v.get("selectableFields") or ()
                 if isinstance(sf, dict) and isinstance(sf.get("jsonPath"), str)
             ),
+            deprecation_warnings=version_warnings(spec, version),
         )  # fmt: skip
     return None
 

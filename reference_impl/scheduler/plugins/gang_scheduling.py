@@ -1,15 +1,16 @@
-"""Models pkg/scheduler/framework/plugins/gangscheduling/gang_scheduling.go.
+"""Models pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go.
 
 PreEnqueue holds a pod of a gang PodGroup until the PodGroup exists and at least
-``gang.minCount`` of its pods exist, and (CompositePodGroup on) while its hierarchy is
-broken or too deep (``podgroup_tree.hierarchy_error``) and, for a PodGroup under a
-CompositePodGroup, until the whole tree from its root meets its quorum
-(``checkCPGHierarchyReadiness``, in ``podgroup_readiness``); the all-or-nothing placement
-itself is the pod-group cycle (``scheduler/workload_cycle.py``). The plugin keeps a
-membership index (PodGroup key -> pod keys) from the pod informer, as upstream's workload
-manager does. Its queueing hints requeue a pod only for events in its own hierarchy (the
-same root CompositePodGroup, or the same PodGroup), and for a PodGroup update only when
-the gang's minCount went down.
+``gang.minCount`` pods are in its pod-group state in the cache (``AllPodsCount``: queued
+pods of this scheduler, pods being deleted, assigned pods, and a pod deleted while it
+waited at Permit, which its forget puts back). With CompositePodGroup on it reads a
+hierarchy snapshot (``BuildHierarchySnapshotFromPod``, ``cache_hierarchy``): a broken or
+too deep hierarchy is rejected, and a PodGroup under a CompositePodGroup waits until the
+whole tree from its root meets its quorum (``checkCPGHierarchyReadiness``). The
+all-or-nothing placement itself is the pod-group cycle (``scheduler/workload_cycle.py``).
+The pod-group manager is the scheduler cache (the reference's snapshot lister). Its
+queueing hints requeue a pod only for events in its own hierarchy (``GetRootKeyForGroup``
+on the manager), and for a PodGroup update only when the gang's minCount went down.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final, final
 
-from reference_impl.apiserver.server import ObjectEvent
+from reference_impl.scheduler.cache_podgroups import PodGroupCache
 from reference_impl.scheduler.framework.interface import (
     OK,
     ActionType,
@@ -32,9 +33,16 @@ from reference_impl.scheduler.framework.interface import (
     Status,
 )
 from reference_impl.scheduler.framework.registry import Handle, SchedulerFeatures
+from reference_impl.scheduler.framework.types import pod_key
+from reference_impl.scheduler.framework.workload_forest import (
+    COMPOSITE_POD_GROUP_KEY_TYPE,
+    EntityKey,
+    composite_pod_group_key,
+    pod_group_key,
+)
 from reference_impl.scheduler.plugins import names
-from reference_impl.scheduler.plugins.podgroup_readiness import TreeReadiness
-from reference_impl.scheduler.plugins.podgroup_tree import InformerHierarchy, hierarchy_error
+from reference_impl.scheduler.plugins.podgroup_tree import HierarchyError, InformerHierarchy
+from reference_impl.scheduler.podgroupstate import last_pod_group_generation
 
 __all__ = ["NAME", "POD_GROUP_VERSION", "GangScheduling", "group_key", "new"]
 
@@ -42,7 +50,8 @@ Obj = dict[str, Any]
 NAME: Final = names.GANG_SCHEDULING
 POD_GROUP_VERSION: Final = "scheduling.k8s.io/v1beta1"
 _QUEUE, _SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
-_TERMINAL: Final = ("Succeeded", "Failed")
+_UU: Final = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+_QUORUM: Final = "waiting for minCount pods from a gang to appear in scheduling queue"
 
 
 def group_key(pod: Obj) -> str | None:
@@ -58,6 +67,16 @@ def min_count(pg: Obj) -> int:
     return int(gang.get("minCount") or 0) if gang is not None else 0
 
 
+def _gang(obj: Obj) -> Obj | None:
+    gang: Obj | None = ((obj.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")
+    return gang
+
+
+def _no_group(name: str) -> Status:
+    why = f'waiting for pods\'s pod group "{name}" to appear in scheduling queue'
+    return Status(_UU, (why,), NAME)
+
+
 @final
 class GangScheduling:
     """PreEnqueue gate for gang members, and the group lookups the pod-group cycle uses."""
@@ -66,38 +85,21 @@ class GangScheduling:
         self._handle = handle
         self._enabled = features.enable_generic_workload
         self._composite = features.enable_composite_pod_group
-        self._members: dict[str, set[str]] = {}
         self._tree = InformerHierarchy(handle.ctx.informers)
-        self._ready = TreeReadiness(self._tree, self._members)
-        if self._enabled:
-            pods = handle.ctx.informers.informer("v1", "Pod")
-            pods.add_handler(self._on_pod)
-            # A scheduler started (or restarted) after pods exist sees them as an informer
-            # replays its store to a new handler.
-            for pod in pods.items():
-                self._track(pod, deleted=False)
+        # fh.PodGroupManager(): the scheduler cache, which is the reference's snapshot lister.
+        lister = handle.snapshot_shared_lister()
+        self.pod_group_manager: PodGroupCache = (
+            lister if isinstance(lister, PodGroupCache)
+            else PodGroupCache(self._enabled, self._composite)
+        )
+        # PreEnqueue verdicts per PodGroup key, valid while no pod-group state changed: the
+        # pods of one tree woken by the same event cost one walk.
+        self._memo: dict[str, Status] = {}
+        self._memo_at = -1
 
     def name(self) -> str:
         """The plugin name."""
         return NAME
-
-    def _on_pod(self, ev: ObjectEvent) -> None:
-        self._track(ev.obj, deleted=ev.type == "DELETED")
-
-    def _track(self, obj: Obj, *, deleted: bool) -> None:
-        key = f"{obj['metadata'].get('namespace', 'default')}/{obj['metadata']['name']}"
-        gk = group_key(obj)
-        if gk is None:
-            return
-        live = not deleted and (obj.get("status") or {}).get("phase") not in _TERMINAL
-        members = self._members.setdefault(gk, set())
-        before = len(members)
-        if live and not obj["metadata"].get("deletionTimestamp"):
-            members.add(key)
-        else:
-            members.discard(key)
-        if len(members) != before:
-            self._ready.members_changed()
 
     def pod_group(self, key: str) -> Obj | None:
         """The PodGroup ``namespace/name`` from the informer, or None."""
@@ -107,42 +109,58 @@ class GangScheduling:
         return self._tree.pod_group(ns, name)
 
     def members(self, key: str) -> list[str]:
-        """Keys of the group's existing, non-terminal pods, sorted."""
-        return sorted(self._members.get(key, ()))
+        """Keys (namespace/name) of the pods in the group's state in the cache, sorted."""
+        ns, name = key.split("/", 1)
+        state, _ = self.pod_group_manager.pod_group_states_get(ns, name)
+        return [] if state is None else sorted(pod_key(p) for p in state.all_pods_map.values())
 
     def pre_enqueue(self, pod: Obj) -> Status:
-        """Hold the pod until its PodGroup exists and has at least minCount pods."""
+        """``PreEnqueue``: hold the pod until its PodGroup (tree) meets its quorum."""
         gk = group_key(pod)
         if gk is None or not self._enabled:
             return OK
-        pg = self.pod_group(gk)
-        if pg is None:
-            # preEnqueueWithHierarchies fails building the hierarchy snapshot first.
-            why = (
-                f"failed to build hierarchy snapshot: pod group object not found in state for "
-                f"podgroup/{gk}"
-                if self._composite
-                else f'waiting for pods\'s pod group "{gk.partition("/")[2]}" to appear in '
-                "scheduling queue"
-            )
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,), NAME)
+        if not self._composite:
+            return self._pre_enqueue_hierarchies_disabled(gk)
+        at = last_pod_group_generation()
+        if at != self._memo_at:
+            self._memo.clear()
+            self._memo_at = at
+        got = self._memo.get(gk)
+        if got is None:
+            got = self._memo[gk] = self._pre_enqueue_with_hierarchies(pod, gk)
+        return got
+
+    def _pre_enqueue_hierarchies_disabled(self, gk: str) -> Status:
+        """``preEnqueueHierarchiesDisabled``."""
         ns, name = gk.split("/", 1)
-        if self._composite and (parent := (pg.get("spec") or {}).get("parentCompositePodGroupName")):
-            # preEnqueueWithHierarchies: the hierarchy snapshot and its root must be found
-            # (a missing CompositePodGroup, a cycle, more than 4 levels: rejected here),
-            # then the tree from that root must meet its quorum; the PodGroup's own
-            # minCount counts only as one child of its parent.
-            if (err := hierarchy_error(self._tree, ns, name)) is not None:
-                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (err,), NAME)
-            return self._ready.check(ns, str(parent), NAME)
-        if self._composite:
-            ready = self._ready.pod_group_ready(ns, name)  # isPGReady: basic needs 1 pod
-        else:
-            ready = len(self._members.get(gk, ())) >= min_count(pg)
-        if not ready:
-            why = "waiting for minCount pods from a gang to appear in scheduling queue"
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,), NAME)
+        mgr = self.pod_group_manager
+        pg, _ = mgr.pod_groups_get(ns, name)
+        if pg is None:
+            return _no_group(name)
+        gang = _gang(pg)
+        if gang is None:
+            return OK
+        state, err = mgr.pod_group_states_get(ns, name)
+        if state is None:
+            return Status(Code.ERROR, (err,), NAME)
+        if state.all_pods_count() < int(gang.get("minCount") or 0):
+            return Status(_UU, (_QUORUM,), NAME)
         return OK
+
+    def _pre_enqueue_with_hierarchies(self, pod: Obj, gk: str) -> Status:
+        """``preEnqueueWithHierarchies``."""
+        try:
+            snap = self.pod_group_manager.build_hierarchy_snapshot_from_pod(pod)
+        except HierarchyError as err:
+            return Status(_UU, (f"failed to build hierarchy snapshot: {err}",), NAME)
+        ns, name = gk.split("/", 1)
+        pg, _ = snap.pod_groups_get(ns, name)
+        if pg is None:
+            return _no_group(name)
+        parent = (pg.get("spec") or {}).get("parentCompositePodGroupName")
+        if not parent:
+            return OK if _pg_ready(snap, ns, name) else Status(_UU, (_QUORUM,), NAME)
+        return _check_cpg_hierarchy_readiness(snap, ns, str(parent))
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """A PodGroup appearing or changing, a member pod created, a node added or relabelled.
@@ -169,21 +187,14 @@ class GangScheduling:
 
     # -- queueing hints (isSchedulableAfter*) --------------------------------------------
 
-    def _root(self, kind: str, ns: str, name: str) -> tuple[str, str, str] | None:
-        """``GetRootKeyForGroup`` over the informers: the topmost known ancestor, at any
-        depth; a group not (yet) known is its own root, as upstream's tests' manager
-        answers; None on a cycle (upstream's error: not the same hierarchy)."""
-        seen: set[tuple[str, str]] = set()
-        while True:
-            if (kind, name) in seen:
-                return None
-            seen.add((kind, name))
-            obj = self._tree.pod_group(ns, name) if kind == "PodGroup" else self._tree.composite(ns, name)
-            parent = ((obj or {}).get("spec") or {}).get("parentCompositePodGroupName")
-            if not parent:
-                break
-            kind, name = "CompositePodGroup", parent
-        return ns, kind, name
+    def _root(self, key: EntityKey) -> EntityKey | None:
+        """``GetRootKeyForGroup`` on the manager; None when not found or on its error
+        (``areSameHierarchy`` logs it and answers False)."""
+        try:
+            root, ok = self.pod_group_manager.get_root_key_for_group(key)
+        except HierarchyError:
+            return None
+        return root if ok else None
 
     def _same_hierarchy(self, pod: Obj, kind: str, ns: str, name: str) -> bool:
         """``areSameHierarchy``: the pod's PodGroup and ``kind ns/name`` share a root (without
@@ -194,8 +205,12 @@ class GangScheduling:
             return False
         if not self._composite:
             return (kind, ns, name) == ("PodGroup", pod_ns, group)
-        mine = self._root("PodGroup", pod_ns, group)
-        return mine is not None and mine == self._root(kind, ns, name)
+        mine = self._root(pod_group_key(pod_ns, str(group)))
+        if mine is None:
+            return False
+        key = pod_group_key if kind == "PodGroup" else composite_pod_group_key
+        target = key(ns, name)
+        return mine == self._root(target)
 
     def after_pod_added(self, pod: Obj, old: Obj | None, new: Obj | None) -> QueueingHint:
         """``isSchedulableAfterPodAdded``: a pod of the same hierarchy may complete the gang."""
@@ -259,6 +274,53 @@ class GangScheduling:
             why = f"minCount ({need}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining"
             return Status(Code.WAIT, (why,), NAME)
         return OK
+
+
+def _pg_ready(snap: PodGroupCache, ns: str, name: str) -> bool:
+    """``isPGReady`` with PreEnqueue's count (``AllPodsCount``): minCount, 1 for basic."""
+    pg, _ = snap.pod_groups_get(ns, name)
+    if pg is None:
+        return False
+    gang = _gang(pg)
+    need = int(gang.get("minCount") or 0) if gang is not None else 1
+    state = snap.pod_group_states.get(pod_group_key(ns, name))
+    return state is not None and state.all_pods_count() >= need
+
+
+def _cpg_tree_ready(snap: PodGroupCache, ns: str, name: str) -> bool:
+    """``isCPGTreeReady``: at least minGroupCount ready children (1 for basic)."""
+    state = snap.composite_pod_group_states.get(composite_pod_group_key(ns, name))
+    cpg = state.composite_pod_group if state is not None else None
+    if state is None or cpg is None:
+        return False
+    gang = _gang(cpg)
+    need = int(gang.get("minGroupCount") or 0) if gang is not None else 1
+    ready = 0
+    for child in state.children:
+        if child.type == COMPOSITE_POD_GROUP_KEY_TYPE:
+            ready += _cpg_tree_ready(snap, ns, child.name)
+        else:
+            ready += _pg_ready(snap, ns, child.name)
+    return ready >= need
+
+
+def _check_cpg_hierarchy_readiness(snap: PodGroupCache, ns: str, start: str) -> Status:
+    """``checkCPGHierarchyReadiness`` from the pod's PodGroup's parent ``ns/start``."""
+    key = composite_pod_group_key(ns, start)
+    try:
+        root, ok = snap.get_root_key_for_group(key)
+    except HierarchyError as err:
+        return Status(Code.ERROR, (str(err),), NAME)  # fwk.AsStatus
+    if not ok or root is None:
+        why = (
+            "failed to build hierarchy snapshot: composite pod group object not found in "
+            f"state for {key}"
+        )
+        return Status(_UU, (why,), NAME)
+    if not _cpg_tree_ready(snap, root.namespace, root.name):
+        why = f'waiting for composite pod group "{root.name}" tree to meet quorum'
+        return Status(_UU, (why,), NAME)
+    return OK
 
 
 def new(args: object | None, handle: Handle, features: SchedulerFeatures) -> Plugin:

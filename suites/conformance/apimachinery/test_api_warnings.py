@@ -1,10 +1,13 @@
-"""API machinery conformance: the ``Warning: 299`` texts a write is answered with.
+"""API machinery conformance: the ``Warning: 299`` texts a write, a delete or a read is
+answered with.
 
 The expected texts are upstream's, spelled out here: ``pkg/api/pod/warnings.go``
 (warningsForPodSpecAndMeta), ``pkg/api/node/util.go`` (deprecatedNodeLabels,
 GetWarningsForNodeSelectorTerm), ``pkg/api/service/warnings.go``,
 ``pkg/api/persistentvolume/util.go``, ``pkg/api/storage/util.go``, the apps strategies'
-WarningsOnUpdate and ``k8s.io/apiserver/pkg/endpoints/deprecation`` (WarningMessage).
+WarningsOnUpdate, ``k8s.io/apiserver/pkg/endpoints/deprecation`` (WarningMessage, which
+``installer.go`` adds to every route of a deprecated version, reads and deletes included)
+and the validating admission policy dispatcher's Warn text, on DELETE too.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from typing import Any, Final
 import pytest
 
 from fixtures import Target
-from fixtures.targets.extensions import WriteWarnings, write_warnings_of
+from fixtures.helpers.eventually import eventually
+from fixtures.targets.extensions import WriteWarnings, read_warnings_of, write_warnings_of
 from reference_impl.errors import NotFound
 
 pytestmark = pytest.mark.conformance
@@ -236,3 +240,93 @@ def test_a_deprecated_api_version_warns(
     assert warned.last_write_warnings() == (
         "resource.k8s.io/v1beta2 DeviceClass is deprecated in v1.36+, unavailable in v1.39+",
     )
+
+
+_ENDPOINTS_DEPRECATED: Final = (
+    "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+)
+
+
+def test_the_deprecated_v1_endpoints_warns_on_every_request(
+    target: Target, namespace: str, warned: WriteWarnings
+) -> None:
+    """API warnings, a deprecated version served by default.
+
+    v1 Endpoints (deprecated in 1.33 for discovery.k8s.io/v1 EndpointSlice, served by
+    default in 1.37) MUST be warned with ``v1 Endpoints is deprecated in v1.33+; use
+    discovery.k8s.io/v1 EndpointSlice`` on a create, a get, a list and a delete.
+    """
+    reads = read_warnings_of(target)
+    if reads is None:
+        pytest.skip(f"target {target.name!r} does not read its reads' Warning headers")
+    name = "old-style"
+    target.apply({"apiVersion": "v1", "kind": "Endpoints",
+                  "metadata": {"name": name, "namespace": namespace}})  # fmt: skip
+    assert warned.last_write_warnings() == (_ENDPOINTS_DEPRECATED,)
+    target.get("v1", "Endpoints", name, namespace)
+    assert reads.last_read_warnings() == (_ENDPOINTS_DEPRECATED,)
+    target.list("v1", "ConfigMap", namespace)
+    assert reads.last_read_warnings() == ()
+    target.list("v1", "Endpoints", namespace)
+    assert reads.last_read_warnings() == (_ENDPOINTS_DEPRECATED,)
+    target.delete("v1", "Endpoints", name, namespace)
+    assert warned.last_write_warnings() == (_ENDPOINTS_DEPRECATED,)
+
+
+_V1: Final = "admissionregistration.k8s.io/v1"
+_ON_DELETE: Final = "garhwal-warn-on-delete"
+
+
+@pytest.fixture
+def warn_on_delete(
+    target: Target, namespace: str, cluster_scoped: list[tuple[str, str, str]]
+) -> str:
+    """A policy with a Warn binding on DELETE of this namespace's labelled ConfigMaps,
+    failing on every one: ``object`` is null on DELETE, the deleted object ``oldObject``."""
+    name = f"{_ON_DELETE}-{namespace}"
+    match = {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        "objectSelector": {"matchExpressions": [{"key": _ON_DELETE, "operator": "Exists"}]},
+        "resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["DELETE"],
+                           "resources": ["configmaps"]}],
+    }  # fmt: skip
+    cluster_scoped += [(_V1, "ValidatingAdmissionPolicyBinding", name),
+                       (_V1, "ValidatingAdmissionPolicy", name)]  # fmt: skip
+    target.apply({"apiVersion": _V1, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name},
+                  "spec": {"failurePolicy": "Fail", "matchConstraints": match, "validations": [
+                      {"expression": "object != null",
+                       "messageExpression": "'deleting ' + oldObject.metadata.name"}]}})  # fmt: skip
+    target.apply({"apiVersion": _V1, "kind": "ValidatingAdmissionPolicyBinding",
+                  "metadata": {"name": name},
+                  "spec": {"policyName": name, "validationActions": ["Warn"]}})  # fmt: skip
+    return name
+
+
+def test_a_warn_binding_warns_on_delete(
+    target: Target, namespace: str, warned: WriteWarnings, warn_on_delete: str
+) -> None:
+    """API warnings, a ValidatingAdmissionPolicy Warn binding on DELETE.
+
+    Deleting a ConfigMap that a DELETE-matching policy with a Warn binding fails (object is
+    null on DELETE; oldObject is the object deleted) MUST succeed with the warning
+    ``Validation failed for ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>``;
+    the create before it, which the policy does not match, MUST carry none. A new binding
+    applies once the apiserver's informer has it, so fresh ConfigMaps are deleted until
+    one is warned.
+    """
+    tries: list[int] = []
+
+    def check() -> str:
+        name = f"doomed-{len(tries)}"
+        tries.append(0)
+        target.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": name, "namespace": namespace, "labels": {_ON_DELETE: "yes"}}})  # fmt: skip
+        if warned.last_write_warnings() != ():
+            return f"create warned {warned.last_write_warnings()}"
+        target.delete("v1", "ConfigMap", name, namespace)
+        got = warned.last_write_warnings()
+        want = (f"Validation failed for ValidatingAdmissionPolicy '{warn_on_delete}' with "
+                f"binding '{warn_on_delete}': deleting {name}",)  # fmt: skip
+        return "" if got == want else f"delete warned {got}, not {want}"
+
+    eventually(target, check, 30, "the DELETE Warn binding's warning")

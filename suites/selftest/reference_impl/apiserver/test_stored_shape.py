@@ -64,10 +64,12 @@ def test_service_with_an_empty_selector_is_stored_without_one_and_selects_nothin
     assert "selector" not in created["spec"] and "labels" not in created["metadata"]
     assert "selector" not in c.api.get("v1", "Service", "svc", "default")["spec"]
     c.settle()
-    # A selector Service would get controller-managed Endpoints and EndpointSlices.
-    assert c.api.list("v1", "Endpoints", "default") == []
+    # A selector Service would get controller-managed Endpoints and EndpointSlices (the
+    # apiserver's own default/kubernetes ones are there from the start).
+    eps = c.api.list("v1", "Endpoints", "default")
+    assert [e["metadata"]["name"] for e in eps] == ["kubernetes"]
     slices = c.api.list("discovery.k8s.io/v1", "EndpointSlice", "default")
-    assert [s["metadata"]["name"] for s in slices] == []
+    assert [s["metadata"]["name"] for s in slices] == ["kubernetes"]
 
 
 def test_resending_empty_collections_writes_no_new_revision() -> None:

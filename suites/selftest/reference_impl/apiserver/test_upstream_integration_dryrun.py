@@ -7,8 +7,8 @@ upstream runs the resources discovery lists.
 Each row runs upstream's steps: DryRunCreateTest, a real create, DryRunUpdateTest,
 DryRunPatchTest (a merge patch is an update of the patched current object, as
 ``patch.go``'s patcher applies it), DryRunScalePatchTest and DryRunScaleUpdateTest for the
-kinds with ``/scale``, DryRunDeleteTest and the real delete. DryRunDeleteCollectionTest is
-left out: the reference apiserver serves no deletecollection.
+kinds with ``/scale``, DryRunDeleteCollectionTest where discovery lists deletecollection
+(all but namespaces), DryRunDeleteTest and the real delete.
 """
 
 from __future__ import annotations
@@ -137,6 +137,10 @@ def test_TestDryRun(gvr: str) -> None:
         scale["spec"]["replicas"] = 10
         assert s.update_scale(av, kind, scale, dry_run=True)["spec"]["replicas"] == 10
         assert s.get_scale(av, kind, name, ns)["spec"].get("replicas", 0) == replicas
+    if kind != "Namespace":  # HasDeleteCollection: namespaces' REST has no DeleteCollection
+        # DryRunDeleteCollectionTest
+        s.delete_collection(av, kind, ns, dry_run=True)
+        assert not get()["metadata"].get("deletionTimestamp")
     # DryRunDeleteTest
     before = get()
     s.delete(av, kind, name, ns, dry_run=True)

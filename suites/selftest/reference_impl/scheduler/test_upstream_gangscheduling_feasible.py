@@ -33,6 +33,9 @@ class _Ctx:
 class _Handle:
     ctx: _Ctx
 
+    def snapshot_shared_lister(self) -> None:
+        return None  # PlacementFeasible reads no snapshot
+
 
 def _group(is_cpg: bool, min_count: int) -> Obj:
     if min_count > 0:

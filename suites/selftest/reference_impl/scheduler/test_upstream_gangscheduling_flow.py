@@ -3,8 +3,10 @@
 Ported: ``TestGangSchedulingFlow`` (plugins/gangscheduling/gangscheduling_test.go), the
 PreEnqueue status of each row. Its Permit half has no counterpart: the reference places a
 gang all at once in the pod-group cycle (``workload_cycle.py``) rather than holding pods
-at Permit. With CompositePodGroup on, PreEnqueue checks the whole CompositePodGroup
-tree's quorum (``checkCPGHierarchyReadiness``, ``podgroup_readiness``).
+at Permit. As upstream's test, the plugin's pod-group manager is a cache holding the
+row's (Composite)PodGroups and its pods (``AddPodGroupMember``); PreEnqueue counts the
+cache's pod-group states. With CompositePodGroup on, it checks the whole tree's quorum
+(``checkCPGHierarchyReadiness``) over ``BuildHierarchySnapshotFromPod``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 
 from reference_impl.api import make_pod
+from reference_impl.scheduler.cache_podgroups import PodGroupCache
 from reference_impl.scheduler.framework.interface import Code, Status
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
 from reference_impl.scheduler.plugins.gang_scheduling import GangScheduling
@@ -71,6 +74,10 @@ class _Ctx:
 @dataclass
 class _Handle:
     ctx: _Ctx
+    cache: PodGroupCache
+
+    def snapshot_shared_lister(self) -> PodGroupCache:
+        return self.cache  # frameworkruntime.WithPodGroupManager(cache)
 
 
 def _cpg(name: str, min_group_count: int | None, parent: str | None = None) -> Obj:
@@ -146,8 +153,15 @@ def test_gang_scheduling_flow_pre_enqueue(
     pod: Obj, others: list[Obj], pgs: list[Obj], cpgs: list[Obj], cpg: bool, want: str | None
 ) -> None:
     features = SchedulerFeatures(enable_generic_workload=True, enable_composite_pod_group=cpg)
-    informers = _Informers([pod, *others], pgs, cpgs)
-    plugin = GangScheduling(_Handle(_Ctx(informers)), features)  # type: ignore[arg-type]
+    informers = _Informers([], pgs, cpgs)
+    cache = PodGroupCache(generic_workload=True, composite_pod_group=cpg)
+    for pg in pgs:
+        cache.add_pod_group(pg)
+    for c in cpgs:
+        cache.add_composite_pod_group(c)
+    for p in [*others, pod]:
+        cache.add_pod_group_member(p)
+    plugin = GangScheduling(_Handle(_Ctx(informers), cache), features)  # type: ignore[arg-type]
     got = plugin.pre_enqueue(pod)
     if want is None:
         assert got.is_success()

@@ -1,10 +1,12 @@
 """Upstream's GangScheduling queueing-hint tables, row by row.
 
-Ported from plugins/gangscheduling/gangscheduling_test.go: ``Test_isSchedulableAfterPodAdded``,
+Ported from plugins/gangscheduling/gangscheduling_test.go:
+``Test_isSchedulableAfterPodAdded``,
 ``Test_isSchedulableAfterPodGroupAdded``, ``Test_isSchedulableAfterPodGroupUpdated`` and
 ``Test_isSchedulableAfterCompositePodGroupAdded``. Upstream's tests answer hierarchy
-lookups from a mock manager holding the row's groups plus the event's new object; here
-the plugin reads the same objects from (stub) informers. Upstream's objects have an empty
+lookups from a mock manager (``mockPodGroupManager``: groups by name, a group it does not
+hold is its own root) holding the row's groups plus the event's new object; so do these
+(``_MockManager``, set as the plugin's ``pod_group_manager`` as upstream's test does). Upstream's objects have an empty
 namespace where a row names none; the reference reads a missing namespace as "default".
 """
 
@@ -16,8 +18,15 @@ from typing import Any
 import pytest
 
 from reference_impl.api import make_pod
+from reference_impl.scheduler.cache_podgroups import PodGroupCache
 from reference_impl.scheduler.framework.interface import QueueingHint
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
+from reference_impl.scheduler.framework.workload_forest import (
+    COMPOSITE_POD_GROUP_KEY_TYPE,
+    POD_GROUP_KEY_TYPE,
+    EntityKey,
+    composite_pod_group_key,
+)
 from reference_impl.scheduler.plugins.gang_scheduling import GangScheduling
 
 Obj = dict[str, Any]
@@ -86,12 +95,39 @@ class _Ctx:
 class _Handle:
     ctx: _Ctx
 
+    def snapshot_shared_lister(self) -> None:
+        return None
+
+
+class _MockManager(PodGroupCache):
+    """``mockPodGroupManager.GetRootKeyForGroup``."""
+
+    def __init__(self, objs: list[Obj], cpg: bool) -> None:
+        super().__init__(True, cpg)
+        self._by_kind = {(o["kind"], o["metadata"]["name"]): o for o in objs}
+
+    def get_root_key_for_group(self, key: EntityKey) -> tuple[EntityKey | None, bool]:
+        current = key
+        while True:
+            if current.type == POD_GROUP_KEY_TYPE:
+                obj = self._by_kind.get(("PodGroup", current.name))
+            elif current.type == COMPOSITE_POD_GROUP_KEY_TYPE:
+                obj = self._by_kind.get(("CompositePodGroup", current.name))
+            else:
+                return current, True
+            parent = ((obj or {}).get("spec") or {}).get("parentCompositePodGroupName")
+            if obj is None or not parent or not self.composite_pod_group_enabled:
+                return current, True
+            current = composite_pod_group_key(current.namespace, parent)
+
 
 def _plugin(objs: list[Obj], cpg: bool) -> GangScheduling:
     features = SchedulerFeatures(enable_generic_workload=True,
                                  enable_topology_aware_workload_scheduling=True,
                                  enable_composite_pod_group=cpg)
-    return GangScheduling(_Handle(_Ctx(_Informers(objs))), features)  # type: ignore[arg-type]
+    plugin = GangScheduling(_Handle(_Ctx(_Informers(objs))), features)  # type: ignore[arg-type]
+    plugin.pod_group_manager = _MockManager(objs, cpg)
+    return plugin
 
 
 def _both(name: str, *rest: Any, on: QueueingHint, off: QueueingHint) -> list[Any]:

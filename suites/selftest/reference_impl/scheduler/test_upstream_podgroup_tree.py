@@ -36,6 +36,7 @@ from reference_impl.api.gang_builders import make_composite_pod_group
 from reference_impl.api.scheduling_builders import make_pod_group
 from reference_impl.apiserver.strategies.scheduling_workload import workload_spec_causes
 from reference_impl.cluster import Cluster, ClusterConfig
+from reference_impl.scheduler.cache_podgroups import PodGroupCache
 from reference_impl.scheduler.framework.interface import Code
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
 from reference_impl.scheduler.framework.types import PodInfo
@@ -218,9 +219,18 @@ _SNAP = "failed to build hierarchy snapshot: "
 )
 def test_pre_enqueue_hierarchy(cpgs: list[Obj], composite: bool, want: str | None) -> None:
     pod = _pod("p1", "pg1")
-    informers = _informers([_pg("pg1", "c1", min_count=1)], cpgs, [pod])
+    pg = _pg("pg1", "c1", min_count=1)
+    informers = _informers([pg], cpgs, [pod])
     feats = SchedulerFeatures(enable_generic_workload=True, enable_composite_pod_group=composite)
-    plugin = GangScheduling(SimpleNamespace(ctx=SimpleNamespace(informers=informers)), feats)  # type: ignore[arg-type]
+    # The plugin reads the scheduler cache's pod-group states (its pod-group manager).
+    cache = PodGroupCache(generic_workload=True, composite_pod_group=composite)
+    cache.add_pod_group(pg)
+    for c in cpgs:
+        cache.add_composite_pod_group(c)
+    cache.add_pod_group_member(pod)
+    handle = SimpleNamespace(ctx=SimpleNamespace(informers=informers),
+                             snapshot_shared_lister=lambda: cache)
+    plugin = GangScheduling(handle, feats)  # type: ignore[arg-type]
     status = plugin.pre_enqueue(pod)
     if want is None:
         assert status.is_success()
