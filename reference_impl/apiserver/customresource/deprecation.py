@@ -10,37 +10,34 @@ import functools
 import re
 from typing import Any, Final
 
-__all__ = ["compare_kube_aware", "default_deprecation_warning", "version_warnings"]
+__all__ = [
+    "compare_kube_aware",
+    "default_deprecation_warning",
+    "kube_aware_key",
+    "version_warnings",
+]
 
 Obj = dict[str, Any]
 
 _KUBE_VERSION: Final = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
-_TYPE: Final = {"alpha": 0, "beta": 1, None: 2}  # a bigger number is preferred
+_TYPE_RANK: Final = {"alpha": 0, "beta": 1, None: 2}
 
 
-def _parse(v: str) -> tuple[int, int, int] | None:
+def kube_aware_key(v: str) -> tuple[int, int, int, int, str]:
+    """A sort key putting the most preferred version first: GA, beta, alpha (each by
+    descending numbers), then the versions that are not kube-like, alphabetically."""
     m = _KUBE_VERSION.match(v)
     if m is None:
-        return None
-    return _TYPE[m.group(2)], int(m.group(1)), int(m.group(3) or 0)
+        return (1, 0, 0, 0, v)
+    major, kind, minor = int(m.group(1)), m.group(2), int(m.group(3) or 0)
+    return (0, -_TYPE_RANK[kind], -major, -minor, "")
 
 
 def compare_kube_aware(v1: str, v2: str) -> int:
     """``CompareKubeAwareVersionStrings``: > 0 when ``v1`` is preferred (GA over beta over
     alpha, then major, then minor; kube-like over not; the others alphabetically)."""
-    if v1 == v2:
-        return 0
-    p1, p2 = _parse(v1), _parse(v2)
-    if p1 is None and p2 is None:
-        return (v2 > v1) - (v2 < v1)  # strings.Compare(v2, v1)
-    if p1 is None:
-        return -1
-    if p2 is None:
-        return 1
-    for a, b in zip(p1, p2, strict=True):
-        if a != b:
-            return a - b
-    return 0
+    k1, k2 = kube_aware_key(v1), kube_aware_key(v2)
+    return (k1 < k2) - (k1 > k2)
 
 
 def default_deprecation_warning(version: str, spec: Obj) -> str:

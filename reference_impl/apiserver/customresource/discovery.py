@@ -7,9 +7,7 @@ update and patch leave its verbs."""
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
+from reference_impl.apiserver.customresource.deprecation import kube_aware_key
 from reference_impl.apiserver.customresource.info import (
     CustomResourceInfo,
     from_crd,
@@ -17,20 +15,7 @@ from reference_impl.apiserver.customresource.info import (
 )
 from reference_impl.storage.mvcc import MVCCStore
 
-__all__ = ["kube_aware_key", "served_custom_resources"]
-
-_KUBE_VERSION: Final = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
-_TYPE_RANK: Final = {"alpha": 0, "beta": 1, None: 2}
-
-
-def kube_aware_key(v: str) -> tuple[int, int, int, int, str]:
-    """A sort key putting the most preferred version first: GA, beta, alpha (each by
-    descending numbers), then the versions that are not kube-like, alphabetically."""
-    m = _KUBE_VERSION.match(v)
-    if m is None:
-        return (1, 0, 0, 0, v)
-    major, kind, minor = int(m.group(1)), m.group(2), int(m.group(3) or 0)
-    return (0, -_TYPE_RANK[kind], -major, -minor, "")
+__all__ = ["served_custom_resources"]
 
 
 def served_custom_resources(

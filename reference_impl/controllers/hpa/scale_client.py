@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference_impl.api import resources
-from reference_impl.apiserver.customresource.discovery import kube_aware_key
+from reference_impl.apiserver.customresource.deprecation import kube_aware_key
 from reference_impl.apiserver.customresource.info import stored_crds
 from reference_impl.apiserver.server import APIServer
 from reference_impl.errors import ApiError, Conflict
