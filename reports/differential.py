@@ -4,6 +4,10 @@ Reads the ``junit_01.xml`` of a reference run and of a live run, pairs tests by 
 and classifies each pair. A disagreement is *explained* when the live side skipped with a
 recorded reason (a capability the target lacks, such as no kubelet under KWOK, or a gate
 that is off); anything else is *unexplained* and fails the comparison.
+
+A live run's failed tests may be run once more (``garhwal run --rerun-failed``): the
+rerun's outcomes replace the first ones, and each such pair keeps its first outcome in
+``first_live``, so a test that passed only on its second try stays visible.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -42,6 +46,7 @@ class Pair:
     live: str
     verdict: str  # agree | explained | unexplained
     reason: str
+    first_live: str = ""  # the first live outcome when a rerun replaced it
 
 
 def _nodeid(case: ElementTree.Element) -> str:
@@ -92,9 +97,24 @@ def _pair(nodeid: str, ref: TestOutcome | None, live: TestOutcome | None) -> Pai
     return Pair(nodeid, feature, r, lv, "unexplained", why or f"reference {r}, live {lv}")
 
 
-def compare(reference: Mapping[str, TestOutcome], live: Mapping[str, TestOutcome]) -> list[Pair]:
-    """Pair every test seen in either run, in node-id order."""
-    return [_pair(n, reference.get(n), live.get(n)) for n in sorted(set(reference) | set(live))]
+def compare(
+    reference: Mapping[str, TestOutcome],
+    live: Mapping[str, TestOutcome],
+    rerun: Mapping[str, TestOutcome] | None = None,
+) -> list[Pair]:
+    """Pair every test seen in either run, in node-id order; a rerun's outcomes win."""
+    rerun = rerun or {}
+    pairs = []
+    for n in sorted(set(reference) | set(live)):
+        again = rerun.get(n)
+        pair = _pair(n, reference.get(n), again or live.get(n))
+        if again is not None and n in live:
+            first = live[n]
+            note = f"rerun; first try {first.outcome}: {first.message}".strip()
+            reason = f"{pair.reason}; {note}" if pair.reason else note
+            pair = replace(pair, first_live=first.outcome, reason=reason)
+        pairs.append(pair)
+    return pairs
 
 
 def render_markdown(pairs: list[Pair]) -> str:
@@ -105,6 +125,11 @@ def render_markdown(pairs: list[Pair]) -> str:
         "",
         f"{len(pairs)} tests: {counts['agree']} agree, {counts['explained']} explained, "
         f"{counts['unexplained']} unexplained.",
+        *(
+            [f"{reruns} failed on the live run's first try and were rerun once (reason says so)."]
+            if (reruns := sum(bool(p.first_live) for p in pairs))
+            else []
+        ),
         "",
         "| test | feature | reference | live | verdict | reason |",
         "|---|---|---|---|---|---|",
@@ -124,18 +149,21 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_differential(reference_dir: Path, live_dir: Path, out_dir: Path) -> list[Pair]:
+def write_differential(
+    reference_dir: Path, live_dir: Path, out_dir: Path, rerun_dir: Path | None = None
+) -> list[Pair]:
     """Write ``differential.json`` and ``differential.md`` into ``out_dir``; return the pairs."""
+    rerun = read_junit(rerun_dir / "junit_01.xml") if rerun_dir else None
     pairs = compare(
-        read_junit(reference_dir / "junit_01.xml"), read_junit(live_dir / "junit_01.xml")
+        read_junit(reference_dir / "junit_01.xml"), read_junit(live_dir / "junit_01.xml"), rerun
     )
     out_dir.mkdir(parents=True, exist_ok=True)
+    summary = {v: sum(p.verdict == v for p in pairs) for v in ("agree", "explained", "unexplained")}
     doc: dict[str, Any] = {
         "reference": str(reference_dir),
         "live": str(live_dir),
-        "summary": {
-            v: sum(p.verdict == v for p in pairs) for v in ("agree", "explained", "unexplained")
-        },
+        **({"rerun": str(rerun_dir)} if rerun_dir else {}),
+        "summary": {**summary, "rerun": sum(bool(p.first_live) for p in pairs)},
         "tests": [asdict(p) for p in pairs],
     }
     _atomic_write(out_dir / "differential.json", json.dumps(doc, indent=2) + "\n")

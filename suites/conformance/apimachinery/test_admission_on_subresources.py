@@ -27,7 +27,7 @@ from fixtures import Target
 from fixtures.helpers.eventually import eventually
 from fixtures.targets.extensions import ScaleSubresource, scale_subresource_of
 from reference_impl.api import make_deployment, make_pod
-from reference_impl.errors import Forbidden, NotFound
+from reference_impl.errors import Conflict, Forbidden, NotFound
 
 pytestmark = pytest.mark.conformance
 
@@ -99,6 +99,19 @@ def _refusal(write: Callable[[], object]) -> Forbidden:
     with pytest.raises(Forbidden) as refused:
         write()
     return refused.value
+
+
+def _replace_replicas(target: Target, name: str, namespace: str, replicas: int) -> Obj:
+    """Read the Deployment and write it back with ``replicas``, again on a Conflict (its
+    controller writes status between the two)."""
+    for _ in range(20):
+        dep = target.get("apps/v1", "Deployment", name, namespace)
+        dep["spec"]["replicas"] = replicas
+        try:
+            return target.apply(dep)
+        except Conflict:
+            continue
+    raise AssertionError(f"Deployment {name}: 20 conflicts in a row")
 
 
 def _denied(resource: str, name: str, policy: str, message: str) -> str:
@@ -216,6 +229,4 @@ def test_a_policy_on_deployments_scale_refuses_scale_updates_only(
         == 1
     )
 
-    dep = target.get("apps/v1", "Deployment", "scaled", namespace)
-    dep["spec"]["replicas"] = 3
-    assert target.apply(dep)["spec"]["replicas"] == 3
+    assert _replace_replicas(target, "scaled", namespace, 3)["spec"]["replicas"] == 3

@@ -70,7 +70,25 @@ def _gang_members_first(target: Target, namespace: str, group: str, pods: int, m
     sees every member (placement scores count the pods each rack would take)."""
     for i in range(pods):
         target.apply(make_pool_pod(f"{group}-{i}", namespace).pod_group(group).build())
+    _scheduler_saw_pods(target, namespace)
     target.apply(make_pod_group(group, namespace, min_count=mc, topology_key=RACK))
+
+
+def _scheduler_saw_pods(target: Target, namespace: str) -> None:
+    """Wait until the scheduler has seen every pod created so far. Pods and PodGroups reach
+    a real scheduler through separate informers, so a PodGroup written after its members
+    can arrive first and start a cycle over only some of them; the pod informer delivers
+    in write order, so a later pod marked unschedulable proves the members arrived."""
+    name = "seen-barrier"
+    pod = make_pool_pod(name, namespace, cpu="10m").node_selector(**{RACK: "no-such-rack"})
+    target.apply(pod.build())
+
+    def unschedulable() -> bool:
+        got = target.get("v1", "Pod", name, namespace)
+        return (condition(got, "PodScheduled") or {}).get("reason") == "Unschedulable"
+
+    target.wait_until(unschedulable, timeout=60, what=f"{name} marked Unschedulable")
+    target.delete("v1", "Pod", name, namespace)
 
 
 def test_a_gang_lands_entirely_inside_the_one_rack_that_can_hold_it(
