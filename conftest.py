@@ -16,3 +16,11 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
     if not pluginmanager.is_registered(fixtures.plugin) and not pluginmanager.is_blocked("garhwal"):
         pluginmanager.register(fixtures.plugin, "garhwal")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In-repo runs also walk every protobuf body the reference's components write, failing
+    where a Go client could not have sent it (``verify_protobuf_bodies``)."""
+    from reference_impl.apiserver.decode import verify_protobuf_bodies
+
+    verify_protobuf_bodies(True)

@@ -115,6 +115,9 @@ class SimClock:
         self._now = start  # 0 is EPOCH_UNIX_SECONDS; a test may start at a chosen time
         self._seq = 0
         self._heap: list[tuple[int, int, int, Timer]] = []
+        # True while an event runs: the control-plane components' work (their writes are
+        # protobuf, not a client's JSON; ``decode``).
+        self.in_event = False
 
     def now(self) -> Instant:
         """The current simulated instant."""
@@ -147,7 +150,11 @@ class SimClock:
             return False
         when, _, _, timer = heapq.heappop(self._heap)
         self._now = Instant(when)
-        timer.fn()
+        outer, self.in_event = self.in_event, True
+        try:
+            timer.fn()
+        finally:
+            self.in_event = outer
         return True
 
     def run_until(self, deadline: Instant, stop: Callable[[], bool] | None = None) -> bool:

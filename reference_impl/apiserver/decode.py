@@ -16,7 +16,7 @@ from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver import conversion, schema
 from reference_impl.apiserver.nulls import normalize_nulls
 from reference_impl.apiserver.wire import wire_errors
-from reference_impl.errors import BadRequest, Cause, Invalid, MethodNotAllowed
+from reference_impl.errors import ApiError, BadRequest, Cause, Invalid, MethodNotAllowed
 from reference_impl.storage import codec
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "schema_causes",
     "spec_part",
     "status_schema_causes",
+    "verify_protobuf_bodies",
 ]
 
 Obj = dict[str, Any]
@@ -99,13 +100,30 @@ def status_schema_causes(new: Obj, wire_version: str) -> list[Cause]:
     return schema_causes(new)
 
 
+# Whether a protobuf body is also walked as JSON would be, failing loudly where that
+# would refuse or change it (the test suites turn this on: ``verify_protobuf_bodies``).
+_verify_protobuf = False
+
+
+def verify_protobuf_bodies(on: bool) -> None:
+    """Walk every protobuf body too, and raise AssertionError where the strict JSON decoder
+    would refuse it or canonicalise a quantity in it: a Go client could not have sent it."""
+    global _verify_protobuf
+    _verify_protobuf = on
+
+
 def decode(
     manifest: Obj,
     resolve: Callable[[str, str], ResourceInfo],
     stored: Callable[[ResourceInfo, Obj], Obj | None] | None = None,
+    *,
+    protobuf: bool = False,
 ) -> Decoded:
     """Check, copy and convert a write body; raises Invalid/BadRequest/NotFound.
-    ``stored``: for an update, the stored object the body's metadata names (or None)."""
+    ``stored``: for an update, the stored object the body's metadata names (or None).
+    ``protobuf``: the body of a control-plane component, whose client sends protobuf
+    (``--kube-api-content-type``'s default): a typed Go value has no unknown field, no
+    wrongly typed one and only canonical quantities, so the strict JSON walk is skipped."""
     if not isinstance(manifest, dict):
         raise BadRequest(f"the object must be a mapping, got {type(manifest).__name__}")
     api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
@@ -125,14 +143,33 @@ def decode(
     obj = codec.loads(raw)  # a private copy the caller cannot alias
     if b"null" in raw:  # without one (most bodies) the walk would change nothing
         normalize_nulls(obj, str(api_version), str(kind))
-    raw_meta = obj.get("metadata")
-    name = raw_meta.get("name", "") if isinstance(raw_meta, dict) else ""
-    walk = _unverified(obj, stored(info, raw_meta)) if stored and name else None
-    _check_decodes(obj, walk)
+    if protobuf:
+        if _verify_protobuf:
+            _verify_typed(obj, raw)
+    else:
+        raw_meta = obj.get("metadata")
+        name = raw_meta.get("name", "") if isinstance(raw_meta, dict) else ""
+        walk = _unverified(obj, stored(info, raw_meta)) if stored and name else None
+        _check_decodes(obj, walk)
     if not isinstance(obj.get("metadata"), dict):
         obj["metadata"] = {}
     conversion.default(obj, info)  # versioned defaults, in the shape the client sent
     return Decoded(info, conversion.to_storage(obj, info), str(api_version))
+
+
+def _verify_typed(obj: Obj, raw: bytes) -> None:
+    """``verify_protobuf_bodies``: the JSON walk of a copy must find nothing to say."""
+    walked = codec.loads(raw)
+    if b"null" in raw:
+        normalize_nulls(walked, str(obj.get("apiVersion")), str(obj.get("kind")))
+    try:
+        _check_decodes(walked, None)
+    except ApiError as e:
+        raise AssertionError(f"a component wrote what a Go client could not send: {e}") from None
+    if codec.dumps(walked) != codec.dumps(obj):
+        raise AssertionError(
+            f"a component wrote a {obj.get('kind')} with a quantity not in canonical form"
+        )
 
 
 def _unverified(obj: Obj, old: Obj | None) -> Obj | None:

@@ -463,7 +463,7 @@ class APIServer:
         if _custom(manifest):
             return cr_handler.update(self, manifest)
         peek = lookups.StoredPeek(self.store)
-        d = decode(manifest, self.resource, peek)
+        d = decode(manifest, self.resource, peek, protobuf=self.clock.in_event)
         info, obj = d.info, d.obj
         meta = obj["metadata"]
         ns = keys.namespace_for(info, meta.get("namespace"))
@@ -514,7 +514,7 @@ class APIServer:
         if _custom(manifest):
             return cr_handler.update_status(self, manifest)
         peek = lookups.StoredPeek(self.store)
-        d = decode(manifest, self.resource, peek)
+        d = decode(manifest, self.resource, peek, protobuf=self.clock.in_event)
         info, obj = d.info, d.obj
         if not info.status:
             raise MethodNotAllowed(f"{info.group_resource} has no status subresource")
@@ -714,7 +714,7 @@ class APIServer:
     # -- internals --------------------------------------------------------------------
 
     def _decode(self, manifest: Obj) -> Decoded:
-        return decode(manifest, self.resource)
+        return decode(manifest, self.resource, protobuf=self.clock.in_event)
 
     @staticmethod
     def _refuse_new_finalizers(info: ResourceInfo, obj: Obj, old: Obj) -> None:
