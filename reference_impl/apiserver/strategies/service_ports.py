@@ -56,10 +56,11 @@ def _ports_held(svc: Obj | None) -> set[int]:
 
 
 def _ports_in_use(ctx: Context, me: Obj) -> set[int]:
-    """Node ports and health-check ports that other stored Services hold."""
+    """Node ports and health-check ports that other stored Services hold (read from the
+    lister: decoded once per stored revision, not once per write)."""
     meta = me.get("metadata") or {}
     used: set[int] = set()
-    for other in ctx.list("v1", "Service", None):
+    for other in ctx.lister_list("v1", "Service", None):
         ometa = other.get("metadata") or {}
         if (ometa.get("namespace"), ometa.get("name")) != (meta.get("namespace"), meta.get("name")):
             used |= _ports_held(other)
