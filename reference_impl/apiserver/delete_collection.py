@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.apiserver import deletion, keys, list_options
 from reference_impl.apiserver.customresource.info import CustomResourceInfo
+from reference_impl.apiserver.delete_options import validate_delete_options
 from reference_impl.apiserver.field_selectors import field_filter
-from reference_impl.apiserver.validation.field import not_supported
 from reference_impl.apiserver.warnings.delete import delete_warnings
-from reference_impl.errors import Invalid, MethodNotAllowed, NotFound
+from reference_impl.errors import MethodNotAllowed, NotFound
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.server import APIServer
@@ -35,16 +35,7 @@ Obj = dict[str, Any]
 
 # store.go's deleteCollectionPageSize (a var upstream's tests lower; so may ours).
 DELETE_COLLECTION_PAGE_SIZE = 10_000
-_POLICIES: Final = ("Foreground", "Background", "Orphan")
 _NO_ROUTE: Final = "the server does not allow this method on the requested resource"
-
-
-def validate_delete_options(propagation_policy: str | None) -> None:
-    """apimachinery ``ValidateDeleteOptions`` of what the reference's deletes carry:
-    Invalid DeleteOptions (422) for an unknown propagation policy."""
-    if propagation_policy is not None and propagation_policy not in _POLICIES:
-        cause = not_supported("propagationPolicy", propagation_policy, [*_POLICIES, "nil"])
-        raise Invalid("DeleteOptions.meta.k8s.io", "", [cause])
 
 
 def _check_route(srv: APIServer, api_version: str, kind: str, namespace: str | None) -> None:

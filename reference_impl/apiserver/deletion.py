@@ -12,28 +12,31 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
+from reference_impl.apiserver import delete_options as opts
 from reference_impl.apiserver import dry_run as dryrun
 from reference_impl.apiserver import keys
 from reference_impl.apiserver.admission.delete_validation import validate_delete
 from reference_impl.apiserver.customresource import crd_etcd
 from reference_impl.apiserver.customresource.info import CustomResourceInfo
-from reference_impl.clock import rfc3339
-from reference_impl.errors import Conflict, MethodNotAllowed, NotFound
+from reference_impl.clock import Instant, parse_rfc3339, rfc3339
+from reference_impl.errors import MethodNotAllowed, NotFound
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.server import APIServer
+    from reference_impl.storage.mvcc import KeyValue
 
 __all__ = [
     "awaits_kubelet",
+    "before_delete",
     "check_graceful_delete",
     "default_garbage_collection_policy",
     "delete",
     "finalize_namespace",
-    "grace_for",
     "goes_now",
 ]
 
 Obj = dict[str, Any]
+_NS: Final = 1_000_000_000  # nanoseconds in a second (clock instants)
 
 
 def awaits_kubelet(info: ResourceInfo, obj: Obj) -> bool:
@@ -70,23 +73,6 @@ def check_graceful_delete(pod: Obj, requested: int | None) -> int:
     return 1 if period < 0 else period
 
 
-def grace_for(info: ResourceInfo, obj: Obj, requested: int | None) -> int | None:
-    """The grace period a delete records: only bound, unfinished pods get one."""
-    if info.kind != "Pod":
-        return None
-    if not obj["spec"].get("nodeName"):
-        return None  # an unscheduled pod has no kubelet to wait for
-    phase = (obj.get("status") or {}).get("phase")
-    if phase in ("Succeeded", "Failed"):
-        return None
-    if requested is not None and requested < 0:
-        requested = 1  # rest.BeforeDelete: a negative request counts as 1s
-    period = check_graceful_delete(obj, requested)
-    if requested is not None:
-        return period  # an explicit 0 is recorded, as upstream does
-    return period or None
-
-
 # Strategies whose DefaultGarbageCollectionPolicy is not DeleteDependents, by the
 # group/version of the request: the v1 Job and ReplicationController orphan their
 # dependents "for back compatibility"; Events take no garbage-collection finalizers.
@@ -114,9 +100,10 @@ def delete(
     warn: Callable[[str], None] | None = None,
     *,
     request_name: str | None = None,
+    resource_version: str | None = None,
 ) -> Obj | None:
-    """``APIServer.delete``: the object as it now is (marked), or None when gone. Without a
-    propagation policy the kind's default applies (``deletionFinalizersForGarbageCollection``).
+    """``APIServer.delete``, after store.go ``Store.Delete``: the object as it now is
+    (marked), or None when gone. ``uid`` / ``resource_version``: the preconditions.
     ``warn`` takes validating admission's warnings; ``request_name``: admission's name
     where the request names another (a deletecollection's items: "")."""
     info = srv.resource(api_version, kind)
@@ -131,46 +118,140 @@ def delete(
         raise NotFound(f'{info.group_resource} "{name}" not found')
     obj = kv.decode()
     meta = obj["metadata"]
-    if uid is not None and meta.get("uid") != uid:
-        raise Conflict(
-            f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}"
-        )
+    meta["resourceVersion"] = str(kv.mod_revision)
+    if info.kind == "Namespace" and info.group == "":
+        answered, out = _namespace_rest(srv, key, kv, obj, propagation_policy, uid,
+                                        resource_version, warn, request_name)  # fmt: skip
+        if answered:
+            return out
+    if crd_etcd.is_crd(info.group, info.kind):  # its REST checks them, in its own words
+        lead = "precondition failed"
+        gr = info.group_resource
+        if err := opts.storage_precondition_error(gr, obj, uid, resource_version, lead):
+            raise err
+    else:
+        opts.check_preconditions(info.kind, info.group, obj, uid, resource_version)
     validate_delete(srv, info, obj, warn, name=request_name)
     if crd_etcd.is_crd(info.group, info.kind) and not meta.get("deletionTimestamp"):
         crd_etcd.mark_for_deletion(obj, rfc3339(srv.clock.now()))
         return _commit(srv, key, obj, api_version, kv.mod_revision)
-    finalizers: list[str] = list(meta.get("finalizers") or [])
+    before = list(meta.get("finalizers") or [])
+    graceful, pending, grace = before_delete(srv, info, obj, grace_period_seconds)
+    if pending:  # finalizers cannot change while a graceful deletion is pending
+        return srv._out(kv, api_version)
     default = default_garbage_collection_policy(api_version, info.kind)
-    if default == "Unsupported":
-        propagation_policy = None  # the strategy takes no garbage-collection finalizer
-    elif propagation_policy is None:
-        propagation_policy = default
-    if propagation_policy == "Foreground" and "foregroundDeletion" not in finalizers:
-        finalizers.append("foregroundDeletion")
-    elif propagation_policy == "Orphan" and "orphan" not in finalizers:
-        finalizers.append("orphan")
-    grace = grace_for(info, obj, grace_period_seconds)
-    if not (
-        finalizers or grace or (info.kind == "Namespace" and obj.get("spec", {}).get("finalizers"))
-    ):
-        if srv._dry:  # dryrun.go's Delete: the stored object, read back, stays
-            return srv._out(kv, api_version)
-        srv.store.delete(key)
-        srv.writes += 1
-        return None
-    if meta.get("deletionTimestamp") and finalizers == list(meta.get("finalizers") or []):
-        current_grace = meta.get("deletionGracePeriodSeconds")
-        if grace is None or (current_grace is not None and grace >= current_grace):
-            return srv._out(kv, api_version)
-    meta["finalizers"] = finalizers
-    if not finalizers:
-        meta.pop("finalizers")
-    meta.setdefault("deletionTimestamp", rfc3339(srv.clock.now()))
-    if grace is not None:
-        meta["deletionGracePeriodSeconds"] = grace
-    if info.kind == "Namespace":
-        obj.setdefault("status", {})["phase"] = "Terminating"
+    changed, finalizers = opts.deletion_finalizers(default, before, propagation_policy)
+    if graceful or before or changed:  # updateForGracefulDeletionAndFinalizers
+        if changed:
+            meta["finalizers"] = finalizers
+            if not finalizers:
+                meta.pop("finalizers")
+        if not graceful and finalizers:
+            _mark_as_deleting(srv, meta)
+        if finalizers or (graceful and grace):  # (upstream writes a graceful 0 mark first)
+            return _update(srv, key, kv, obj, api_version)
+    if srv._dry:  # dryrun.go's Delete: the stored object, read back, stays
+        return srv._out(kv, api_version)
+    srv.store.delete(key)
+    srv.writes += 1
+    return None
+
+
+def before_delete(
+    srv: APIServer, info: ResourceInfo, obj: Obj, requested: int | None
+) -> tuple[bool, bool, int | None]:
+    """``rest.BeforeDelete`` after its checks, updating ``obj``: (graceful, pending, the
+    options' grace period as it leaves them). Only the pod strategy is a
+    ``RESTGracefulDeleteStrategy``."""
+    if requested is not None and requested < 0:
+        requested = 1  # a negative request counts as 1s
+    meta = obj["metadata"]
+    current = meta.get("deletionGracePeriodSeconds")
+    if current is not None and current < 0:
+        meta["deletionGracePeriodSeconds"] = current = 1
+    if info.kind != "Pod" or info.group != "":
+        return False, False, requested
+    now = srv.clock.now()
+    if meta.get("deletionTimestamp"):
+        if not current:  # graced 0 or never: delete (or finalize) at once
+            return False, False, requested
+        if requested is None:
+            return False, True, int(current)
+        if requested >= current:
+            return False, True, requested  # only a shorter period may be asked for
+        moved = parse_rfc3339(meta["deletionTimestamp"]) + (requested - current) * _NS
+        period = requested
+        if moved < now:
+            moved = now
+            if period != 0:
+                period = 1  # still graceful: the kubelet makes the final delete
+        meta["deletionTimestamp"] = rfc3339(Instant(moved))
+        meta["deletionGracePeriodSeconds"] = period
+        return True, False, requested
+    period = check_graceful_delete(obj, requested)
+    meta["deletionTimestamp"] = rfc3339(Instant(now + period * _NS))
+    meta["deletionGracePeriodSeconds"] = period
+    if (meta.get("generation") or 0) > 0:
+        meta["generation"] += 1
+    return True, False, period
+
+
+def _mark_as_deleting(srv: APIServer, meta: Obj) -> None:
+    """store.go ``markAsDeleting``: deletionTimestamp now (unless set, and not later),
+    grace period 0; the first mark bumps a set generation."""
+    now = srv.clock.now()
+    stamp = meta.get("deletionTimestamp")
+    if not stamp and (meta.get("generation") or 0) > 0:
+        meta["generation"] += 1
+    if not stamp or parse_rfc3339(stamp) > now:
+        meta["deletionTimestamp"] = rfc3339(now)
+    meta["deletionGracePeriodSeconds"] = 0
+
+
+def _update(srv: APIServer, key: str, kv: KeyValue, obj: Obj, api_version: str) -> Obj:
+    """GuaranteedUpdate's write: none where nothing changed (the stored object back)."""
+    if obj == _with_rv(kv.decode(), kv.mod_revision):
+        return srv._out(kv, api_version)
     return _commit(srv, key, obj, api_version, kv.mod_revision)
+
+
+def _with_rv(obj: Obj, revision: int) -> Obj:
+    obj["metadata"]["resourceVersion"] = str(revision)
+    return obj
+
+
+def _namespace_rest(
+    srv: APIServer, key: str, kv: KeyValue, obj: Obj, policy: str | None, uid: str | None,
+    resource_version: str | None, warn: Callable[[str], None] | None, request_name: str | None,
+) -> tuple[bool, Obj | None]:  # fmt: skip
+    """pkg/registry/core/namespace/storage ``REST.Delete``: the first delete only marks the
+    namespace Terminating (its controller empties it); a later one, once spec.finalizers
+    is empty, is the store's Delete (not answered here: (False, None)). Its preconditions
+    speak storage's wording."""
+    info = srv.resource("v1", "Namespace")
+    err = opts.storage_precondition_error("namespaces", obj, uid, resource_version)
+    if err is not None:
+        raise err
+    meta = obj["metadata"]
+    if not meta.get("deletionTimestamp"):
+        validate_delete(srv, info, obj, warn, name=request_name)
+        meta["deletionTimestamp"] = rfc3339(srv.clock.now())
+        obj.setdefault("status", {})["phase"] = "Terminating"
+        have = list(meta.get("finalizers") or [])
+        want = {
+            opts.FINALIZER_ORPHAN_DEPENDENTS: policy == "Orphan",
+            opts.FINALIZER_DELETE_DEPENDENTS: policy == "Foreground",
+        }
+        if policy is not None:  # no policy keeps what the namespace has
+            new = [f for f in have if f not in want] + [f for f, on in want.items() if on]
+            if set(new) != set(have):
+                meta["finalizers"] = new
+                if not new:
+                    meta.pop("finalizers")
+        return True, _commit(srv, key, obj, "v1", kv.mod_revision)
+    if (obj.get("spec") or {}).get("finalizers"):
+        return True, srv._out(kv, "v1")
+    return False, None
 
 
 def _commit(srv: APIServer, key: str, obj: Obj, api_version: str, revision: int) -> Obj:

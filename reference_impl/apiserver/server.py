@@ -613,6 +613,7 @@ class APIServer:
         propagation_policy: str | None = None,
         uid: str | None = None,
         dry_run: bool = False,
+        resource_version: str | None = None,
     ) -> Obj | None:
         """Delete; with finalizers or a graceful pod, only mark deletionTimestamp. Without
         ``propagation_policy`` the kind's default applies (Orphan for v1 Jobs and
@@ -620,10 +621,15 @@ class APIServer:
 
         Returns the object as it now is (marked), or None when it is gone. ``dry_run``:
         nothing changes; the marked object, or the object as stored where it would go.
+        ``uid`` / ``resource_version``: the DeleteOptions preconditions (409 when unmet).
         ``warnings`` holds its warnings (``warnings.delete``, then validating admission's).
         """
+        from reference_impl.apiserver.delete_options import validate_delete_options
+
         audited: dict[str, str] = {}
         self.audit_annotations = audited
+        self.warnings = []
+        validate_delete_options(propagation_policy)  # handlers/delete.go, before the store
         warned = self.warnings = delete_warnings(api_version, kind, propagation_policy)
         try:
             with self.dry_running(dry_run):
@@ -637,6 +643,7 @@ class APIServer:
                     propagation_policy,
                     uid,
                     warned.append,
+                    resource_version=resource_version,
                 )
         finally:
             self.audit_annotations = audited  # not an event handler's nested write's
