@@ -101,11 +101,13 @@ def delete(
     *,
     request_name: str | None = None,
     resource_version: str | None = None,
+    admit: bool = True,
 ) -> Obj | None:
     """``APIServer.delete``, after store.go ``Store.Delete``: the object as it now is
     (marked), or None when gone. ``uid`` / ``resource_version``: the preconditions.
     ``warn`` takes validating admission's warnings; ``request_name``: admission's name
-    where the request names another (a deletecollection's items: "")."""
+    where the request names another (a deletecollection's items: ""); ``admit=False``:
+    no validating admission (``rest.ValidateAllObjectFunc``, the eviction REST's delete)."""
     info = srv.resource(api_version, kind)
     if info.virtual:
         raise MethodNotAllowed(f"{info.kind} cannot be deleted")
@@ -131,7 +133,8 @@ def delete(
             raise err
     else:
         opts.check_preconditions(info.kind, info.group, obj, uid, resource_version)
-    validate_delete(srv, info, obj, warn, name=request_name)
+    if admit:
+        validate_delete(srv, info, obj, warn, name=request_name)
     if crd_etcd.is_crd(info.group, info.kind) and not meta.get("deletionTimestamp"):
         crd_etcd.mark_for_deletion(obj, rfc3339(srv.clock.now()))
         return _commit(srv, key, obj, api_version, kv.mod_revision)

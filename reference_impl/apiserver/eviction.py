@@ -29,6 +29,7 @@ import copy
 from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.meta import condition, selector_from_label_selector, set_condition
+from reference_impl.apiserver import deletion
 from reference_impl.apiserver.admission.chain import Request
 from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.warnings.recorder import header_texts
@@ -169,8 +170,10 @@ def _add_condition_and_delete(srv: APIServer, pod: Obj, grace: int | None, uid: 
     set_condition(status, {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
                            "message": "Eviction API: evicting"}, rfc3339(srv.clock.now()))  # fmt: skip
     srv.update_status({**pod, "status": status})
-    srv.delete("v1", "Pod", meta["name"], meta.get("namespace"), grace_period_seconds=grace,
-               uid=meta.get("uid"))  # fmt: skip
+    # The store's Delete with rest.ValidateAllObjectFunc: no admission on the pod's delete
+    # (the Eviction's own CREATE was admitted), and no delete warnings.
+    deletion.delete(srv, "v1", "Pod", meta["name"], meta.get("namespace"), grace, None,
+                    meta.get("uid"), admit=False)  # fmt: skip
 
 
 def evict(srv: APIServer, namespace: str, name: str, eviction: Obj, dry_run: list[str] | None = None) -> Obj:

@@ -56,6 +56,7 @@ from reference_impl.apiserver.decode import (
     spec_part,
     status_schema_causes,
 )
+from reference_impl.apiserver.delete_options import validate_delete_options
 from reference_impl.apiserver.generation import bumps_generation, sets_generation
 from reference_impl.apiserver.registry import (
     DEFAULT_SERVICE_CIDRS,
@@ -624,8 +625,6 @@ class APIServer:
         ``uid`` / ``resource_version``: the DeleteOptions preconditions (409 when unmet).
         ``warnings`` holds its warnings (``warnings.delete``, then validating admission's).
         """
-        from reference_impl.apiserver.delete_options import validate_delete_options
-
         audited: dict[str, str] = {}
         self.audit_annotations = audited
         self.warnings = []

@@ -230,3 +230,47 @@ def test_a_policy_on_deployments_scale_refuses_scale_updates_only(
     )
 
     assert _replace_replicas(target, "scaled", namespace, 3)["spec"]["replicas"] == 3
+
+
+def test_a_policy_on_pod_deletes_does_not_refuse_an_eviction(
+    target: Target, namespace: str, cleanup: list[tuple[str, str, str]]
+) -> None:
+    """Evictions delete without delete admission.
+
+    With a ValidatingAdmissionPolicy that refuses every DELETE of pods, a pod's DELETE
+    MUST be refused (403 Forbidden) while an Eviction of a pod MUST still succeed and the
+    pod MUST go: the eviction REST (pkg/registry/core/pod/storage/eviction.go) deletes
+    through the store with ``rest.ValidateAllObjectFunc``, so delete admission never sees
+    it (the Eviction's own CREATE is what admission sees).
+    """
+    nowhere = {"garhwal.dev/no-such-node": namespace}  # unscheduled: deleted at once
+
+    def pod(name: str) -> Obj:
+        return make_pod(name, namespace).req(cpu="10m").node_selector(**nowhere).build()
+
+    def delete_probe() -> None:
+        try:
+            target.get("v1", "Pod", "probe", namespace)
+        except NotFound:
+            target.apply(pod("probe"))
+        target.delete("v1", "Pod", "probe", namespace)
+
+    target.apply(pod("evicted"))
+    policy = f"garhwal-adm-del-{namespace}"
+    rule = {"apiGroups": [""], "apiVersions": ["*"], "operations": ["DELETE"], "resources": ["pods"]}
+    _install(target, _policy_and_binding(policy, namespace, rule, "false", "no pod deletes"), cleanup)
+    _await_refusal(target, delete_probe, "a pod DELETE")
+    err = _refusal(lambda: target.delete("v1", "Pod", "probe", namespace))
+    assert err.message == _denied("pods", "probe", policy, "no pod deletes")
+
+    target.evict("evicted", namespace)
+
+    def gone() -> bool:
+        try:
+            target.get("v1", "Pod", "evicted", namespace)
+        except NotFound:
+            return True
+        return False
+
+    target.wait_until(gone, timeout=60, what="the evicted pod gone")
+    assert target.get("v1", "Pod", "probe", namespace)["metadata"]["name"] == "probe"
