@@ -14,13 +14,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reference_impl.api.resources import ResourceInfo
 from reference_impl.apiserver.registry import Operation
+from reference_impl.errors import Forbidden
 
 if TYPE_CHECKING:
     from reference_impl.apiserver.server import APIServer
 
-__all__ = ["validate_delete"]
+__all__ = ["IMMORTAL_NAMESPACES", "validate_delete"]
 
 _ON_DELETE: Final = frozenset({"ValidatingAdmissionPolicy"})
+# kube-apiserver's NamespaceLifecycle immortal namespaces (default, kube-system, kube-public).
+IMMORTAL_NAMESPACES: Final = frozenset({"default", "kube-system", "kube-public"})
 
 
 def validate_delete(
@@ -31,8 +34,14 @@ def validate_delete(
     *,
     name: str | None = None,
 ) -> None:
-    """Run the DELETE-aware validating plugins on ``obj`` (the stored object); a denial
-    raises. ``warn``: the request's warning sink (a Warn binding's messages)."""
+    """Run the DELETE-aware admission on ``obj`` (the stored object); a denial raises.
+    ``warn``: the request's warning sink (a Warn binding's messages). First
+    NamespaceLifecycle's Admit, which refuses the deletion of an immortal namespace (the
+    delete's admission runs mutating plugins' Admit too: AdmissionToValidateObjectDeleteFunc)."""
+    if info.kind == "Namespace" and info.group == "":
+        ns = str(obj["metadata"].get("name", ""))
+        if ns in IMMORTAL_NAMESPACES:
+            raise Forbidden(f'namespaces "{ns}" is forbidden: this namespace may not be deleted')
     plugins = [p for p in srv.admission if getattr(p, "name", "") in _ON_DELETE]
     if not plugins:
         return

@@ -29,7 +29,9 @@ from reference_impl.controllers.root_ca_publisher import (
 from reference_impl.controllers.serviceaccounts import ServiceAccountsController
 
 Obj = dict[str, Any]
-NS: Final = "default"
+# Upstream's rows use "default" over a fake client; a real apiserver never deletes that one
+# (NamespaceLifecycle), and the terminating rows need a deletable namespace.
+NS: Final = "sa-test"
 DEFAULT, MANAGED, UNMANAGED = "default", "managed", "other-unmanaged"
 
 
@@ -172,7 +174,7 @@ CM_ROWS = [
 def test_config_map_creation(event: str, expected: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Upstream's loop asserts ``DeepEqual(actions, ExpectActions)`` the wrong way round;
     the rows' expected actions are checked here as written."""
-    env = build_env(monkeypatch)
+    env = build_env(monkeypatch, (NS,))
     env.server.create(_ca_cm())
     env.server.create(_cm("other"))
     ctrl = RootCACertPublisher(env.ctx, root_ca=FAKE_CA)
@@ -207,7 +209,7 @@ def test_config_map_update_no_hot_loop(
     annotation: str | None, expected: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One ``syncNamespace("default")`` with the root CA ``fake``."""
-    env = build_env(monkeypatch)
+    env = build_env(monkeypatch, (NS,))
     cm = _cm(data={"ca.crt": "fake"})
     if annotation is not None:
         cm["metadata"]["annotations"] = {DESCRIPTION_ANNOTATION: annotation}
