@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from reference_impl.api.builders import make_namespace, make_node
 from reference_impl.api.resources import lookup
@@ -59,6 +59,7 @@ from reference_impl.storage.range_stream import EtcdServer
 __all__ = ["Cluster", "ClusterConfig", "etcd_unavailable_as_timeout"]
 
 Obj = dict[str, Any]
+_Answer = TypeVar("_Answer")  # a write's answer: the object, or None for a delete
 SYSTEM_NAMESPACES: Final = ("default", "kube-node-lease", "kube-public", "kube-system")
 
 
@@ -303,18 +304,42 @@ class Cluster:
         grace_period_seconds: int | None = None,
     ) -> None:
         """Delete (gracefully for bound pods; dependents go through the garbage collector)."""
+        self.delete_with_options(
+            api_version,
+            kind,
+            name,
+            namespace,
+            propagation_policy=propagation_policy,
+            grace_period_seconds=grace_period_seconds,
+        )
+
+    def delete_with_options(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        propagation_policy: str | None = "Background",
+        grace_period_seconds: int | None = None,
+        uid: str | None = None,
+        resource_version: str | None = None,
+    ) -> Obj | None:
+        """``delete`` with the rest of its DeleteOptions (the preconditions); the object as
+        the delete left it (marked), or None when it is gone."""
         self._served({"apiVersion": api_version, "kind": kind})
         with etcd_unavailable_as_timeout():
-            self.api.delete(
+            out = self.api.delete(
                 api_version,
                 kind,
                 name,
                 namespace,
                 propagation_policy=propagation_policy,
                 grace_period_seconds=grace_period_seconds,
+                uid=uid,
+                resource_version=resource_version,
             )
-        self.write_warnings = tuple(self.api.warnings)
-        self.settle()
+        return self._settled(out)
 
     def patch_status(self, manifest: Obj) -> Obj:
         """Write ``status`` through the /status subresource."""
@@ -424,7 +449,7 @@ class Cluster:
         if info is not None:
             check_served(info, self.api_resources)
 
-    def _settled(self, obj: Obj) -> Obj:
+    def _settled(self, obj: _Answer) -> _Answer:
         self.write_warnings = tuple(self.api.warnings)
         self.settle()
         return obj

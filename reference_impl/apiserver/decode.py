@@ -145,7 +145,7 @@ def decode(
         normalize_nulls(obj, str(api_version), str(kind))
     if protobuf:
         if _verify_protobuf:
-            _verify_typed(obj, raw)
+            _verify_typed(obj)
     else:
         raw_meta = obj.get("metadata")
         name = raw_meta.get("name", "") if isinstance(raw_meta, dict) else ""
@@ -157,11 +157,9 @@ def decode(
     return Decoded(info, conversion.to_storage(obj, info), str(api_version))
 
 
-def _verify_typed(obj: Obj, raw: bytes) -> None:
+def _verify_typed(obj: Obj) -> None:
     """``verify_protobuf_bodies``: the JSON walk of a copy must find nothing to say."""
-    walked = codec.loads(raw)
-    if b"null" in raw:
-        normalize_nulls(walked, str(obj.get("apiVersion")), str(obj.get("kind")))
+    walked = codec.loads(codec.dumps(obj))
     try:
         _check_decodes(walked, None)
     except ApiError as e:

@@ -46,25 +46,34 @@ def validate_delete_options(
         raise Invalid("DeleteOptions.meta.k8s.io", "", causes)
 
 
+def _unmet(obj: Obj, uid: str | None, resource_version: str | None) -> tuple[str, str, str] | None:
+    """The first precondition ``obj`` does not meet: (field, wanted, recorded)."""
+    meta = obj["metadata"]
+    for field, want, key in (("UID", uid, "uid"), ("ResourceVersion", resource_version, "resourceVersion")):
+        have = str(meta.get(key, ""))
+        if want is not None and want != have:
+            return field, want, have
+    return None
+
+
+_MIGHT: Final = {"UID": "been deleted and then recreated", "ResourceVersion": "been modified"}
+
+
 def check_preconditions(
     kind: str, group: str, obj: Obj, uid: str | None, resource_version: str | None
 ) -> None:
     """``rest.BeforeDelete``: a UID or resourceVersion precondition that the stored object
     does not meet is a Conflict on ``Kind[.group]`` (the strategy's kind, not resource)."""
-    meta = obj["metadata"]
+    unmet = _unmet(obj, uid, resource_version)
+    if unmet is None:
+        return
+    field, want, have = unmet
     resource = f"{kind}.{group}" if group else kind
-    head = f'Operation cannot be fulfilled on {resource} "{meta.get("name", "")}": '
-    if uid is not None and uid != meta.get("uid", ""):
-        raise Conflict(
-            f"{head}the UID in the precondition ({uid}) does not match the UID in record "
-            f"({meta.get('uid', '')}). The object might have been deleted and then recreated"
-        )
-    have = meta.get("resourceVersion", "")
-    if resource_version is not None and resource_version != have:
-        raise Conflict(
-            f"{head}the ResourceVersion in the precondition ({resource_version}) does not match "
-            f"the ResourceVersion in record ({have}). The object might have been modified"
-        )
+    raise Conflict(
+        f'Operation cannot be fulfilled on {resource} "{obj["metadata"].get("name", "")}": '
+        f"the {field} in the precondition ({want}) does not match the {field} in record "
+        f"({have}). The object might have {_MIGHT[field]}"
+    )
 
 
 def storage_precondition_error(
@@ -77,20 +86,14 @@ def storage_precondition_error(
     """storage ``Preconditions.Check`` as the store interprets it (a Conflict on the
     qualified resource); also the namespace REST's own wording, and (``lead``
     "precondition failed") the CRD REST's."""
-    meta = obj["metadata"]
-    head = f'Operation cannot be fulfilled on {group_resource} "{meta.get("name", "")}": '
-    if uid is not None and uid != meta.get("uid", ""):
-        return Conflict(
-            f"{head}{lead}: UID in precondition: {uid}, "
-            f"UID in object meta: {meta.get('uid', '')}"
-        )
-    have = meta.get("resourceVersion", "")
-    if resource_version is not None and resource_version != have:
-        return Conflict(
-            f"{head}{lead}: ResourceVersion in precondition: {resource_version}, "
-            f"ResourceVersion in object meta: {have}"
-        )
-    return None
+    unmet = _unmet(obj, uid, resource_version)
+    if unmet is None:
+        return None
+    field, want, have = unmet
+    return Conflict(
+        f'Operation cannot be fulfilled on {group_resource} "{obj["metadata"].get("name", "")}": '
+        f"{lead}: {field} in precondition: {want}, {field} in object meta: {have}"
+    )
 
 
 def _should_orphan(default: str, finalizers: list[str], policy: str | None) -> bool:

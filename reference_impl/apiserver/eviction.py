@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 from reference_impl.api.meta import condition, selector_from_label_selector, set_condition
 from reference_impl.apiserver import deletion
 from reference_impl.apiserver.admission.chain import Request
+from reference_impl.apiserver.delete_options import check_preconditions
 from reference_impl.apiserver.registry import Operation
 from reference_impl.apiserver.warnings.recorder import header_texts
 from reference_impl.clock import rfc3339
@@ -38,7 +39,6 @@ from reference_impl.errors import (
     ApiError,
     BadRequest,
     Cause,
-    Conflict,
     Forbidden,
     Invalid,
     NotFound,
@@ -155,14 +155,7 @@ def _go_list(items: list[str]) -> str:
 def _add_condition_and_delete(srv: APIServer, pod: Obj, grace: int | None, uid: str | None,
                               rv: str | None, dry_run: bool) -> None:  # fmt: skip
     meta = pod["metadata"]
-    if uid and uid != meta.get("uid"):
-        raise Conflict(f'Operation cannot be fulfilled on Pod "{meta["name"]}": the UID in the precondition '
-                       f"({uid}) does not match the UID in record ({meta.get('uid')}). The object might "
-                       "have been deleted and then recreated")  # fmt: skip
-    if rv and rv != meta.get("resourceVersion"):
-        raise Conflict(f'Operation cannot be fulfilled on Pod "{meta["name"]}": the ResourceVersion in the '
-                       f"precondition ({rv}) does not match the ResourceVersion in record "
-                       f"({meta.get('resourceVersion')}). The object might have been modified")  # fmt: skip
+    check_preconditions("Pod", "", pod, uid or None, rv or None)  # rest.BeforeDelete's
     if dry_run:
         return
     status = dict(pod.get("status") or {})
