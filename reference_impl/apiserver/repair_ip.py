@@ -24,6 +24,7 @@ from reference_impl.apiserver.strategies.service_cidr_alloc import (
     IPALLOCATOR_NAME,
     prefix_contains_ip,
 )
+from reference_impl.apiserver.validation import ip_formats
 from reference_impl.apiserver.watch import ObjectEvent
 from reference_impl.clock import Instant, Priority, rfc3339, seconds
 from reference_impl.errors import ApiError, NotFound
@@ -80,19 +81,8 @@ class RepairView(Protocol):
 def parse_ip_sloppy(text: str) -> str | None:
     """``netutils.ParseIPSloppy(...).String()``: IPv4 octets may carry leading zeros;
     an IPv4-mapped IPv6 address prints as IPv4; None when it does not parse."""
-    s = text
-    if s.count(".") == 3 and ":" not in s:
-        parts = s.split(".")
-        if not all(p.isdigit() and p for p in parts):
-            return None
-        s = ".".join(str(int(p)) for p in parts)
-    try:
-        addr = ipaddress.ip_address(s)
-    except ValueError:
-        return None
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        return str(addr.ipv4_mapped)
-    return str(addr)
+    addr = ip_formats.parse_ip_sloppy(text)
+    return None if addr is None else ip_formats.go_ip_string(addr)
 
 
 def _family(ip: str) -> str:

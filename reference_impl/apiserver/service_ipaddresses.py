@@ -25,6 +25,7 @@ from reference_impl.apiserver.strategies.service_cidr_alloc import (
     IPALLOCATOR_NAME,
     NETWORKING_V1,
 )
+from reference_impl.apiserver.validation.ip_formats import go_ip_string
 from reference_impl.apiserver.watch import ObjectEvent
 from reference_impl.errors import AlreadyExists, ApiError, NotFound
 from reference_impl.rng import Rng
@@ -41,12 +42,9 @@ def _canonical(ip: str) -> str | None:
     """An address as ``net.IP.String()`` prints it (an IPv4-mapped one in IPv4 form);
     None for "None", "" and what does not parse."""
     try:
-        addr = ipaddress.ip_address(ip)
+        return go_ip_string(ipaddress.ip_address(ip))
     except ValueError:
         return None
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        return str(addr.ipv4_mapped)
-    return str(addr)
 
 
 def service_ips(svc: Obj | None) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Final
 __all__ = [
     "cidr_errors",
     "cidr_family",
+    "go_ip_string",
     "ip_errors",
     "parse_cidr_errors",
     "parse_ip_sloppy",
@@ -35,7 +36,7 @@ def parse_ip_sloppy(value: str) -> IP | None:
         return None
 
 
-def _go_string(addr: IP) -> str:
+def go_ip_string(addr: IP) -> str:
     """``net.IP.String``: an IPv4-mapped IPv6 address prints as IPv4."""
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
         return str(addr.ipv4_mapped)
@@ -62,7 +63,7 @@ def ip_errors(value: str) -> list[str]:
         return [_IP_MSG]
     if errs := strict_ip_errors(value, addr):
         return errs
-    canonical = _go_string(addr)
+    canonical = go_ip_string(addr)
     return [] if value == canonical else [f'must be in canonical form ("{canonical}")']
 
 
@@ -114,5 +115,5 @@ def cidr_errors(value: str) -> list[str]:
     parsed, errs = _parse_cidr(value)
     if errs or parsed is None:
         return errs
-    canonical = f"{_go_string(parsed[0])}/{parsed[1]}"
+    canonical = f"{go_ip_string(parsed[0])}/{parsed[1]}"
     return [] if value == canonical else [f'must be in canonical form ("{canonical}")']

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from reference_impl.api.quantity import milli_value, quantity_string
-from reference_impl.apiserver.validation.ip_formats import IP, parse_ip_sloppy
+from reference_impl.apiserver.validation.ip_formats import IP, go_ip_string, parse_ip_sloppy
 
 __all__ = ["cidr_warnings", "fractional_bytes", "go_list", "ip_warnings", "quote"]
 
@@ -25,13 +25,6 @@ def quote(s: str) -> str:
 def go_list(items: Iterable[str]) -> str:
     """Go's ``%v`` of a ``[]string``: ``[a b]``."""
     return "[" + " ".join(items) + "]"
-
-
-def _go_string(addr: IP) -> str:
-    """``net.IP.String``: an IPv4-mapped IPv6 address prints as IPv4."""
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        return str(addr.ipv4_mapped)
-    return addr.compressed
 
 
 def _strict(value: str) -> IP | None:
@@ -57,7 +50,7 @@ def _ip_problem(value: str) -> str | None:
         return None  # not reached after validation
     addr = _strict(value)
     if addr is None or isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        return f"non-standard IP address {quote(value)} is invalid: use {quote(_go_string(ip))}"
+        return f"non-standard IP address {quote(value)} is invalid: use {quote(go_ip_string(ip))}"
     if isinstance(addr, ipaddress.IPv6Address) and addr.compressed != value:
         return (f"IPv6 address {quote(value)} should be in RFC 5952 canonical format "
                 f"({quote(addr.compressed)})")  # fmt: skip
@@ -76,12 +69,12 @@ def cidr_warnings(path: str, value: str) -> list[str]:
     if bits > addrlen:
         return []
     net = ipaddress.ip_network(f"{ip}/{bits}", strict=False)
-    net_text = f"{_go_string(net.network_address)}/{bits}"
+    net_text = f"{go_ip_string(net.network_address)}/{bits}"
     out: list[str] = []
     if net.network_address != ip:
         out.append(
             f"{path}: CIDR value {quote(value)} is ambiguous in this context (should be "
-            f"{quote(net_text)} or {quote(f'{_go_string(ip)}/{addrlen}')}?)"
+            f"{quote(net_text)} or {quote(f'{go_ip_string(ip)}/{addrlen}')}?)"
         )
     addr = _strict(ip_text)
     leading_zero_bits = bits_text != str(bits)
