@@ -151,10 +151,14 @@ def delete(
                 meta.pop("finalizers")
         if not graceful and finalizers:
             _mark_as_deleting(srv, meta)
-        if finalizers or (graceful and grace):  # (upstream writes a graceful 0 mark first)
+        if finalizers or (graceful and grace):
             return _update(srv, key, kv, obj, api_version)
     if srv._dry:  # dryrun.go's Delete: the stored object, read back, stays
         return srv._out(kv, api_version)
+    if graceful:
+        # Grace 0: the deletion is two writes, as in store.go (BeforeDelete's "two phases"):
+        # GuaranteedUpdate stores the mark, then the delete removes the marked object.
+        _update(srv, key, kv, obj, api_version)
     srv.store.delete(key)
     srv.writes += 1
     return None

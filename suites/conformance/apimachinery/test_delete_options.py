@@ -93,12 +93,18 @@ def test_delete_preconditions_must_match(
 
 
 def _release(target: Target, name: str, namespace: str) -> None:
-    try:
-        obj = target.get("v1", "ConfigMap", name, namespace)
-    except NotFound:
-        return
-    obj["metadata"]["finalizers"] = []
-    target.apply(obj)
+    # The garbage collector may drop foregroundDeletion between the read and the write.
+    for _ in range(5):
+        try:
+            obj = target.get("v1", "ConfigMap", name, namespace)
+            obj["metadata"]["finalizers"] = []
+            target.apply(obj)
+            return
+        except NotFound:
+            return
+        except Conflict:
+            continue
+    raise AssertionError(f"config map {name}: 5 conflicts in a row releasing its finalizers")
 
 
 def test_foreground_delete_adds_foreground_finalizer(
@@ -160,3 +166,40 @@ def test_orphan_delete_keeps_dependents(
 
     target.wait_until(orphaned, timeout=60, what="the deployment gone, its replica set orphaned")
     assert len(_replica_sets(target, namespace, "do-orphan")) == 1
+
+
+def _events_of(target: Target, kind: str, name: str, namespace: str, since: str) -> list[Any]:
+    """Every watch event for ``name`` after ``since``, until the watch goes quiet."""
+    api = "v1"
+    return [ev for ev in target.watch(api, kind, since, namespace=namespace, timeout=3)
+            if ev.object["metadata"]["name"] == name]  # fmt: skip
+
+
+def test_a_grace_zero_pod_delete_stores_the_mark_before_removing_it(
+    target: Target, namespace: str, deleter: DeleteWithOptions
+) -> None:
+    """A graceless delete of a pod is two writes; of a ConfigMap, one.
+
+    A DELETE of a pod with gracePeriodSeconds 0 MUST first store the pod marked
+    (deletionTimestamp set, deletionGracePeriodSeconds 0), which watchers see as MODIFIED,
+    and then remove it (DELETED, carrying the mark). A kind without graceful deletion
+    (a ConfigMap) MUST be removed in one write: DELETED only, unmarked.
+    """
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "do-grace0", "namespace": namespace},
+           "spec": {"nodeSelector": {"garhwal.dev/none": "x"},  # stays unbound everywhere
+                    "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}  # fmt: skip
+    rv = target.apply(pod)["metadata"]["resourceVersion"]
+    assert deleter.delete_with_options("v1", "Pod", "do-grace0", namespace,
+                                       grace_period_seconds=0) is None  # fmt: skip
+    events = _events_of(target, "Pod", "do-grace0", namespace, rv)
+    # A scheduler may write PodScheduled=False first; the deletion is the last two events.
+    assert [ev.type for ev in events[-2:]] == ["MODIFIED", "DELETED"], [ev.type for ev in events]
+    for ev in events[-2:]:
+        meta = ev.object["metadata"]
+        assert meta.get("deletionTimestamp") and meta.get("deletionGracePeriodSeconds") == 0, meta
+    assert not any(ev.object["metadata"].get("deletionTimestamp") for ev in events[:-2])
+    rv = target.apply(_config_map("do-grace0-cm", namespace))["metadata"]["resourceVersion"]
+    deleter.delete_with_options("v1", "ConfigMap", "do-grace0-cm", namespace, grace_period_seconds=0)
+    events = _events_of(target, "ConfigMap", "do-grace0-cm", namespace, rv)
+    assert [ev.type for ev in events] == ["DELETED"], [ev.type for ev in events]
+    assert not events[0].object["metadata"].get("deletionTimestamp")

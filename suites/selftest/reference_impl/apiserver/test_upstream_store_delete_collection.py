@@ -158,11 +158,14 @@ def test_TestStoreDeleteCollectionWithContextCancellation() -> None:
 
 
 def test_TestStoreDeleteCollectionWithWatch() -> None:
-    """A watcher of the created pod sees its DELETED event, the object as created."""
+    """A watcher of the created object sees its DELETED event, the object as created.
+    Upstream's test strategy has no graceful deletion, so a ConfigMap stands in for its
+    pod: a v1 Pod's graceless delete stores the grace-0 mark first (MODIFIED)."""
     s = _server()
-    created = s.create(_pod("foo"))
-    events = s.watch("v1", "Pod", created["metadata"]["resourceVersion"], NS)
-    s.delete_collection("v1", "Pod", NS)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "foo", "namespace": NS}}
+    created = s.create(cm)
+    events = s.watch("v1", "ConfigMap", created["metadata"]["resourceVersion"], NS)
+    s.delete_collection("v1", "ConfigMap", NS)
     got = list(events)
     assert [e.type for e in got] == ["DELETED"]
     obj = got[0].object

@@ -39,7 +39,9 @@ Row = Callable[[Env], None]
 
 
 def _pod_writes(e: Env) -> tuple[list[Obj], list[Obj]]:
-    """The pod status writes (DisruptionTarget) and deletions the apiserver committed."""
+    """The pod status writes (DisruptionTarget) and deletions the apiserver committed: a
+    deletion counts once, at its mark (a pod's delete, even with grace 0, stores the mark
+    before it removes the pod), or at DELETED for an object removed unmarked."""
     writes: list[Obj] = []
     deletes: list[Obj] = []
 
@@ -47,8 +49,9 @@ def _pod_writes(e: Env) -> tuple[list[Obj], list[Obj]]:
         obj, kind, typ = ev.obj, ev.info.kind, ev.type  # type: ignore[attr-defined]
         if kind != "Pod":
             return
-        if typ == "DELETED" or (typ == "MODIFIED" and obj["metadata"].get("deletionTimestamp")
-                                and not ev.old["metadata"].get("deletionTimestamp")):  # type: ignore[attr-defined]
+        marked = obj["metadata"].get("deletionTimestamp")
+        if (typ == "DELETED" and not marked) or (typ == "MODIFIED" and marked
+                                                 and not ev.old["metadata"].get("deletionTimestamp")):  # type: ignore[attr-defined]
             deletes.append(obj)
         elif typ == "MODIFIED" and any(c.get("type") == "DisruptionTarget"
                                        for c in (obj.get("status") or {}).get("conditions") or ()):
