@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.finalizers import release_finalizers
 from fixtures.targets.extensions import DeleteCollection, delete_collection_of
-from reference_impl.errors import NotFound
 
 pytestmark = pytest.mark.conformance
 
@@ -81,15 +81,6 @@ def _held_pod(name: str, namespace: str, labels: dict[str, str]) -> Obj:
                      "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}  # fmt: skip
 
 
-def _release(target: Target, name: str, namespace: str) -> None:
-    try:
-        pod = target.get("v1", "Pod", name, namespace)
-    except NotFound:
-        return
-    pod["metadata"]["finalizers"] = []
-    target.apply(pod)
-
-
 def test_delete_collection_deletes_as_single_deletes(
     target: Target, namespace: str, deleter: DeleteCollection
 ) -> None:
@@ -113,7 +104,7 @@ def test_delete_collection_deletes_as_single_deletes(
         assert coll.get("finalizers") == single.get("finalizers"), (coll, single)
         assert coll.get("deletionGracePeriodSeconds") == single.get("deletionGracePeriodSeconds")
     finally:
-        _release(target, "dc-single", namespace)
-        _release(target, "dc-coll", namespace)
+        release_finalizers(target, "v1", "Pod", "dc-single", namespace)
+        release_finalizers(target, "v1", "Pod", "dc-coll", namespace)
     target.wait_until(lambda: not target.list("v1", "Pod", namespace, f"{LABEL}"),
                       timeout=60, what="the released pods to go")  # fmt: skip

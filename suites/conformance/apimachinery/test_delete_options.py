@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.finalizers import release_finalizers
 from fixtures.targets.extensions import DeleteWithOptions, delete_with_options_of
 from reference_impl.errors import Conflict, Invalid, NotFound
 
@@ -92,21 +93,6 @@ def test_delete_preconditions_must_match(
                       timeout=30, what="the config map to go")  # fmt: skip
 
 
-def _release(target: Target, name: str, namespace: str) -> None:
-    # The garbage collector may drop foregroundDeletion between the read and the write.
-    for _ in range(5):
-        try:
-            obj = target.get("v1", "ConfigMap", name, namespace)
-            obj["metadata"]["finalizers"] = []
-            target.apply(obj)
-            return
-        except NotFound:
-            return
-        except Conflict:
-            continue
-    raise AssertionError(f"config map {name}: 5 conflicts in a row releasing its finalizers")
-
-
 def test_foreground_delete_adds_foreground_finalizer(
     target: Target, namespace: str, deleter: DeleteWithOptions
 ) -> None:
@@ -124,7 +110,7 @@ def test_foreground_delete_adds_foreground_finalizer(
         assert out["metadata"].get("deletionTimestamp"), out["metadata"]
         assert out["metadata"].get("finalizers") == [FINALIZER, "foregroundDeletion"], out
     finally:
-        _release(target, "do-fg", namespace)
+        release_finalizers(target, "v1", "ConfigMap", "do-fg", namespace)
     target.wait_until(lambda: _gone(target, "v1", "ConfigMap", "do-fg", namespace),
                       timeout=60, what="the released config map to go")  # fmt: skip
 

@@ -19,6 +19,7 @@ import pytest
 
 from fixtures import Target
 from fixtures.helpers.eventually import eventually
+from fixtures.helpers.finalizers import release_finalizers
 from fixtures.targets.extensions import DryRunWrites, dry_run_writes_of
 from reference_impl.errors import AlreadyExists, ApiError, Invalid, NotFound
 
@@ -43,12 +44,7 @@ def _config_map(name: str, namespace: str, **meta: Any) -> Obj:
 
 
 def _unfinalize_and_delete(target: Target, name: str, namespace: str) -> None:
-    try:
-        cm = target.get("v1", "ConfigMap", name, namespace)
-    except NotFound:
-        return
-    cm["metadata"]["finalizers"] = []
-    target.apply(cm)
+    release_finalizers(target, "v1", "ConfigMap", name, namespace)
     try:
         target.delete("v1", "ConfigMap", name, namespace)
     except NotFound:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.finalizers import release_finalizers
 from fixtures.targets.extensions import DryRunWrites, dry_run_writes_of
 from reference_impl.api import make_configmap, make_namespace
 from reference_impl.errors import Forbidden, NotFound
@@ -38,15 +39,6 @@ def test_an_immortal_namespace_may_not_be_deleted(target: Target, name: str) -> 
         f'namespaces "{name}" is forbidden: this namespace may not be deleted'
     )
     assert not target.get("v1", "Namespace", name)["metadata"].get("deletionTimestamp")
-
-
-def _release(target: Target, name: str, namespace: str) -> None:
-    try:
-        held = target.get("v1", "ConfigMap", name, namespace)
-    except NotFound:
-        return
-    held["metadata"]["finalizers"] = []
-    target.apply(held)
 
 
 def test_a_terminating_namespace_takes_no_new_content(target: Target, namespace: str) -> None:
@@ -76,7 +68,7 @@ def test_a_terminating_namespace_takes_no_new_content(target: Target, namespace:
             "because it is being terminated"
         )
     finally:
-        _release(target, "held", ns)
+        release_finalizers(target, "v1", "ConfigMap", "held", ns)
 
     def gone() -> bool:
         try:
