@@ -93,16 +93,16 @@ class _Search:
 class Plan:
     """A successful search for some claims on one node; ``results()`` is computed once."""
 
-    __slots__ = ("_alloc", "_claims", "_node", "_results", "_search")
+    __slots__ = ("_alloc", "_claims", "_node", "_picks", "_results")
 
-    def __init__(self, alloc: Allocator, claims: list[Obj], search: _Search, node: Obj | None) -> None:
-        self._alloc, self._claims, self._search, self._node = alloc, claims, search, node
+    def __init__(self, alloc: Allocator, claims: list[Obj], picks: list[_Pick], node: Obj | None) -> None:
+        self._alloc, self._claims, self._picks, self._node = alloc, claims, picks, node
         self._results: list[Obj] | None = None
 
     def results(self) -> list[Obj]:
         """One ``status.allocation`` per claim, in claim order."""
         if self._results is None:
-            self._results = [self._alloc._result(i, c, self._search, self._node)  # noqa: SLF001
+            self._results = [self._alloc._result(i, c, self._picks, self._node)  # noqa: SLF001
                              for i, c in enumerate(self._claims)]
         return self._results
 
@@ -152,12 +152,13 @@ class Allocator:
         """
         return self._cands.free_exclusive(spec, node, self._state, MAX_SEARCH_STEPS, devices)
 
-    def free_candidates(
+    def simple_candidates(
         self, spec: Obj, node: Obj | None, devices: Sequence[DeviceInfo] | None = None
-    ) -> frozenset[DeviceID] | None:
-        """The candidate ids behind ``free_exclusive``'s count (None where it has none),
-        so that a caller can recount them as the state changes."""
-        return self._cands.free_candidates(spec, node, MAX_SEARCH_STEPS, devices)
+    ) -> tuple[Sequence[DeviceInfo], frozenset[DeviceID]] | None:
+        """The candidates behind ``free_exclusive``'s count, in search order, and their ids
+        (None where it has none): a caller can recount them as the state changes, and
+        hand them to ``first_free`` for the search's outcome."""
+        return self._cands.simple_candidates(spec, node, MAX_SEARCH_STEPS, devices)
 
     def _alternatives(self, i: int, req: Obj, node: Obj | None) -> list[_Alt]:
         name = req["name"]
@@ -234,7 +235,7 @@ class Allocator:
                 return None
         except ClaimError as e:
             raise e.for_claim(claims[e.claim]) from None
-        return Plan(self, list(claims), search, node)
+        return Plan(self, list(claims), search.picks, node)
 
     def _first_free(self, claims: Sequence[Obj], node: Obj | None) -> tuple[Plan | None] | None:
         """The search's outcome, without searching, for its commonest shape: one claim with
@@ -260,14 +261,20 @@ class Allocator:
             raise ClaimError(_over_limit(count, 0), True, reqs[0]["name"]).for_claim(claims[0])
         if not simple or len(cands) > MAX_SEARCH_STEPS:
             return None
+        return (self.first_free(claims[0], spec, count, cands, node),)
+
+    def first_free(
+        self, claim: Obj, spec: Obj, count: int, cands: Sequence[DeviceInfo], node: Obj | None
+    ) -> Plan | None:
+        """The search's outcome for ``claim``, whose one request ``spec`` asks ``count`` of
+        ``cands`` (exclusive, without counters, in search order): the first free ones."""
         taken = self._state.devices
         free = [d for d in cands if d.id not in taken][:count]
         if len(free) < count:
-            return (None,)
-        name = reqs[0]["name"]
+            return None
+        name = claim["spec"]["devices"]["requests"][0]["name"]
         alt = _Alt(0, name, name, spec, list(cands))
-        search = _Search([_Pick(alt, d, None) for d in free], {d.id: [0] for d in free}, steps=len(free))
-        return (Plan(self, list(claims), search, node),)
+        return Plan(self, [claim], [_Pick(alt, d, None) for d in free], node)
 
     def _slot(self, slots: list[list[_Alt]], k: int, cons: list[tuple[int, Obj]], s: _Search) -> int:
         """Satisfy slots ``k``.. : _OK, _FAIL, or _EXCEEDED when every alternative of slot
@@ -452,10 +459,10 @@ class Allocator:
 
     # -- results ----------------------------------------------------------------------
 
-    def _result(self, i: int, claim: Obj, s: _Search, node: Obj | None) -> Obj:
-        picks = [Picked(p.alt.request, p.alt.spec, p.device, p.consumed is not None)
-                 for p in s.picks if p.alt.claim == i]
-        return allocation_result(claim, picks, self._classes, node, self._features, self._share_id)
+    def _result(self, i: int, claim: Obj, picks: list[_Pick], node: Obj | None) -> Obj:
+        picked = [Picked(p.alt.request, p.alt.spec, p.device, p.consumed is not None)
+                  for p in picks if p.alt.claim == i]
+        return allocation_result(claim, picked, self._classes, node, self._features, self._share_id)
 
 
 def _node_ops_ok(features: Features, node: Obj | None) -> bool:

@@ -184,6 +184,13 @@ class Candidates:
     ) -> frozenset[DeviceID] | None:
         """The candidates' ids when their free count alone decides feasibility (the count
         is then ``free_count(ids, state)`` for any state); None otherwise."""
+        got = self.simple_candidates(spec, node, limit, devices)
+        return None if got is None else got[1]
+
+    def simple_candidates(
+        self, spec: Obj, node: Obj | None, limit: int, devices: Sequence[DeviceInfo] | None = None
+    ) -> tuple[Sequence[DeviceInfo], frozenset[DeviceID]] | None:
+        """``free_candidates``, with the candidates themselves in search order."""
         if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
             return None
         if spec.get("derivedAttributes") or (spec.get("capacity") or {}).get("requests"):
@@ -191,7 +198,7 @@ class Candidates:
         cands, simple, ids = self.entry(spec, node, self._devices if devices is None else devices)
         if not simple or len(cands) > limit:
             return None
-        return ids
+        return cands, ids
 
 
 def free_count(ids: frozenset[DeviceID], state: AllocatedState) -> int:

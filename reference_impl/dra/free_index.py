@@ -22,7 +22,7 @@ it is told which nodes to forget (``Forgetful``) and dropped when the tables are
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from reference_impl.dra.candidates import free_count
@@ -34,8 +34,9 @@ __all__ = ["Entry", "FreeIndex", "Forgetful", "Table", "request_key"]
 
 Obj = dict[str, Any]
 # node name -> (the Node object the count was computed against, the count or None, the
-# candidates' ids the count was taken over, when it can be recounted from them alone)
-Entry = tuple[Obj | None, int | None, frozenset[DeviceID] | None]
+# candidates' ids the count was taken over, when it can be recounted from them alone, and
+# those candidates in search order)
+Entry = tuple[Obj | None, int | None, frozenset[DeviceID] | None, Sequence[DeviceInfo] | None]
 Table = dict[str, Entry]
 
 
@@ -126,6 +127,6 @@ class FreeIndex:
                 if hit[2] is None:
                     del t[n]
                 else:  # the usual case: a device of the node was taken or freed
-                    t[n] = (hit[0], free_count(hit[2], state), hit[2])
+                    t[n] = (hit[0], free_count(hit[2], state), hit[2], hit[3])
         for m in self._memos.values():
             m.forget(nodes)

@@ -78,6 +78,7 @@ class ClaimTracker:
         # Eligibility verdicts and the classes/rules snapshot, valid until those change.
         self._memo: dict[tuple[tuple[str, ...], str, DeviceID], bool] = {}
         self._policy: tuple[dict[str, Obj], list[Obj]] | None = None
+        self._any: Allocator | None = None  # allocator(()), until any of its inputs change
         self._parsed: ParsedCache = {}
         self.free_index = FreeIndex()  # the scheduler fast path's free counts per node
         for c in self.claims.items():
@@ -92,7 +93,7 @@ class ClaimTracker:
     # -- events -------------------------------------------------------------------------
 
     def _policy_changed(self, kind: str, ev: ObjectEvent) -> None:
-        self._memo, self._policy = {}, None
+        self._memo, self._policy, self._any = {}, None, None
         self.free_index.reset()
         self._on_event(kind, ev)
 
@@ -137,7 +138,7 @@ class ClaimTracker:
         if not self._dirty:
             return
         self._dirty = False
-        self._memo = {}  # devices are rebuilt (their taints may have changed)
+        self._memo, self._any = {}, None  # devices are rebuilt (their taints may have changed)
         pools, self.incomplete = gather_pools(self.slices.items(), self._parsed,
                                               self.features.compatibility_groups)
         self._by_node, self._global, self._by_id = {}, [], {}
@@ -199,6 +200,14 @@ class ClaimTracker:
         classes, rules = self._policy
         return Allocator(devices, self._counter_sets, classes, rules, self.state, self._share_id,
                          memo=self._memo, features=self.features, published=self._by_id.get)
+
+    def any_allocator(self) -> Allocator:
+        """``allocator(())``, kept while the classes, rules, devices and state stay: for
+        callers that name the devices of each node they ask about, or only build results."""
+        self._refresh()
+        if self._any is None:
+            self._any = self.allocator(())
+        return self._any
 
     def _share_id(self) -> str:
         return self._rng.uuid4()

@@ -159,6 +159,12 @@ class Framework:
             id(p): p for p in self.score if isinstance(p, BatchScorePlugin)}
         self._range_checked = {
             i for i, p in self._batch_score.items() if getattr(p, "checks_score_range", False)}
+        # Names fixed at construction, looked up once: the cycle loops would call name()
+        # on every plugin for every pod.
+        self._pre_filter_named = [(p, p.name()) for p in self.pre_filter]
+        self._filter_named = [(p, p.name()) for p in self.filter]
+        self._pre_score_named = [(p, p.name()) for p in self.pre_score]
+        self._score_named = [(p, p.name()) for p in self.score]
         # PreFilter state that depends on other pods (upstream's PreFilterExtensions).
         self._refreshing = [p for p in self.pre_filter if hasattr(p, "refresh_pre_filter")]
         self._events = {p.name(): self._registrations(p) for p in self.plugins}
@@ -250,22 +256,23 @@ class Framework:
         result: PreFilterResult | None = None
         narrowing: list[str] = []
         rejected: Status | None = None
-        for pl in self.pre_filter:
+        for pl, name in self._pre_filter_named:
             r, s = pl.pre_filter(state, pod, nodes)
             if s is not OK:  # the shared OK, the commonest answer, needs no checks
-                if s.is_skip():
-                    state.skip_filter_plugins.add(pl.name())
+                code = s.code
+                if code is Code.SKIP:
+                    state.skip_filter_plugins.add(name)
                     continue
-                if not s.is_success():
-                    if s.code is Code.UNSCHEDULABLE:
-                        rejected = s.with_plugin(pl.name())
+                if code is not Code.SUCCESS:
+                    if code is Code.UNSCHEDULABLE:
+                        rejected = s.with_plugin(name)
                         continue
                     if s.is_rejected():
-                        return None, s.with_plugin(pl.name()), []
-                    return None, _error("PreFilter", pl.name(), s), []
+                        return None, s.with_plugin(name), []
+                    return None, _error("PreFilter", name, s), []
             if r is None or r.all_nodes():
                 continue
-            narrowing.append(pl.name())
+            narrowing.append(name)
             result = r if result is None else result.merge(r)
             if result.node_names is not None and not result.node_names:
                 names = sorted(narrowing)
@@ -294,7 +301,8 @@ class Framework:
 
     def active_filters(self, state: CycleState) -> list[FilterPlugin]:
         """Filter plugins not skipped by their PreFilter this cycle."""
-        return [p for p in self.filter if p.name() not in state.skip_filter_plugins]
+        skipped = state.skip_filter_plugins
+        return [p for p, name in self._filter_named if name not in skipped]
 
     def batch_filters(self, plugins: Sequence[FilterPlugin]) -> list[BatchFilterPlugin]:
         """Those of ``plugins`` with a whole-chunk fast path, in order."""
@@ -354,14 +362,14 @@ class Framework:
 
     def run_pre_score_plugins(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> Status:
         """Run PreScore; SKIP disables the plugin's Score."""
-        for pl in self.pre_score:
+        for pl, name in self._pre_score_named:
             s = pl.pre_score(state, pod, nodes)
             if s is OK:
                 continue
-            if s.is_skip():
-                state.skip_score_plugins.add(pl.name())
-            elif not s.is_success():
-                return _error("PreScore", pl.name(), s)
+            if s.code is Code.SKIP:
+                state.skip_score_plugins.add(name)
+            elif s.code is not Code.SUCCESS:
+                return _error("PreScore", name, s)
         return OK
 
     def run_score_plugins(
@@ -371,9 +379,9 @@ class Framework:
         """Weighted totals per node, in ``nodes`` order, after NormalizeScore; each
         plugin's raw scores go to ``raw_out`` when given (OpportunisticBatching)."""
         totals: list[int] = []  # empty until the first plugin's scores
-        for pl in self.score:
-            name = pl.name()
-            if name in state.skip_score_plugins:
+        skipped = state.skip_score_plugins
+        for pl, name in self._score_named:
+            if name in skipped:
                 continue
             batch = self._batch_score.get(id(pl))
             try:

@@ -536,10 +536,13 @@ def _allocation(claim: Obj | None) -> Any:
 
 def _vouched_allocation(tracker: ClaimTracker, s: _State, node_name: str) -> list[Obj] | None:
     """The allocation for a node the fast path vouched for (kept for the cycle), or None."""
-    node = next((n for v in s.vouched if (n := v.get(node_name)) is not None), None)
-    if node is None:
+    for v in s.vouched:
+        node = v.get(node_name)
+        if node is not None:
+            break
+    else:
         return None
-    allocs = fast.allocate(tracker, s.pending, node)
+    allocs = v.allocate(tracker, s.pending, node) if type(v) is fast.Vouched else fast.allocate(tracker, s.pending, node)
     if allocs is not None:
         s.per_node[node_name] = allocs
     return allocs

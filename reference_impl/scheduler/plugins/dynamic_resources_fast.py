@@ -56,24 +56,40 @@ def _free(tracker: ClaimTracker, spec: Obj, node: NodeInfo, alloc: Allocator | N
 
 
 def _entry(tracker: ClaimTracker, spec: Obj, ni: NodeInfo, alloc: Allocator) -> Entry:
-    """A free-index entry for ``ni``: its count, with the candidate ids it was taken
-    over so that the index can recount them after an allocation there."""
+    """A free-index entry for ``ni``: its count, with the candidates it was taken over, so
+    that the index can recount them after an allocation there and Reserve can take the
+    first free ones."""
     if ni.node is None:
-        return (None, None, None)
+        return (None, None, None, None)
     try:
-        ids = alloc.free_candidates(spec, ni.node, tracker.devices_for(ni.name))
+        got = alloc.simple_candidates(spec, ni.node, tracker.devices_for(ni.name))
     except AllocationError:
-        return (ni.node, None, None)  # the full search reports the error
-    return (ni.node, None if ids is None else free_count(ids, tracker.state), ids)
+        return (ni.node, None, None, None)  # the full search reports the error
+    if got is None:
+        return (ni.node, None, None, None)
+    cands, ids = got
+    return (ni.node, free_count(ids, tracker.state), ids, cands)
 
 
 class Vouched:
     """The nodes of one window the fast path vouched for: every one but the suspects."""
 
-    __slots__ = ("_suspects", "_window")
+    __slots__ = ("_count", "_key", "_spec", "_suspects", "_window")
 
-    def __init__(self, window: NodeWindow, suspects: set[int]) -> None:
+    def __init__(self, window: NodeWindow, suspects: set[int], spec: Obj, count: int, key: bytes) -> None:
         self._window, self._suspects = window, suspects
+        self._spec, self._count, self._key = spec, count, key
+
+    def allocate(self, tracker: ClaimTracker, pending: Sequence[Obj], node: Obj) -> list[Obj] | None:
+        """``allocate`` on a node this window vouched for: the first free of the candidates
+        its count was taken over, which the free index keeps while they are current."""
+        tracker.refresh()
+        table = tracker.free_index.table(tracker.state, tracker.device, self._key)
+        hit = table.get(node["metadata"]["name"])
+        if hit is None or hit[0] is not node or hit[3] is None:
+            return allocate(tracker, pending, node)
+        plan = tracker.any_allocator().first_free(pending[0], self._spec, self._count, hit[3], node)
+        return None if plan is None else plan.results()
 
     def get(self, name: str) -> Obj | None:
         """The vouched node's Node object, or None."""
@@ -103,14 +119,11 @@ def vouch(
     # Counts cached per node until its object or its devices change (dra/free_index.py).
     table = tracker.free_index.table(tracker.state, tracker.device, request_key(spec))
     get = table.get
-    alloc: Allocator | None = None  # built on the first miss: most calls hit every node
     for i, ni in enumerate(nodes):
         node, name = ni.node, ni.name
         hit = get(name)
         if hit is None or hit[0] is not node:
-            if alloc is None:
-                alloc = tracker.allocator(())
-            hit = table[name] = _entry(tracker, spec, ni, alloc)
+            hit = table[name] = _entry(tracker, spec, ni, tracker.any_allocator())
         free = hit[1]
         if free is not None and free >= count and node is not None:
             vouched[name] = node
@@ -130,7 +143,6 @@ def _vouch_window(
     # the count by name survives that, being dropped only when the node's devices or its
     # Node object change.
     table = tracker.free_index.table(tracker.state, tracker.device, key)
-    alloc: list[Allocator] = []  # built on the first miss: most reads hit every node
 
     def free(ni: NodeInfo) -> int:  # -1: no Node object, or the full search reports an error
         node = ni.node
@@ -138,9 +150,7 @@ def _vouch_window(
             return -1
         hit = table.get(ni.name)
         if hit is None or hit[0] is not node:
-            if not alloc:
-                alloc.append(tracker.allocator(()))
-            hit = table[ni.name] = _entry(tracker, spec, ni, alloc[0])
+            hit = table[ni.name] = _entry(tracker, spec, ni, tracker.any_allocator())
         return -1 if hit[1] is None else hit[1]
 
     frees = memo.read(nodes, free)
@@ -156,7 +166,7 @@ def _vouch_window(
         except ValueError:
             pass
     short = {nodes[i].name for i in suspects if frees[i] >= 0}
-    return suspects, Vouched(nodes, suspects), short
+    return suspects, Vouched(nodes, suspects, spec, count, key), short
 
 
 def cannot_allocate(tracker: ClaimTracker, pending: Sequence[Obj], node: NodeInfo) -> bool:

@@ -105,6 +105,10 @@ def _answer(tracker: ClaimTracker, claim: Obj, c: Cluster, at: int | None = None
     names = [ni.name for ni in window]
     if isinstance(vouched, fast.Vouched):
         assert type(window) is NodeWindow
+        for n in names:  # Reserve's allocation from the cached candidates is the allocator's
+            node = vouched.get(n)
+            if node is not None:
+                assert vouched.allocate(tracker, [claim], node) == fast.allocate(tracker, [claim], node), n
         return suspects, sorted(n for n in names if vouched.get(n) is not None), short
     assert type(window) is list
     return suspects, sorted(vouched), short
@@ -160,6 +164,23 @@ def test_cached_vouch_equals_a_fresh_one(
         assert cached == _answer(tracker, claim, c, at), op
 
 
+def test_a_vouched_allocation_survives_a_dropped_index() -> None:
+    """Reserve on a vouched node whose cached candidates were dropped since Filter (the
+    index reset) falls back to the allocator, with the same first free devices."""
+    c, tracker, ids = _cluster(False, False)
+    claim = make_resource_claim("c", "default").request("gpu", "gpu").build()
+    tracker.assume("default/x", _alloc(ids[0]))  # n0's d0: its first free device is d1
+    nodes = c.scheduler.cache.node_infos()
+    got = fast.vouch(tracker, [claim], rotated(nodes, 0, len(nodes)))
+    assert got is not None and isinstance(got[1], fast.Vouched)
+    node = got[1].get("n0")
+    assert node is not None
+    cached = got[1].allocate(tracker, [claim], node)
+    tracker.free_index.reset()
+    assert got[1].allocate(tracker, [claim], node) == cached
+    assert cached is not None and [r["device"] for r in cached[0]["devices"]["results"]] == ["d1"]
+
+
 def test_only_the_changed_node_is_recounted() -> None:
     """An allocation on one node recounts that node's entry from its candidates' ids and
     leaves the others as they were."""
@@ -186,7 +207,7 @@ def test_a_device_reachable_from_many_nodes_drops_every_entry() -> None:
     state = AllocatedState()
     key = request_key({"deviceClassName": "gpu"})
     t = index.table(state, lambda did: None, key)
-    t["n0"] = (None, 1, frozenset({("d", "p", "x")}))
+    t["n0"] = (None, 1, frozenset({("d", "p", "x")}), None)
     apply_allocation(state, _alloc(("d", "p", "x")), {})
     assert index.table(state, lambda did: None, key) == {}
     assert state.dirty == set()  # drained by the index
