@@ -25,9 +25,10 @@ import pytest
 
 from fixtures import Target
 from fixtures.helpers.eventually import eventually
+from fixtures.helpers.retry import retry_on_conflict
 from fixtures.targets.extensions import ScaleSubresource, scale_subresource_of
 from reference_impl.api import make_deployment, make_pod
-from reference_impl.errors import Conflict, Forbidden, NotFound
+from reference_impl.errors import Forbidden, NotFound
 
 pytestmark = pytest.mark.conformance
 
@@ -104,14 +105,13 @@ def _refusal(write: Callable[[], object]) -> Forbidden:
 def _replace_replicas(target: Target, name: str, namespace: str, replicas: int) -> Obj:
     """Read the Deployment and write it back with ``replicas``, again on a Conflict (its
     controller writes status between the two)."""
-    for _ in range(20):
+
+    def write() -> Obj:
         dep = target.get("apps/v1", "Deployment", name, namespace)
         dep["spec"]["replicas"] = replicas
-        try:
-            return target.apply(dep)
-        except Conflict:
-            continue
-    raise AssertionError(f"Deployment {name}: 20 conflicts in a row")
+        return target.apply(dep)
+
+    return retry_on_conflict(write, f"Deployment {name}")
 
 
 def _denied(resource: str, name: str, policy: str, message: str) -> str:

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.retry import retry_on_conflict
 from reference_impl.api import make_deployment, make_pod
-from reference_impl.errors import Conflict, Invalid
+from reference_impl.errors import Invalid
 
 pytestmark = pytest.mark.conformance
 
@@ -28,13 +29,7 @@ def _with_label(obj: Obj, key: str, value: str) -> Obj:
 
 def _write_status(target: Target, ref: tuple[str, str, str, str], edit: Callable[[Obj], Obj]) -> None:
     """Read, edit and write through /status, again on a Conflict (controllers write too)."""
-    for _ in range(20):
-        try:
-            target.patch_status(edit(target.get(*ref)))
-            return
-        except Conflict:
-            continue
-    raise AssertionError(f"{ref}: 20 conflicts in a row")
+    retry_on_conflict(lambda: target.patch_status(edit(target.get(*ref))), str(ref))
 
 
 def test_a_pod_status_write_keeps_and_validates_its_labels(target: Target, namespace: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fixtures import Target
-from reference_impl.errors import Conflict
+from fixtures.helpers.retry import retry_on_conflict
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("HPA-ZERO")]
 
@@ -35,15 +35,12 @@ def _hpa(api_version: str, name: str, namespace: str, **spec: Any) -> Obj:
 
 def _set_max_replicas_through_v1(target: Target, namespace: str, name: str, n: int) -> None:
     # The HPA controller writes status concurrently: retry a read-modify-write on Conflict.
-    for _ in range(5):
+    def write() -> Obj:
         v1 = target.get(V1, KIND, name, namespace)
         v1["spec"]["maxReplicas"] = n
-        try:
-            target.apply(v1)
-            return
-        except Conflict:
-            continue
-    pytest.fail("the v1 update kept conflicting with the HPA controller")
+        return target.apply(v1)
+
+    retry_on_conflict(write, f"{KIND} {name} through v1")
 
 
 def _cpu(utilization: int) -> Obj:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from fixtures import Capability, Target
+from fixtures.helpers.retry import retry_on_conflict
 from fixtures.targets.extensions import OperatorControl, operator_of
 from reference_impl.errors import Conflict, Invalid, NotFound
 
@@ -71,15 +72,13 @@ def _all_converged(target: Target, namespace: str, names: list[str]) -> bool:
 
 def _bump(target: Target, namespace: str, name: str) -> None:
     """A spec change (a new generation), retried on conflict as a client must."""
-    for _ in range(20):
+
+    def write() -> Any:
         run = target.get(*RUN, name, namespace)
         run["spec"]["image"] = f"trainer:bump-{next(_bumps)}"  # never the initial trainer:1
-        try:
-            target.apply(run)
-            return
-        except Conflict:
-            continue
-    raise AssertionError(f"could not update {name} in 20 tries")
+        return target.apply(run)
+
+    retry_on_conflict(write, name)
 
 
 def test_the_crd_is_established_validates_and_a_valid_run_is_reconciled(

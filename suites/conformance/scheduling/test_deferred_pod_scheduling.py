@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.nodes import set_resize_preemption_policy
 from fixtures.helpers.pause import pause
+from fixtures.helpers.retry import retry_on_conflict
 from reference_impl.api import condition, make_pool_pod, resized, with_resize_policy
-from reference_impl.errors import Conflict
 
 pytestmark = [
     pytest.mark.conformance,
@@ -46,25 +47,12 @@ def _pod(name: str, namespace: str, node: str, cpu: str, priority_class: str) ->
     return with_resize_policy(pod.build(), cpu="NotRequired", memory="NotRequired")
 
 
-def _set_policy(target: Target, node: str, owners: list[str] | None) -> None:
-    for _ in range(5):
-        n = target.get("v1", "Node", node)
-        spec = {k: v for k, v in (n.get("spec") or {}).items() if k != "podPreemptionPolicy"}
-        if owners is not None:
-            spec["podPreemptionPolicy"] = {"disableResizePreemption": owners}
-        try:
-            target.apply({**n, "spec": spec})
-            return
-        except Conflict:
-            continue  # the node's status moved meanwhile
-    raise AssertionError(f"could not update node {node}")
-
-
 def _as_kubelet(target: Target, namespace: str, name: str, cpu: str, *, defer: bool) -> None:
     """Write what a kubelet with in-place resize reports, unless one already did: the
     running container's resources (the apiserver resizes only such pods) and, with
     ``defer``, PodResizePending reason Deferred at the old allocation."""
-    for _ in range(5):
+
+    def write() -> None:  # again when the node agent wrote meanwhile
         pod = _get(target, namespace, name)
         status = dict(pod.get("status") or {})
         conds = [dict(c) for c in status.get("conditions") or ()]
@@ -80,15 +68,11 @@ def _as_kubelet(target: Target, namespace: str, name: str, cpu: str, *, defer: b
             conds.append({"type": "PodResizePending", "status": "True", "reason": "Deferred",
                           "message": "Node didn't have enough resource: cpu"})
             changed = True
-        if not changed:
-            return
-        status.update(conditions=conds, containerStatuses=statuses)
-        try:
+        if changed:
+            status.update(conditions=conds, containerStatuses=statuses)
             target.patch_status({**pod, "status": status})
-            return
-        except Conflict:
-            continue  # the node agent wrote meanwhile
-    raise AssertionError(f"could not write {name}'s status")
+
+    retry_on_conflict(write, f"{name}'s status")
 
 
 def _scheduled_false(pod: Obj) -> bool:
@@ -116,7 +100,7 @@ def test_a_node_that_disables_resize_preemption_is_preempted_on_only_once_it_re_
     """
     low, high = classes
     node = pool(cpu="4")
-    _set_policy(target, node, [OWNER])
+    set_resize_preemption_policy(target, node, [OWNER])
     target.apply(_pod("high", namespace, node, "2", high))
     _running(target, namespace, "high")
     _as_kubelet(target, namespace, "high", "2", defer=False)
@@ -127,7 +111,7 @@ def test_a_node_that_disables_resize_preemption_is_preempted_on_only_once_it_re_
     _as_kubelet(target, namespace, "high", "2", defer=True)
     pause(target, 5)
     assert not _gone_or_going(target, namespace, "low"), "evicted despite the node's policy"
-    _set_policy(target, node, None)
+    set_resize_preemption_policy(target, node, None)
     target.wait_until(
         lambda: _gone_or_going(target, namespace, "low"), timeout=60, what="low preempted"
     )
@@ -203,14 +187,12 @@ def test_a_deferred_resize_preempts_on_a_node_cordoned_and_tainted_since_its_pod
 
 def _cordon(target: Target, node: str) -> None:
     taint = {"key": "garhwal.dev/drain", "value": "true", "effect": "NoSchedule"}
-    for _ in range(5):
+
+    def write() -> Obj:
         n = target.get("v1", "Node", node)
         spec = dict(n.get("spec") or {})
         spec["unschedulable"] = True
         spec["taints"] = [*(spec.get("taints") or ()), taint]
-        try:
-            target.apply({**n, "spec": spec})
-            return
-        except Conflict:
-            continue
-    raise AssertionError(f"could not cordon {node}")
+        return target.apply({**n, "spec": spec})
+
+    retry_on_conflict(write, f"cordoning {node}")

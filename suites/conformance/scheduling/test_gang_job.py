@@ -9,8 +9,9 @@ import pytest
 
 from fixtures import Target
 from fixtures.helpers.priority import add_priority_class
+from fixtures.helpers.retry import retry_on_conflict
 from reference_impl.api import make_gang_job, make_pool_pod
-from reference_impl.errors import Conflict, Invalid
+from reference_impl.errors import Invalid
 
 pytestmark = [
     pytest.mark.conformance,
@@ -72,14 +73,13 @@ def _bound(target: Target, namespace: str, job: str) -> int:
 
 def _update_job(target: Target, namespace: str, name: str, mutate: Callable[[Obj], object]) -> Obj:
     """Read, change and write a Job, again on a Conflict (its controller writes status)."""
-    for _ in range(5):
+
+    def write() -> Obj:
         job = target.get("batch/v1", "Job", name, namespace)
         mutate(job)
-        try:
-            return target.apply(job)
-        except Conflict:
-            continue
-    raise AssertionError(f"Job {name} kept conflicting")
+        return target.apply(job)
+
+    return retry_on_conflict(write, f"Job {name}")
 
 
 def _job(namespace: str, name: str, parallelism: int, **kw: Any) -> Obj:

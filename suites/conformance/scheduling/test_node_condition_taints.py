@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.retry import retry_on_conflict
 from reference_impl.api import POOL_KEY, make_pool_node, make_pool_pod
-from reference_impl.errors import Conflict, NotFound
+from reference_impl.errors import NotFound
 
 pytestmark = pytest.mark.conformance
 
@@ -44,18 +45,16 @@ def _has(target: Target, name: str, key: str) -> bool:
 def _cordon(target: Target, name: str, on: bool) -> None:
     """Set or clear spec.unschedulable; a heartbeat or the controller may write between
     the read and the write (409), so read again."""
-    for _ in range(10):
+
+    def write() -> Obj:
         node = target.get("v1", "Node", name)
         if on:
             node["spec"]["unschedulable"] = True
         else:
             node["spec"].pop("unschedulable", None)
-        try:
-            target.apply(node)
-            return
-        except Conflict:
-            continue
-    raise AssertionError(f"node {name}: 10 conflicting writes in a row")
+        return target.apply(node)
+
+    retry_on_conflict(write, f"node {name}")
 
 
 def test_a_new_node_is_created_not_ready_and_the_taint_is_lifted_once_ready(

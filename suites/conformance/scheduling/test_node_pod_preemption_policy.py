@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from fixtures import Target
-from reference_impl.errors import Conflict, Invalid
+from fixtures.helpers.nodes import set_resize_preemption_policy
+from reference_impl.errors import Invalid
 
 pytestmark = [
     pytest.mark.conformance,
@@ -19,19 +20,6 @@ pytestmark = [
 
 Obj = dict[str, Any]
 PATH = "spec.podPreemptionPolicy.disableResizePreemption"
-
-
-def _write(target: Target, node: str, owners: list[str] | None) -> Obj:
-    for _ in range(5):
-        n = target.get("v1", "Node", node)
-        spec = {k: v for k, v in (n.get("spec") or {}).items() if k != "podPreemptionPolicy"}
-        if owners is not None:
-            spec["podPreemptionPolicy"] = {"disableResizePreemption": owners}
-        try:
-            return target.apply({**n, "spec": spec})
-        except Conflict:
-            continue  # the node's heartbeat moved it meanwhile
-    raise AssertionError(f"could not update node {node}")
 
 
 def _owners(node: Obj) -> list[str] | None:
@@ -47,9 +35,9 @@ def test_owners_are_stored_and_can_be_cleared(target: Target, pool: Callable[...
     """
     node = pool()
     owners = ["cluster-autoscaler", "example.com/vpa", *[f"op-{i}" for i in range(18)]]
-    assert _owners(_write(target, node, owners)) == owners
+    assert _owners(set_resize_preemption_policy(target, node, owners)) == owners
     assert _owners(target.get("v1", "Node", node)) == owners
-    assert _owners(_write(target, node, None)) is None
+    assert _owners(set_resize_preemption_policy(target, node, None)) is None
 
 
 @pytest.mark.parametrize(
@@ -75,7 +63,7 @@ def test_invalid_owners_are_rejected(
     """
     node = pool()
     with pytest.raises(Invalid) as err:
-        _write(target, node, owners)
+        set_resize_preemption_policy(target, node, owners)
     causes = {c.field: c.message for c in err.value.causes}
     assert field in causes, causes
     assert message in causes[field]

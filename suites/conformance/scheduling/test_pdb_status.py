@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.retry import retry_on_conflict
 from reference_impl.api import make_deployment, make_job, make_pdb, make_pool_pod
-from reference_impl.errors import Conflict, Invalid
+from reference_impl.errors import Invalid
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5710")]
 Obj = dict[str, Any]
@@ -116,16 +117,13 @@ def test_raising_min_available_moves_the_generation_and_closes_the_budget(
     _ready(target, namespace, "api", 2)
     target.apply(make_pdb("guard", namespace, {"app": "api"}, min_available=1))
     _wait_numbers(target, namespace, "guard", (2, 1, 2, 1))
-    for _ in range(5):
+
+    def raise_min() -> Obj:  # again when the controller wrote status meanwhile
         pdb = _pdb(target, namespace, "guard")
         pdb["spec"]["minAvailable"] = 2
-        try:
-            stored = target.apply(pdb)
-            break
-        except Conflict:
-            continue  # the controller wrote status meanwhile
-    else:
-        raise AssertionError("the PDB kept conflicting")
+        return target.apply(pdb)
+
+    stored = retry_on_conflict(raise_min, "PDB guard")
     assert stored["metadata"]["generation"] == 2
     pdb = _wait_numbers(target, namespace, "guard", (2, 2, 2, 0))
     assert pdb["status"]["observedGeneration"] == 2

@@ -13,8 +13,9 @@ from collections.abc import Callable
 import pytest
 
 from fixtures import Target
+from fixtures.helpers.retry import retry_on_conflict
 from reference_impl.api import make_pod_group, make_pool_pod
-from reference_impl.errors import Conflict, NotFound
+from reference_impl.errors import NotFound
 
 pytestmark = [pytest.mark.conformance, pytest.mark.feature("KEP-5710")]
 OPEN = "garhwal.dev/open"
@@ -109,14 +110,13 @@ def test_a_lower_priority_pod_cannot_take_the_room_reserved_for_a_preemptor(
         what="high and mid unschedulable",
     )
     since = target.get("v1", "Pod", "mid", namespace)["metadata"]["resourceVersion"]
-    for _ in range(5):
+
+    def open_node() -> object:
         n = target.get("v1", "Node", node)
         n["metadata"].setdefault("labels", {})[OPEN] = "yes"
-        try:
-            target.apply(n)
-            break
-        except Conflict:
-            continue
+        return target.apply(n)
+
+    retry_on_conflict(open_node, f"node {node}")
     target.wait_until(
         lambda: _node_of(target, namespace, "high") == node, timeout=180, what="high bound"
     )
