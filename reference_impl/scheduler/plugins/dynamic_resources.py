@@ -542,7 +542,10 @@ def _vouched_allocation(tracker: ClaimTracker, s: _State, node_name: str) -> lis
             break
     else:
         return None
-    allocs = v.allocate(tracker, s.pending, node) if type(v) is fast.Vouched else fast.allocate(tracker, s.pending, node)
+    if type(v) is fast.Vouched:  # a window's: its counts kept the candidates
+        allocs = v.allocate(tracker, s.pending, node)
+    else:
+        allocs = fast.allocate(tracker, s.pending, node)
     if allocs is not None:
         s.per_node[node_name] = allocs
     return allocs

@@ -6,7 +6,8 @@ devices without shared counters) feasibility is just "at least ``count`` free ma
 devices", which the allocator's memoised candidate lists answer cheaply:
 
 - ``filter_suspects`` vouches for nodes that certainly pass, so their allocation is
-  computed only if the node is chosen (at Reserve), with the very same allocator;
+  computed only if the node is chosen (at Reserve), by the allocator's own first-free
+  rule over the candidates the count was taken over;
 - ``cannot_allocate`` rejects nodes without enough free devices before a full search.
 
 Both fall back to the full allocator whenever the shape or the devices are not simple.
