@@ -176,21 +176,15 @@ class Candidates:
     ) -> int | None:
         """How many candidates for ``spec`` are free, when that alone decides feasibility
         (see ``Allocator.free_exclusive``); None otherwise or above ``limit`` candidates."""
-        ids = self.free_candidates(spec, node, limit, devices)
-        return None if ids is None else free_count(ids, state)
-
-    def free_candidates(
-        self, spec: Obj, node: Obj | None, limit: int, devices: Sequence[DeviceInfo] | None = None
-    ) -> frozenset[DeviceID] | None:
-        """The candidates' ids when their free count alone decides feasibility (the count
-        is then ``free_count(ids, state)`` for any state); None otherwise."""
         got = self.simple_candidates(spec, node, limit, devices)
-        return None if got is None else got[1]
+        return None if got is None else free_count(got[1], state)
 
     def simple_candidates(
         self, spec: Obj, node: Obj | None, limit: int, devices: Sequence[DeviceInfo] | None = None
     ) -> tuple[Sequence[DeviceInfo], frozenset[DeviceID]] | None:
-        """``free_candidates``, with the candidates themselves in search order."""
+        """The candidates, in search order, and their ids, when their free count alone
+        decides feasibility (the count is then ``free_count(ids, state)`` for any state);
+        None otherwise."""
         if spec.get("allocationMode", "ExactCount") != "ExactCount" or spec.get("adminAccess"):
             return None
         if spec.get("derivedAttributes") or (spec.get("capacity") or {}).get("requests"):
