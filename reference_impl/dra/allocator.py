@@ -268,13 +268,29 @@ class Allocator:
     ) -> Plan | None:
         """The search's outcome for ``claim``, whose one request ``spec`` asks ``count`` of
         ``cands`` (exclusive, without counters, in search order): the first free ones."""
-        taken = self._state.devices
-        free = [d for d in cands if d.id not in taken][:count]
-        if len(free) < count:
+        free = self._free_first(cands, count)
+        if free is None:
             return None
         name = claim["spec"]["devices"]["requests"][0]["name"]
         alt = _Alt(0, name, name, spec, list(cands))
         return Plan(self, [claim], [_Pick(alt, d, None) for d in free], node)
+
+    def first_free_allocation(
+        self, claim: Obj, spec: Obj, count: int, cands: Sequence[DeviceInfo], node: Obj | None
+    ) -> Obj | None:
+        """``first_free(...).results()[0]``, built without the Plan (Reserve on a node the
+        fast path vouched for asks this for every pod)."""
+        free = self._free_first(cands, count)
+        if free is None:
+            return None
+        name = claim["spec"]["devices"]["requests"][0]["name"]
+        picked = [Picked(name, spec, d, False) for d in free]
+        return allocation_result(claim, picked, self._classes, node, self._features, self._share_id)
+
+    def _free_first(self, cands: Sequence[DeviceInfo], count: int) -> list[DeviceInfo] | None:
+        taken = self._state.devices
+        free = [d for d in cands if d.id not in taken][:count]
+        return free if len(free) == count else None
 
     def _slot(self, slots: list[list[_Alt]], k: int, cons: list[tuple[int, Obj]], s: _Search) -> int:
         """Satisfy slots ``k``.. : _OK, _FAIL, or _EXCEEDED when every alternative of slot

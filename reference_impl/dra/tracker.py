@@ -248,16 +248,20 @@ class ClaimTracker:
         entry = group_claim_entry(ref, pg)
         return (pg, entry) if pg is not None and entry is not None else None
 
-    def consumer(self, pod: Obj, ref: Obj) -> Obj:
-        """The ``reservedFor`` entry the claim of ``ref`` gets: the PodGroup or the pod."""
-        shared = self.group_of(pod, ref)
+    @staticmethod
+    def consumer_for(pod: Obj, shared: tuple[Obj, Obj] | None) -> Obj:
+        """The ``reservedFor`` entry a claim of the pod gets, given what ``group_of``
+        answered for its entry: the PodGroup, or the pod."""
         if shared is not None:
             return group_consumer(shared[0])
         return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
 
     def claim_name(self, pod: Obj, ref: Obj) -> str | None:
         """The claim a pod's ``spec.resourceClaims[]`` entry resolves to (None: not yet)."""
-        shared = self.group_of(pod, ref)
+        return self.claim_name_for(pod, ref, self.group_of(pod, ref))
+
+    def claim_name_for(self, pod: Obj, ref: Obj, shared: tuple[Obj, Obj] | None) -> str | None:
+        """``claim_name``, given what ``group_of`` answered for ``ref``."""
         if shared is not None:
             pg, entry = shared
             name = group_claim_name(pg, entry)

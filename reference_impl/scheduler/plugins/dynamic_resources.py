@@ -218,30 +218,38 @@ class DynamicResources(DynamicResourcesScore):
     def _claims(self, pod: Obj) -> tuple[list[Obj], list[Obj], str]:
         """``foreachPodResourceClaim``: the pod's claims and the ``spec.resourceClaims``
         entries they serve, or why the pod must wait (upstream's messages)."""
+        claims, refs, _, why = self._resolve(pod)
+        return claims, refs, why
+
+    def _resolve(self, pod: Obj) -> tuple[list[Obj], list[Obj], list[Obj], str]:
+        """``_claims``, with the ``reservedFor`` entry each claim gets (``consumer``)."""
         ns = pod["metadata"].get("namespace", "default")
         pname = f'{ns}/{pod["metadata"]["name"]}'
         statuses = {st.get("name"): st for st in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
         out: list[Obj] = []
         refs: list[Obj] = []
+        consumers: list[Obj] = []
+        tracker = self.tracker
         for ref in pod["spec"].get("resourceClaims") or ():
-            shared = self.tracker.group_of(pod, ref) is not None
-            templated = not ref.get("resourceClaimName") and not shared
+            shared = tracker.group_of(pod, ref)  # once: claim_name and consumer ask it too
+            templated = not ref.get("resourceClaimName") and shared is None
             st = statuses.get(ref["name"])
             if templated and st is not None and not st.get("resourceClaimName"):
                 continue  # resourceclaim.Name: nil, intentionally not created
-            name = self.tracker.claim_name(pod, ref)
+            name = tracker.claim_name_for(pod, ref, shared)
             if name is None:
-                return [], [], f'pod "{pname}": ResourceClaim not created yet'
-            claim = self.tracker.claims.get(f"{ns}/{name}")
+                return [], [], [], f'pod "{pname}": ResourceClaim not created yet'
+            claim = tracker.claims.get(f"{ns}/{name}")
             if claim is None:  # the assume cache's NotFoundError
-                return [], [], f'could not find ResourceClaim "{ns}/{name}"'
+                return [], [], [], f'could not find ResourceClaim "{ns}/{name}"'
             if claim["metadata"].get("deletionTimestamp"):
-                return [], [], f'resourceclaim "{name}" is being deleted'
+                return [], [], [], f'resourceclaim "{name}" is being deleted'
             if templated and not is_controlled_by(claim, pod):  # resourceclaim.IsForPod
-                return [], [], f"ResourceClaim {ns}/{name} was not created for Pod {pname} (Pod is not owner)"
+                return [], [], [], f"ResourceClaim {ns}/{name} was not created for Pod {pname} (Pod is not owner)"
             out.append(claim)
             refs.append(ref)
-        return out, refs, ""
+            consumers.append(tracker.consumer_for(pod, shared))
+        return out, refs, consumers, ""
 
     def pre_enqueue(self, pod: Obj) -> Status:
         """Every referenced claim must exist."""
@@ -261,7 +269,7 @@ class DynamicResources(DynamicResourcesScore):
         ext_reqs = ext.pod_requests(pod, self._ext.get()) if self._ext else {}
         if not pod["spec"].get("resourceClaims") and not ext_reqs:
             return None, SKIP
-        claims, refs, why = self._claims(pod)
+        claims, refs, consumers, why = self._resolve(pod)
         if why:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (why,))
         if not claims and not ext_reqs:  # every claim intentionally not created
@@ -271,8 +279,8 @@ class DynamicResources(DynamicResourcesScore):
         node_ops: list[str] = []
         merged: list[Obj] = []  # the claims with pending allocations (gate on only)
         reused: set[str] = set()
-        # KEP-5729: a shared PodGroup claim is reserved for the group, not for the pod.
-        consumers = [self.tracker.consumer(pod, ref) for ref in refs]
+        # KEP-5729: a shared PodGroup claim is reserved for the group, not for the pod
+        # (``consumers``, from ``_resolve``).
         for c, consumer in zip(claims, consumers, strict=True):
             st = c.get("status") or {}
             reserved = st.get("reservedFor") or []

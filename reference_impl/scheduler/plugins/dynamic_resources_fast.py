@@ -89,8 +89,8 @@ class Vouched:
         hit = table.get(node["metadata"]["name"])
         if hit is None or hit[0] is not node or hit[3] is None:
             return allocate(tracker, pending, node)
-        plan = tracker.any_allocator().first_free(pending[0], self._spec, self._count, hit[3], node)
-        return None if plan is None else plan.results()
+        got = tracker.any_allocator().first_free_allocation(pending[0], self._spec, self._count, hit[3], node)
+        return None if got is None else [got]
 
     def get(self, name: str) -> Obj | None:
         """The vouched node's Node object, or None."""

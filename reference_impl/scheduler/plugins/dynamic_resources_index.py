@@ -20,7 +20,7 @@ the keys are a superset of the pods the event can help.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Sequence
 from typing import Any
 
 from reference_impl.dra.cel import CELError, compile_selector
@@ -53,15 +53,15 @@ def _request_classes(claim: Obj) -> list[tuple[str, str]]:
     return out
 
 
-def missing_device_class(claims: Sequence[Obj], classes: Iterable[str]) -> str:
+def missing_device_class(claims: Sequence[Obj], classes: Container[str]) -> str:
     """``validateDeviceClass``'s message for the first request of an unallocated claim
-    whose class does not exist, or "" (the pod then waits for a DeviceClass event)."""
-    known = set(classes)
+    whose class does not exist in ``classes`` (names), or "" (the pod then waits for a
+    DeviceClass event)."""
     for c in claims:
         if (c.get("status") or {}).get("allocation"):
             continue
         for request, name in _request_classes(c):
-            if name not in known:
+            if name not in classes:
                 return f"request {request}: device class {name} does not exist"
     return ""
 
