@@ -280,7 +280,7 @@ class DynamicResources(DynamicResourcesScore):
         merged: list[Obj] = []  # the claims with pending allocations (gate on only)
         reused: set[str] = set()
         # KEP-5729: a shared PodGroup claim is reserved for the group, not for the pod
-        # (``consumers``, from ``_resolve``).
+        # (each claim's consumer came from ``_resolve``).
         for c, consumer in zip(claims, consumers, strict=True):
             st = c.get("status") or {}
             reserved = st.get("reservedFor") or []
