@@ -8,14 +8,14 @@ one comprehension. They are pure accelerations: the framework still calls the pe
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Hashable, Sequence, Set
 from typing import Any, Protocol, runtime_checkable
 
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.interface import Status
 from reference_impl.scheduler.framework.types import NodeInfo
 
-__all__ = ["BatchFilterPlugin", "BatchScorePlugin", "FilterRejections", "ScoreOutOfRange"]
+__all__ = ["BatchFilterPlugin", "BatchScorePlugin", "FilterRejections", "NodeScorer", "ScoreOutOfRange"]
 
 Obj = dict[str, Any]
 
@@ -57,6 +57,19 @@ class BatchScorePlugin(Protocol):
 
     def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
         """Exactly ``[score(state, pod, ni)[0] for ni in nodes]`` (all OK); None: no fast path."""
+        ...
+
+
+@runtime_checkable
+class NodeScorer(Protocol):
+    """A Score plugin whose score of a node depends on that NodeInfo alone, given a key
+    it names for the pod's inputs, so the framework may keep weighted totals by node."""
+
+    def node_scorer(
+        self, state: CycleState, pod: Obj
+    ) -> tuple[Hashable, Callable[[NodeInfo], int]] | None:
+        """(the key, a function giving ``score(state, pod, ni)[0]`` that raises
+        ``ScoreOutOfRange`` outside [0, MAX_NODE_SCORE]); None: not for this pod."""
         ...
 
 

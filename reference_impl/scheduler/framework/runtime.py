@@ -18,6 +18,7 @@ from reference_impl.scheduler.framework.batch import (
     BatchFilterPlugin,
     BatchScorePlugin,
     FilterRejections,
+    NodeScorer,
     ScoreOutOfRange,
 )
 from reference_impl.scheduler.framework.cycle_state import CycleState
@@ -50,6 +51,7 @@ from reference_impl.scheduler.framework.interface import (
     ScorePlugin,
     Status,
 )
+from reference_impl.scheduler.framework.node_memo import NodeMemo
 from reference_impl.scheduler.framework.opportunistic_batch import OpportunisticBatch
 from reference_impl.scheduler.framework.placement import (
     PlacementFeasiblePlugin,
@@ -159,6 +161,11 @@ class Framework:
             id(p): p for p in self.score if isinstance(p, BatchScorePlugin)}
         self._range_checked = {
             i for i, p in self._batch_score.items() if getattr(p, "checks_score_range", False)}
+        # Weighted totals by node, while every scoring plugin is a NodeScorer with these keys.
+        self._node_scorers: dict[int, NodeScorer] = {
+            id(p): p for p in self.score if isinstance(p, NodeScorer) and p.score_extensions() is None}
+        self._totals: NodeMemo[int] = NodeMemo()
+        self._totals_key: tuple[object, ...] = ()
         # Names fixed at construction, looked up once: the cycle loops would call name()
         # on every plugin for every pod.
         self._pre_filter_named = [(p, p.name()) for p in self.pre_filter]
@@ -378,6 +385,10 @@ class Framework:
     ) -> tuple[list[int], Status]:
         """Weighted totals per node, in ``nodes`` order, after NormalizeScore; each
         plugin's raw scores go to ``raw_out`` when given (OpportunisticBatching)."""
+        if raw_out is None:
+            fused = self._node_totals(state, pod, nodes)
+            if fused is not None:
+                return fused, OK
         totals: list[int] = []  # empty until the first plugin's scores
         skipped = state.skip_score_plugins
         for pl, name in self._score_named:
@@ -415,6 +426,37 @@ class Framework:
             weighted = values if weight == 1 else list(map(mul, values, repeat(weight, len(values))))
             totals = list(map(add, totals, weighted)) if totals else weighted
         return totals or [0] * len(nodes), OK
+
+    def _node_totals(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
+        """``run_score_plugins``' totals from one memo by node, when every plugin that
+        scores this pod is a NodeScorer without NormalizeScore: a node's total then
+        changes only with its NodeInfo or a plugin's key. None: the plugin-by-plugin way
+        (which also reports a score out of range as it always has)."""
+        skipped = state.skip_score_plugins
+        parts: list[tuple[str, int, object, Callable[[NodeInfo], int]]] = []
+        for pl, name in self._score_named:
+            if name in skipped:
+                continue
+            scorer = self._node_scorers.get(id(pl))
+            got = scorer.node_scorer(state, pod) if scorer is not None else None
+            if got is None:
+                return None
+            parts.append((name, self.weights[name], got[0], got[1]))
+        if not parts:
+            return None
+        key = tuple((name, w, k) for name, w, k, _ in parts)
+        if key != self._totals_key:
+            self._totals.reset()
+            self._totals_key = key
+        fns = [(w, fn) for _, w, _, fn in parts]
+
+        def total(ni: NodeInfo) -> int:
+            return sum(w * fn(ni) for w, fn in fns)
+
+        try:
+            return self._totals.read(nodes, total)
+        except ScoreOutOfRange:
+            return None
 
     def run_raw_score_plugins(
         self, state: CycleState, pod: Obj, node_info: NodeInfo

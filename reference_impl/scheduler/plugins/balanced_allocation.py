@@ -11,7 +11,7 @@ resources are not counted here (they are not in the default resource list).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self, final
 
@@ -139,19 +139,15 @@ class BalancedAllocation:
             return 0, OK
         return self._score(reqs, node_info), OK
 
-    def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
-        """``score`` for many nodes in one loop (BatchScorePlugin); cpu and memory only.
-
-        A node's score depends only on its NodeInfo and the pod's requests, so it is
-        memoised by node (node_memo) for the current requests.
-        """
+    def node_scorer(
+        self, state: CycleState, pod: Obj
+    ) -> tuple[tuple[int, ...], Callable[[NodeInfo], int]] | None:
+        """``score`` of one node, keyed by the pod's requests (NodeScorer): a node's
+        score depends only on its NodeInfo and them; cpu and memory only."""
         st = state.try_read(_PRE_SCORE)
         if st is None or not self._default:
             return None
         reqs = st.requests
-        if reqs != self._memo_reqs:
-            self._memo.reset()
-            self._memo_reqs = reqs
         want_c, want_m = reqs
         top = MAX_NODE_SCORE
 
@@ -170,7 +166,19 @@ class BalancedAllocation:
                 raise ScoreOutOfRange(score)
             return score
 
-        return self._memo.read(nodes, balanced)
+        return reqs, balanced
+
+    def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
+        """``score`` for many nodes in one loop (BatchScorePlugin), memoised by node
+        (node_memo) for the current requests."""
+        got = self.node_scorer(state, pod)
+        if got is None:
+            return None
+        reqs, fn = got
+        if reqs != self._memo_reqs:
+            self._memo.reset()
+            self._memo_reqs = reqs
+        return self._memo.read(nodes, fn)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""

@@ -3,7 +3,7 @@ PlacementScore: ``node_resources_fit_placement.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import not_
@@ -327,16 +327,16 @@ class NodeResourcesFit:
             entries.append((used.amount(name) + want, cap, weight))
         return self._scorer(entries), OK
 
-    def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
-        """``score`` for many nodes in one loop (BatchScorePlugin); default weights only."""
+    def node_scorer(
+        self, state: CycleState, pod: Obj
+    ) -> tuple[tuple[int, int], Callable[[NodeInfo], int]] | None:
+        """``score`` of one node, keyed by the pod's non-zero requests (NodeScorer);
+        default weights only."""
         if not self._default_weights:
             return None
         if self._cycle is not state:
             self._requests(state)
         nz_c, nz_m, top = self._nz_cpu, self._nz_mem, MAX_NODE_SCORE
-        if (nz_c, nz_m) != self._scores_key:
-            self._scores.reset()
-            self._scores_key = (nz_c, nz_m)
 
         def least_allocated(ni: NodeInfo) -> int:
             alloc, used = ni.allocatable, ni.non_zero_requested
@@ -349,7 +349,18 @@ class NodeResourcesFit:
                 raise ScoreOutOfRange(score)
             return score
 
-        return self._scores.read(nodes, least_allocated)
+        return (nz_c, nz_m), least_allocated
+
+    def score_nodes(self, state: CycleState, pod: Obj, nodes: Sequence[NodeInfo]) -> list[int] | None:
+        """``score`` for many nodes in one loop (BatchScorePlugin); default weights only."""
+        got = self.node_scorer(state, pod)
+        if got is None:
+            return None
+        key, fn = got
+        if key != self._scores_key:
+            self._scores.reset()
+            self._scores_key = key
+        return self._scores.read(nodes, fn)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""

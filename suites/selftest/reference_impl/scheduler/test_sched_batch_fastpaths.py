@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from hypothesis import example, given, settings
@@ -15,7 +16,7 @@ from reference_impl.scheduler.cache import SchedulerCache
 from reference_impl.scheduler.framework.cycle_state import CycleState
 from reference_impl.scheduler.framework.diagnosis import Diagnosis
 from reference_impl.scheduler.framework.interface import OK
-from reference_impl.scheduler.framework.node_memo import memoised
+from reference_impl.scheduler.framework.node_memo import memoised, rotated
 from reference_impl.scheduler.framework.registry import SchedulerFeatures
 from reference_impl.scheduler.framework.types import NodeInfo, PodInfo
 from reference_impl.scheduler.plugins import (
@@ -312,3 +313,46 @@ def test_default_spread_selectors_follow_services_and_owners() -> None:
     c.settle()
     plain, by_rs = selectors()
     assert plain == Selector() and by_rs.requirements
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_op, max_size=20), st.integers(0, 5), st.integers(2, 6))
+def test_score_totals_kept_by_node_equal_the_plugin_by_plugin_totals(
+    ops: list[tuple[str, int, int]], at: int, count: int
+) -> None:
+    """The framework's weighted totals kept by node (every plugin that scores the pod a
+    NodeScorer) equal the plugin-by-plugin totals and each node's own Score, over windows
+    of the cache's list and over plain lists, for two pods of different requests asked in
+    turn, as pods and nodes come and go."""
+    c = Cluster(config=ClusterConfig(nodes=0))
+    fw, cache = c.scheduler.framework, c.scheduler.cache
+    for i in range(6):
+        cache.add_node(_manifest(i))
+    pods = [make_pod(f"p{cpu}", "default").req(cpu=cpu, memory="500Mi").build() for cpu in ("100m", "700m")]
+    for step, (op, i, arg) in enumerate([("pod", 0, 0), *ops]):
+        if op == "pod" and arg:
+            bound = make_pod(f"e{step}", "default").req(cpu=f"{arg * 100}m", memory="100Mi").build()
+            bound["spec"]["nodeName"] = f"n{i}"
+            cache.add_pod(bound)
+        elif op == "remove":
+            cache.remove_node(_manifest(i))
+        elif op != "pod":
+            cache.update_node(_manifest(i, "PreferNoSchedule" if op == "taint" else "", op == "cordon"))
+        nodes = cache.node_infos()
+        if len(nodes) < 2:
+            continue
+        for pod, view in itertools.product(pods, (rotated(nodes, at, min(count, len(nodes))), nodes[::-1])):
+            state = CycleState()
+            assert fw.run_pre_filter_plugins(state, pod, view)[1].is_success()
+            assert fw.run_pre_score_plugins(state, pod, view).is_success()
+            scoring = [pl for pl in fw.score if pl.name() not in state.skip_score_plugins]
+            # By node only while every plugin scoring the pod is a NodeScorer (a
+            # PreferNoSchedule taint brings TaintToleration in, which is not).
+            by_node = all(id(pl) in fw._node_scorers for pl in scoring)
+            assert (fw._node_totals(state, pod, view) is not None) == by_node
+            totals, status = fw.run_score_plugins(state, pod, view)
+            plain, plain_status = fw.run_score_plugins(state, pod, view, {})  # raw_out: plugin by plugin
+            assert status.is_success() and plain_status.is_success() and totals == plain
+            assert not by_node or totals == [  # (TaintToleration normalises its scores)
+                sum(fw.weights[pl.name()] * pl.score(state, pod, ni)[0] for pl in scoring) for ni in view
+            ]
