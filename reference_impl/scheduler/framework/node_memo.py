@@ -12,7 +12,7 @@ positions of the nodes that changed since the last read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from operator import attrgetter
 from typing import Final, Generic, TypeVar
 
@@ -24,6 +24,7 @@ T = TypeVar("T")
 
 MEMO_LIMIT: Final = 200_000  # generations remembered; the memo restarts beyond
 _GENERATION: Final = attrgetter("generation")
+_NO_KEY: Final = object()  # a fresh memo's key, equal to none a caller names
 
 
 def memoised(
@@ -88,10 +89,19 @@ class NodeMemo(Generic[T]):
     """One plugin's results for one set of pod requests: by position for windows into
     the cache's list, else (and behind that) by generation."""
 
-    __slots__ = ("_base", "_by_gen", "_log", "_missing", "_seen", "_stale", "_values")
+    __slots__ = ("_base", "_by_gen", "_key", "_log", "_missing", "_seen", "_stale", "_values")
 
     def __init__(self) -> None:
         self.reset()
+        self._key: Hashable = _NO_KEY
+
+    def keyed(self, key: Hashable) -> NodeMemo[T]:
+        """This memo, for results computed from the pod inputs ``key`` names: everything
+        is forgotten first when it last served another key."""
+        if key != self._key:
+            self.reset()
+            self._key = key
+        return self
 
     def reset(self) -> None:
         """Forget every result (the pod's requests changed)."""

@@ -165,7 +165,6 @@ class Framework:
         self._node_scorers: dict[int, NodeScorer] = {
             id(p): p for p in self.score if isinstance(p, NodeScorer) and p.score_extensions() is None}
         self._totals: NodeMemo[int] = NodeMemo()
-        self._totals_key: tuple[object, ...] = ()
         # Names fixed at construction, looked up once: the cycle loops would call name()
         # on every plugin for every pod.
         self._pre_filter_named = [(p, p.name()) for p in self.pre_filter]
@@ -444,17 +443,14 @@ class Framework:
             parts.append((name, self.weights[name], got[0], got[1]))
         if not parts:
             return None
-        key = tuple((name, w, k) for name, w, k, _ in parts)
-        if key != self._totals_key:
-            self._totals.reset()
-            self._totals_key = key
+        memo = self._totals.keyed(tuple((name, w, k) for name, w, k, _ in parts))
         fns = [(w, fn) for _, w, _, fn in parts]
 
         def total(ni: NodeInfo) -> int:
             return sum(w * fn(ni) for w, fn in fns)
 
         try:
-            return self._totals.read(nodes, total)
+            return memo.read(nodes, total)
         except ScoreOutOfRange:
             return None
 

@@ -85,9 +85,7 @@ class BalancedAllocation:
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
         self._names = tuple(n for n, _ in args.resources)
         self._default = self._names == ("cpu", "memory")
-        # NodeInfo -> (generation, score) for the requests in _memo_reqs
-        self._memo: NodeMemo[int] = NodeMemo()  # scores for _memo_reqs (node_memo)
-        self._memo_reqs: tuple[int, ...] = ()
+        self._memo: NodeMemo[int] = NodeMemo()  # scores, keyed by the requests (node_memo)
         self.dra: ext.DeviceClassMapping | None = None  # DRAExtendedResource (SignPod only)
 
     def name(self) -> str:
@@ -175,10 +173,7 @@ class BalancedAllocation:
         if got is None:
             return None
         reqs, fn = got
-        if reqs != self._memo_reqs:
-            self._memo.reset()
-            self._memo_reqs = reqs
-        return self._memo.read(nodes, fn)
+        return self._memo.keyed(reqs).read(nodes, fn)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""

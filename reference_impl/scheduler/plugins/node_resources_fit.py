@@ -198,11 +198,9 @@ class NodeResourcesFit:
         self._req = Resource()
         self._nz_cpu = self._nz_mem = 0
         self._dra = dra  # DRA-EXT: extended resources backed by DeviceClasses
-        # Verdicts / scores for the requests in the key (node_memo).
+        # Verdicts / scores, keyed by the requests they were computed for (node_memo).
         self._fits: NodeMemo[bool] = NodeMemo()
-        self._fits_key: tuple[int, int, int] = (-1, -1, -1)
         self._scores: NodeMemo[int] = NodeMemo()
-        self._scores_key: tuple[int, int] = (-1, -1)
         # InPlacePodVerticalScalingSchedulerPreemption: deferred resizes fit by their delta.
         self._resize_preemption = resize_preemption
         self._in_place = in_place  # InPlacePodVerticalScaling: scale-downs free room
@@ -272,9 +270,6 @@ class NodeResourcesFit:
         if req.scalar:
             return None
         key = (req.milli_cpu, req.memory, req.ephemeral_storage)
-        if key != self._fits_key:
-            self._fits.reset()
-            self._fits_key = key
         cpu, mem, eph = key
 
         def fits(ni: NodeInfo) -> bool:
@@ -286,7 +281,7 @@ class NodeResourcesFit:
                 and eph <= a.ephemeral_storage - u.ephemeral_storage
             )
 
-        verdicts = self._fits.read(nodes, fits)
+        verdicts = self._fits.keyed(key).read(nodes, fits)
         if False not in verdicts:
             return set()
         return set(compress(range(len(verdicts)), map(not_, verdicts)))
@@ -357,10 +352,7 @@ class NodeResourcesFit:
         if got is None:
             return None
         key, fn = got
-        if key != self._scores_key:
-            self._scores.reset()
-            self._scores_key = key
-        return self._scores.read(nodes, fn)
+        return self._scores.keyed(key).read(nodes, fn)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """Scores are already in [0, 100]."""
